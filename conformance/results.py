@@ -1,0 +1,57 @@
+"""One result record per (subject, check): the currency every runner, reporter and shell shares."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Outcome = Literal["pass", "fail", "error", "skip", "xfail", "xpass"]
+Level = Literal["MUST", "SHOULD", "REFERENCE"]
+OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skip", "xfail", "xpass")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one check of one subject (a scenario or a provider probe) on one target.
+
+    ``details`` holds structured evidence: ``diff`` lines for a scenario, ``verdict``/``evidence``
+    for a probe. ``kind`` is ``"scenario"`` or ``"probe"``.
+    """
+
+    target: str
+    scenario: str
+    family: str
+    invariant: str
+    level: Level
+    outcome: Outcome
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+    kind: str = "scenario"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the record as plain JSON-ready data."""
+        return asdict(self)
+
+
+def gating_failures(results: Iterable[CheckResult], levels: Iterable[str] = ("MUST",)) -> list[CheckResult]:
+    """Returns the results that fail the run: a gating level with outcome fail, error or xpass."""
+    gate = set(levels)
+    return [r for r in results if r.level in gate and r.outcome in ("fail", "error", "xpass")]
+
+
+def summarize(results: Iterable[CheckResult]) -> dict[str, Any]:
+    """Returns counts per outcome, per level and per family, as plain data."""
+    by_outcome = {o: 0 for o in OUTCOMES}
+    by_level: dict[str, dict[str, int]] = {}
+    by_family: dict[str, dict[str, int]] = {}
+    by_invariant: dict[str, dict[str, int]] = {}
+    total = 0
+    for r in results:
+        total += 1
+        by_outcome[r.outcome] += 1
+        for table, key in ((by_level, r.level), (by_family, r.family), (by_invariant, r.invariant)):
+            row = table.setdefault(key, {o: 0 for o in OUTCOMES})
+            row[r.outcome] += 1
+    return {"total": total, "outcomes": by_outcome, "levels": by_level, "families": by_family,
+            "invariants": by_invariant}
