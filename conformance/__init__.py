@@ -1,0 +1,26 @@
+"""context-conformance: a conformance suite for conversation-history compaction.
+
+The public API: load scenarios, resolve or wrap a target, run, and read the results.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import ConformanceError, SpecError, TargetError, UsageError
+from .expectations import KnownGap, apply_gaps, load_gaps
+from .invariants import BY_ID as INVARIANTS
+from .invariants import CATALOG, Invariant, catalog_table
+from .results import CheckResult, summarize
+from .runner import RunOptions, RunReport, check_scenario, run
+from .spec import Expectations, LoadResult, Scenario, Truth, load, load_file
+from .target import DEFAULT_TARGET, Observation, Target, call_guarded, from_callable, resolve
+from .transcript import find_live_start
+
+__all__ = [
+    "CATALOG", "DEFAULT_TARGET", "INVARIANTS", "CheckResult", "ConformanceError", "Expectations",
+    "Invariant", "KnownGap", "LoadResult", "Observation", "RunOptions", "RunReport", "Scenario",
+    "SpecError", "Target", "TargetError", "Truth", "UsageError", "__version__", "apply_gaps",
+    "call_guarded", "catalog_table", "check_scenario", "find_live_start", "from_callable", "load",
+    "load_file", "load_gaps", "resolve", "run", "summarize",
+]

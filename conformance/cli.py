@@ -1,0 +1,124 @@
+"""The ``conformance`` command: a thin shell over the runner and the provider side.
+
+Exit codes: 0 conforms, 1 a MUST failed, 2 a usage or spec error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from ._paths import shipped
+from .errors import ConformanceError, SpecError, TargetError, UsageError
+from .expectations import load_gaps
+from .invariants import BY_ID, catalog_table
+from .report import jsonfile, terminal
+from .results import CheckResult
+from .runner import RunOptions, keyword_filter, run
+from .spec import load
+from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, resolve
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _provider_results(args: argparse.Namespace) -> list[CheckResult]:
+    if args.no_provider:
+        return []
+    try:
+        from .provider import verify_results
+    except ImportError:
+        return []
+    return verify_results([Path(p) for p in args.cassettes] if args.cassettes else None)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Runs the scenarios on every target; returns the exit code."""
+    targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
+    loaded = load(args.specs or [shipped("specs")])
+    scenarios = loaded.scenarios
+    gaps = []
+    for path in args.expectations or []:
+        gaps.extend(load_gaps(path, [s.id for s in scenarios], BY_ID))
+    if args.keyword:
+        scenarios = [s for s in scenarios if keyword_filter(args.keyword)(s)]
+    options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
+    report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
+    probes = _provider_results(args)
+    probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
+    code = report.exit_code if report.exit_code else (1 if probe_failed else 0)
+    print(terminal.render(report, probes, verbose=args.verbose))
+    if args.json:
+        jsonfile.write(args.json, report, probes, code)
+    if args.report:
+        from .report import write_all
+        write_all(args.report, report, probes, code)
+    return code
+
+
+def cmd_catalog(args: argparse.Namespace) -> int:
+    """Prints the invariant catalog as a Markdown table."""
+    print(catalog_table())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Returns the argument parser of the ``conformance`` command."""
+    parser = _Parser(prog="conformance", description="Conformance suite for history compaction.")
+    parser.add_argument("--version", action="version", version=f"context-conformance {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("run", help="run the scenarios (and replay the provider recordings)")
+    p.add_argument("--target", action="append", metavar="MODULE:ATTR",
+                   help=f"compactor to test; repeat for several (default {DEFAULT_TARGET})")
+    p.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
+    p.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios whose id/family/features match")
+    p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
+    p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
+    p.add_argument("--expectations", action="append", metavar="FILE", help="known gaps of the target (strict)")
+    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                   help="per-call time limit")
+    p.add_argument("--no-idempotence", action="store_true", help="skip the second call for output.idempotent")
+    p.add_argument("--cassettes", nargs="+", metavar="PATH", help="recordings to replay (default: the shipped ones)")
+    p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
+    p.add_argument("-v", "--verbose", action="store_true", help="also show expected failures")
+    p.set_defaults(func=cmd_run)
+    c = sub.add_parser("catalog", help="print the invariant catalog")
+    c.set_defaults(func=cmd_catalog)
+    try:
+        from .provider.cli import register
+    except ImportError:
+        pass
+    else:
+        register(sub)
+    try:
+        from .report.cli import register as register_reports
+    except ImportError:
+        pass
+    else:
+        register_reports(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit code (0 conforms, 1 MUST failed, 2 usage/spec error)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args))
+    except (TargetError, UsageError) as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return 2
+    except SpecError as exc:
+        print(f"conformance: spec error: {exc}", file=sys.stderr)
+        return 2
+    except ConformanceError as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+"""The invariant catalog: stable id, level, one-line statement, and a pure check.
+
+A check takes ``(scenario, observation)`` and returns a list of violations (empty when it holds);
+each violation is a message whose first line names the message and block concerned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from . import transcript as tx
+from .results import Level
+from .spec import Scenario
+from .target import Observation
+
+Check = Callable[[Scenario, Observation], list[str]]
+_ROLES = ("user", "assistant", "system")
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """One entry of the catalog. ``needs_output`` checks are not run when the call failed."""
+
+    id: str
+    level: Level
+    statement: str
+    check: Check
+    needs_output: bool = True
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
+    """Returns up to ``limit`` readable lines of what changed from ``expected`` to ``actual``."""
+    lines = DeepDiff(expected, actual, verbose_level=2).pretty().splitlines()
+    return lines[:limit] + ([f"... {len(lines) - limit} more"] if len(lines) > limit else [])
+
+
+def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
+    """Returns lines naming the first block that differs between two messages, with a diff."""
+    if not isinstance(actual, Mapping):
+        return [f"a {type(actual).__name__} stands where the message was"]
+    if expected.get("role") != actual.get("role"):
+        return [f"role {expected.get('role')!r} became {actual.get('role')!r}"]
+    want, got = tx.blocks(expected), tx.blocks(actual)
+    if isinstance(expected.get("content"), str) != isinstance(actual.get("content"), str):
+        return ["content changed between a string and a list of blocks"]
+    pool = Counter(_canon(b) for b in got)
+    missing = []
+    for j, block in enumerate(want):
+        key = _canon(block)
+        if pool[key] > 0:
+            pool[key] -= 1
+        else:
+            missing.append((j, block))
+    if len(want) != len(got):
+        lines = [f"content[{j}] ({tx.describe_block(b)}) is missing" for j, b in missing[:4]]
+        return lines or [f"{len(want)} blocks became {len(got)}"]
+    for j, (a, b) in enumerate(zip(want, got)):
+        if a != b:
+            return [f"content[{j}] ({tx.describe_block(a)}) changed:"] + [
+                "  " + line for line in _focused_diff(a, b)]
+    return [line for line in _focused_diff(dict(expected), dict(actual))]
+
+
+def _output(obs: Observation) -> list[Any]:
+    return obs.output if isinstance(obs.output, list) else []
+
+
+def _unchanged_from_input(scenario: Scenario) -> set[str]:
+    return {_canon(m) for m in scenario.history}
+
+
+# --- the checks --------------------------------------------------------------------------------
+
+def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
+    if obs.timed_out:
+        return [f"the call hung: {obs.error}"]
+    if obs.error_type is not None and not scenario.expect.refusal_allowed:
+        return [f"raised {obs.error_type}: {obs.error}"]
+    return []
+
+
+def output_well_formed(scenario: Scenario, obs: Observation) -> list[str]:
+    out = obs.output
+    if not isinstance(out, list):
+        return [f"returned a {type(out).__name__}, not a list of messages"]
+    problems = []
+    for i, message in enumerate(out):
+        if not isinstance(message, Mapping):
+            problems.append(f"output[{i}] is a {type(message).__name__}, not a message")
+            continue
+        if message.get("role") not in _ROLES:
+            problems.append(f"output[{i}].role is {message.get('role')!r}")
+        content = message.get("content")
+        if isinstance(content, str):
+            if not content and message.get("role") == "assistant" and i != len(out) - 1:
+                problems.append(f"output[{i}].content is an empty string")
+        elif isinstance(content, list):
+            if not content:
+                problems.append(f"output[{i}].content is an empty list")
+            for j, block in enumerate(content):
+                if not isinstance(block, Mapping) or not isinstance(block.get("type"), str) or not block["type"]:
+                    problems.append(f"output[{i}].content[{j}] is not a block with a type")
+        else:
+            problems.append(f"output[{i}].content is a {type(content).__name__}")
+    return problems
+
+
+def input_unmutated(scenario: Scenario, obs: Observation) -> list[str]:
+    return ["the target changed the history it was given"] if obs.mutated else []
+
+
+def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
+    live = scenario.live_span
+    out = _output(obs)
+    if not live:
+        return []
+    if len(out) < len(live):
+        return [f"output has {len(out)} messages; the task in flight alone has {len(live)} "
+                f"(from input[{scenario.truth.live_start}])"]
+    offset = len(out) - len(live)
+    for k, (want, got) in enumerate(zip(live, out[offset:])):
+        if want != got:
+            return [f"output[{offset + k}] is not input[{scenario.truth.live_start + k}] "
+                    f"(message {k} of the task in flight):"] + ["  " + line for line in message_diff(want, got)]
+    return []
+
+
+def results_answer_previous(scenario: Scenario, obs: Observation) -> list[str]:
+    out = _output(obs)
+    problems = []
+    for i, message in enumerate(out):
+        previous = out[i - 1] if i > 0 else {}
+        calls = set(tx.tool_use_ids(previous)) if previous.get("role") == "assistant" else set()
+        for use_id in tx.tool_result_ids(message):
+            if use_id not in calls:
+                problems.append(f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
+                                f"of output[{i - 1}]" if i else f"output[0] opens on a tool_result for {use_id}")
+        if message.get("role") == "assistant":
+            server_calls = set(tx.server_tool_use_ids(previous)) if previous.get("role") == "assistant" else set()
+            seen: set[str] = set()
+            for block in tx.blocks(message):
+                if block.get("type") in tx.SERVER_TOOL_USE_TYPES:
+                    seen.add(block.get("id"))
+                elif "tool_use_id" in block and block.get("type") != tx.CLIENT_TOOL_RESULT:
+                    if block["tool_use_id"] not in seen | server_calls:
+                        problems.append(f"output[{i}] holds a {block.get('type')} for {block['tool_use_id']} "
+                                        "with no server tool use before it")
+    return problems
+
+
+def uses_answered_next(scenario: Scenario, obs: Observation) -> list[str]:
+    out = _output(obs)
+    problems = []
+    for i, message in enumerate(out[:-1]):
+        if message.get("role") != "assistant":
+            continue
+        following = out[i + 1]
+        answered = set(tx.tool_result_ids(following)) if following.get("role") == "user" else set()
+        missing = [u for u in tx.tool_use_ids(message) if u not in answered]
+        if missing:
+            problems.append(f"output[{i}] has tool_use {', '.join(missing)} with no tool_result in output[{i + 1}]")
+    return problems
+
+
+def results_first(scenario: Scenario, obs: Observation) -> list[str]:
+    problems = []
+    for i, message in enumerate(_output(obs)):
+        types = tx.block_types(message)
+        if tx.CLIENT_TOOL_RESULT in types:
+            first_other = next((j for j, t in enumerate(types) if t != tx.CLIENT_TOOL_RESULT), len(types))
+            if tx.CLIENT_TOOL_RESULT in types[first_other:]:
+                problems.append(f"output[{i}].content[{first_other}] ({types[first_other]}) comes before a tool_result")
+    return problems
+
+
+def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    known = Counter(_canon(b) for _, _, b in tx.reasoning_blocks(scenario.history))
+    problems = []
+    for i, j, block in tx.reasoning_blocks(_output(obs)):
+        key = _canon(block)
+        if known[key] > 0:
+            known[key] -= 1
+        else:
+            problems.append(f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical "
+                            "to any reasoning block of the input")
+    return problems
+
+
+def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
+    have = Counter(_canon(b) for _, _, b in tx.reasoning_blocks(_output(obs)))
+    problems = []
+    start = scenario.truth.live_start
+    for i, j, block in tx.reasoning_blocks(scenario.live_span):
+        key = _canon(block)
+        if have[key] > 0:
+            have[key] -= 1
+        else:
+            problems.append(f"input[{start + i}].content[{j}] ({block.get('type')}) of the task in flight "
+                            "is gone from the output")
+    return problems
+
+
+def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
+    original = _unchanged_from_input(scenario)
+    problems = []
+    for i, message in enumerate(_output(obs)):
+        content = message.get("content")
+        if (message.get("role") == "assistant" and isinstance(content, list) and content
+                and tx.is_reasoning(content[-1]) and _canon(message) not in original):
+            problems.append(f"output[{i}] ends with a {content[-1].get('type')} block")
+    return problems
+
+
+def reasoning_leads(scenario: Scenario, obs: Observation) -> list[str]:
+    original = _unchanged_from_input(scenario)
+    problems = []
+    for i, message in enumerate(_output(obs)):
+        content = message.get("content")
+        if (message.get("role") == "assistant" and isinstance(content, list) and content
+                and any(tx.is_reasoning(b) for b in content) and not tx.is_reasoning(content[0])
+                and _canon(message) not in original):
+            problems.append(f"output[{i}] holds reasoning but opens with {tx.describe_block(content[0])}")
+    return problems
+
+
+def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
+                    history: Sequence[Mapping[str, Any]]) -> int | None:
+    """Returns the input index an output message was cut from, if its blocks all come from one."""
+    kept = [b for b in tx.blocks(message) if not tx.is_reasoning(b)]
+    if not kept or isinstance(message.get("content"), str):
+        return None
+    for index in by_block.get(_canon(kept[0]), []):
+        source = history[index]
+        if source.get("role") == message.get("role"):
+            pool = {_canon(b) for b in tx.blocks(source)}
+            if all(_canon(b) in pool for b in kept):
+                return index
+    return None
+
+
+def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
+    history = scenario.history
+    by_block: dict[str, list[int]] = {}
+    for i, message in enumerate(history):
+        if isinstance(message.get("content"), list):
+            for block in message["content"]:
+                by_block.setdefault(_canon(block), []).append(i)
+    problems = []
+    for i, message in enumerate(_output(obs)):
+        source = _source_message(message, by_block, history)
+        if source is None:
+            continue
+        present = {_canon(b) for b in tx.blocks(message)}
+        for j, block in enumerate(tx.blocks(history[source])):
+            if not tx.is_reasoning(block) and _canon(block) not in present:
+                problems.append(f"output[{i}] keeps input[{source}] but drops its content[{j}] "
+                                f"({tx.describe_block(block)})")
+    return problems
+
+
+def _identity(block: Mapping[str, Any]) -> tuple[str, str] | None:
+    for key in ("id", "tool_use_id", "signature", "data"):
+        if isinstance(block.get(key), str):
+            return (str(block.get("type")), f"{key}={block[key]}")
+    if block.get("type") == "text" and isinstance(block.get("text"), str):
+        return ("text", block["text"])
+    return None
+
+
+def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
+    originals: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for message in scenario.history:
+        for block in tx.blocks(message) if isinstance(message.get("content"), list) else []:
+            ident = _identity(block)
+            if ident is not None:
+                originals.setdefault(ident, []).append(block)
+    problems = []
+    for i, message in enumerate(_output(obs)):
+        if not isinstance(message.get("content"), list):
+            continue
+        for j, block in enumerate(message["content"]):
+            ident = _identity(block) if isinstance(block, Mapping) else None
+            candidates = originals.get(ident, []) if ident else []
+            if candidates and all(block != c for c in candidates):
+                lost = sorted(set(candidates[0]) - set(block))
+                what = f"lost field(s) {', '.join(lost)}" if lost else "changed"
+                problems.append(f"output[{i}].content[{j}] ({tx.describe_block(block)}) {what}:")
+                problems.extend("  " + line for line in _focused_diff(candidates[0], block, limit=4))
+    return problems
+
+
+def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
+    if "second" not in obs.extra:
+        return []
+    second: Observation = obs.extra["second"]
+    if not second.returned:
+        return [f"compacting the output again failed: {second.error_type or 'hang'}: {second.error}"]
+    if second.output != obs.output:
+        return ["compacting the output again changed it:"] + ["  " + line for line in
+                                                            _focused_diff(obs.output, second.output)]
+    return []
+
+
+def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
+    expect = scenario.expect
+    if expect.reference_raises is not None:
+        if obs.error_type == expect.reference_raises:
+            return []
+        got = f"raised {obs.error_type}" if obs.error_type else "returned"
+        return [f"expected the reference to raise {expect.reference_raises}; it {got}"]
+    if not obs.returned:
+        return [f"expected an output; the call failed: {obs.error_type}: {obs.error}"]
+    want, got = expect.reference_output or [], obs.output
+    if want == got:
+        return []
+    if not isinstance(got, list) or len(want) != len(got):
+        length = len(got) if isinstance(got, list) else type(got).__name__
+        return [f"expected {len(want)} messages, got {length}"]
+    k = next(k for k, (a, b) in enumerate(zip(want, got)) if a != b)
+    return [f"output[{k}] differs from the expected reference output:"] + [
+        "  " + line for line in message_diff(want[k], got[k])]
+
+
+CATALOG: tuple[Invariant, ...] = (
+    Invariant("call.completes", "MUST", "The target returns within the time limit without raising, "
+              "unless the scenario allows a refusal.", call_completes, needs_output=False),
+    Invariant("input.unmutated", "MUST", "The history passed in is left exactly as it was.",
+              input_unmutated, needs_output=False),
+    Invariant("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
+              "content of typed blocks.", output_well_formed),
+    Invariant("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
+              "block and field, in order.", live_untouched_suffix),
+    Invariant("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "
+              "just before it.", results_answer_previous),
+    Invariant("tools.uses-answered-next", "MUST", "Every tool use before the last message is answered in the "
+              "next message.", uses_answered_next),
+    Invariant("tools.results-first", "MUST", "In a message with tool results, the results come before any "
+              "other block.", results_first),
+    Invariant("reasoning.kept-intact", "MUST", "Every reasoning block in the output is byte-identical to one "
+              "of the input.", reasoning_kept_intact),
+    Invariant("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
+              reasoning_live_preserved),
+    Invariant("assistant.no-trailing-reasoning", "MUST", "No rewritten assistant message ends with a reasoning "
+              "block.", no_trailing_reasoning),
+    Invariant("assistant.reasoning-leads", "MUST", "A rewritten assistant message that holds reasoning opens "
+              "with it.", reasoning_leads),
+    Invariant("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "
+              "reasoning, known type or not.", no_silent_drop),
+    Invariant("blocks.fields-preserved", "SHOULD", "A block that is kept keeps every field it had.",
+              fields_preserved),
+    Invariant("output.idempotent", "SHOULD", "Compacting the output again returns it unchanged.", idempotent),
+    Invariant("reference.exact-output", "REFERENCE", "The reference returns exactly the output (or raises "
+              "exactly the error) the scenario states.", reference_exact),
+)
+
+BY_ID: dict[str, Invariant] = {inv.id: inv for inv in CATALOG}
+
+
+def catalog_table() -> str:
+    """Returns the catalog as a Markdown table: id, level, statement."""
+    rows = ["| id | level | statement |", "| --- | --- | --- |"]
+    rows += [f"| `{inv.id}` | {inv.level} | {inv.statement} |" for inv in CATALOG]
+    return "\n".join(rows)

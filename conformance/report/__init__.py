@@ -1,0 +1,1 @@
+"""Renderers of a run: one module per format, each plain data in, text out."""

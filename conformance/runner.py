@@ -1,0 +1,151 @@
+"""The one loop: scenarios x targets x invariants -> result records.
+
+The CLI, the pytest plugin and the reports are shells over ``run`` and ``check_scenario``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .errors import SpecError, UsageError
+from .expectations import KnownGap, apply_gaps
+from .invariants import CATALOG, Invariant
+from .results import CheckResult, gating_failures
+from .spec import Scenario
+from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Knobs of a run. ``reference_targets`` are held to the REFERENCE level too."""
+
+    time_limit: float = DEFAULT_TIME_LIMIT
+    idempotence: bool = True
+    reference_targets: frozenset[str] = frozenset({DEFAULT_TARGET})
+
+
+@dataclass
+class RunReport:
+    """Everything one run produced, as plain data."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    spec_errors: list[SpecError] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    scenarios: list[Scenario] = field(default_factory=list)
+    reference_targets: frozenset[str] = frozenset()
+
+    def failures(self) -> list[CheckResult]:
+        """Returns the results that make the run fail (MUST, plus REFERENCE for reference targets)."""
+        must = gating_failures(self.results, ("MUST",))
+        ref = [r for r in gating_failures(self.results, ("REFERENCE",)) if r.target in self.reference_targets]
+        return must + ref
+
+    @property
+    def exit_code(self) -> int:
+        """Returns 2 for spec errors, 1 when a gating check failed, 0 when the target conforms."""
+        if self.spec_errors:
+            return 2
+        return 1 if self.failures() else 0
+
+
+_WORD = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+def keyword_filter(expression: str) -> Callable[[Scenario], bool]:
+    """Returns a predicate for ``-k``: words match id, family or feature substrings; and/or/not/().
+
+    Raises ``UsageError`` for an expression that does not parse.
+    """
+    tokens = _WORD.findall(expression)
+
+    def evaluate(haystack: str) -> bool:
+        parts = [t if t in ("and", "or", "not", "(", ")") else str(t in haystack) for t in tokens]
+        return bool(eval(" ".join(parts) or "True", {"__builtins__": {}}, {}))  # noqa: S307 - True/False/ops only
+
+    try:
+        evaluate("")
+    except SyntaxError:
+        raise UsageError(f"-k expression does not parse: {expression!r}") from None
+    return lambda scenario: evaluate(" ".join((scenario.id, scenario.family, *scenario.features)))
+
+
+def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[Invariant]:
+    """Returns the invariants that apply to ``scenario`` for ``target``."""
+    chosen = []
+    for inv in CATALOG:
+        if scenario.expect.invariants is not None and inv.id not in scenario.expect.invariants:
+            continue
+        if inv.level == "REFERENCE":
+            has_expectation = (scenario.expect.reference_output is not None
+                               or scenario.expect.reference_raises is not None)
+            if not has_expectation or target.name not in options.reference_targets:
+                continue
+        if inv.id == "output.idempotent" and not options.idempotence:
+            continue
+        chosen.append(inv)
+    return chosen
+
+
+def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observation:
+    """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence."""
+    obs = call_guarded(target, scenario.history, scenario.params, options.time_limit)
+    if options.idempotence and obs.returned and isinstance(obs.output, list):
+        second = call_guarded(target, obs.output, scenario.params, options.time_limit)
+        obs.extra["second"] = second
+    return obs
+
+
+def check_scenario(target: Target, scenario: Scenario, options: RunOptions = RunOptions()) -> list[CheckResult]:
+    """Returns one result per applicable invariant of ``scenario`` on ``target``; never raises."""
+    obs = observe(target, scenario, options)
+    invariants = applicable(scenario, target, options)
+    shape = next(inv for inv in CATALOG if inv.id == "output.well-formed")
+    malformed = obs.returned and bool(_safe(shape, scenario, obs))
+    results = []
+    for inv in invariants:
+        def record(outcome: str, message: str, diff: list[str] | None = None) -> CheckResult:
+            details = {"diff": diff} if diff else {}
+            return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
+                               message, details)
+
+        if inv.id in scenario.expect.skip:
+            results.append(record("skip", scenario.expect.skip[inv.id]))
+            continue
+        if inv.needs_output and inv.level != "REFERENCE" and not obs.returned:
+            if scenario.expect.refusal_allowed and not obs.timed_out:
+                results.append(record("skip", f"target declined: {obs.error_type}: {obs.error}"))
+            else:
+                results.append(record("error", f"no output to check: {obs.error_type or 'hang'}: {obs.error}"))
+            continue
+        if inv.needs_output and inv is not shape and malformed and inv.level != "REFERENCE":
+            results.append(record("error", "no output to check: the output is not a list of well-formed messages"))
+            continue
+        violations = _safe(inv, scenario, obs)
+        if not violations:
+            message = f"declined: {obs.error_type}" if (inv.id == "call.completes" and obs.error_type) else ""
+            results.append(record("pass", message))
+        else:
+            lines = "\n".join(violations).splitlines()
+            results.append(record("fail", lines[0], lines[1:]))
+    return results
+
+
+def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:
+    try:
+        return inv.check(scenario, obs)
+    except Exception as exc:  # noqa: BLE001 - garbage output must not crash the run
+        return [f"the output could not be checked: {type(exc).__name__}: {exc}"]
+
+
+def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Sequence[KnownGap] = (),
+        options: RunOptions = RunOptions(), spec_errors: Sequence[SpecError] = ()) -> RunReport:
+    """Returns the report of every scenario on every target, with known gaps applied."""
+    chosen = list(scenarios)
+    results: list[CheckResult] = []
+    for target in targets:
+        for scenario in chosen:
+            results.extend(check_scenario(target, scenario, options))
+    return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], chosen,
+                     frozenset(options.reference_targets))

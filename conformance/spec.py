@@ -1,0 +1,209 @@
+"""Load scenario files, validate them against the JSON Schema, and build ``Scenario`` objects.
+
+Every problem becomes a ``SpecError`` naming file, line and field; a bad scenario is dropped and
+the rest of its file, and every other file, still load.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from . import transcript
+from ._yamlsource import Locator, load_document
+from .errors import SpecError
+
+SCHEMA_FILE = "scenarios.schema.json"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Declared ground truth: where the task in flight starts, which tool uses are unanswered."""
+
+    live_start: int
+    unanswered: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What applies to a scenario and what the reference must produce (output or typed error)."""
+
+    invariants: tuple[str, ...] | None = None
+    skip: dict[str, str] = field(default_factory=dict)
+    refusal_allowed: bool = False
+    reference_output: list[dict[str, Any]] | None = None
+    reference_raises: str | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One compaction scenario: plain data, as written in its spec file."""
+
+    id: str
+    description: str
+    family: str
+    history: list[dict[str, Any]]
+    truth: Truth
+    features: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    expect: Expectations = field(default_factory=Expectations)
+    source: dict[str, Any] | None = None
+    path: str = "<memory>"
+    line: int = 0
+
+    @property
+    def live_span(self) -> list[dict[str, Any]]:
+        """Returns the messages of the task in flight, per the declared truth."""
+        return self.history[self.truth.live_start:]
+
+    @property
+    def settled_prefix(self) -> list[dict[str, Any]]:
+        """Returns the settled history before the task in flight."""
+        return self.history[: self.truth.live_start]
+
+
+@dataclass
+class LoadResult:
+    """Scenarios that loaded, and the located errors of those that did not."""
+
+    scenarios: list[Scenario] = field(default_factory=list)
+    errors: list[SpecError] = field(default_factory=list)
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """Returns the scenario-file JSON Schema shipped with the package."""
+    text = resources.files("conformance").joinpath("schema").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator(part: str) -> Any:
+    """Returns a validator for the whole file (``file``, scenarios unchecked) or one ``scenario``."""
+    full = schema()
+    if part == "scenario":
+        sub = {"$schema": full["$schema"], "$defs": full["$defs"], "$ref": "#/$defs/scenario"}
+    else:
+        sub = {**full, "properties": {**full["properties"], "scenarios": {"type": "array", "minItems": 1}}}
+    cls = jsonschema.validators.validator_for(full)
+    return cls(sub)
+
+
+def discover(paths: Iterable[str | Path]) -> list[Path]:
+    """Returns the YAML files named by ``paths`` (files, or folders searched recursively), sorted.
+
+    Raises ``SpecError`` for a path that does not exist.
+    """
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise SpecError(path, None, "", "no such file or folder")
+    return sorted(set(files))
+
+
+def _schema_errors(part: str, instance: Any, locator: Locator,
+                   prefix: tuple[str | int, ...]) -> list[SpecError]:
+    errors = []
+    for err in sorted(_validator(part).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        where = prefix + tuple(err.absolute_path)
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            allowed = set(err.schema.get("properties", {}))
+            for extra in sorted(k for k in err.instance if k not in allowed):
+                errors.append(locator.error(where + (extra,), "unknown key"))
+            continue
+        errors.append(locator.error(where, err.message))
+    return errors
+
+
+def _semantic_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int, ...]) -> list[SpecError]:
+    errors = []
+    history = raw["history"]
+    truth = raw["truth"]
+    if truth["live_start"] > len(history):
+        errors.append(locator.error(at + ("truth", "live_start"),
+                                    f"{truth['live_start']} is past the end of a {len(history)}-message history"))
+    declared = set(truth.get("unanswered", ()))
+    actual = set(transcript.unanswered_tool_uses(history))
+    if declared - actual:
+        errors.append(locator.error(at + ("truth", "unanswered"),
+                                    f"not unanswered tool uses of this history: {sorted(declared - actual)}"))
+    for name in raw.get("expect", {}).get("skip", {}):
+        if name in raw.get("expect", {}).get("invariants", ()):
+            errors.append(locator.error(at + ("expect", "skip", name), "both required and skipped"))
+    return errors
+
+
+def _build(raw: dict[str, Any], path: Path, line: int) -> Scenario:
+    truth = raw["truth"]
+    expect = raw.get("expect", {})
+    reference = expect.get("reference", {})
+    invariants = expect.get("invariants")
+    return Scenario(
+        id=raw["id"], description=raw["description"], family=raw["family"], history=raw["history"],
+        truth=Truth(truth["live_start"], tuple(truth.get("unanswered", ()))),
+        features=tuple(raw.get("features", ())), params=dict(raw.get("params", {})),
+        expect=Expectations(
+            invariants=tuple(invariants) if invariants is not None else None,
+            skip=dict(expect.get("skip", {})), refusal_allowed=bool(expect.get("refusal_allowed", False)),
+            reference_output=reference.get("output"), reference_raises=reference.get("raises")),
+        source=raw.get("source"), path=str(path), line=line)
+
+
+def load_file(path: str | Path, text: str | None = None) -> LoadResult:
+    """Returns the scenarios of one file and the errors of its bad parts; a probe file yields none."""
+    result = LoadResult()
+    try:
+        data, locator = load_document(path, text)
+    except SpecError as exc:
+        result.errors.append(exc)
+        return result
+    if isinstance(data, dict) and "probes" in data and "scenarios" not in data:
+        return result  # a provider probe file: read by the provider side
+    result.errors.extend(_schema_errors("file", data, locator, ()))
+    if result.errors:
+        return result
+    for index, raw in enumerate(data["scenarios"]):
+        at: tuple[str | int, ...] = ("scenarios", index)
+        errors = _schema_errors("scenario", raw, locator, at)
+        if not errors:
+            errors = _semantic_errors(raw, locator, at)
+        if errors:
+            result.errors.extend(errors)
+        else:
+            result.scenarios.append(_build(raw, Path(path), locator.line(at) or 0))
+    return result
+
+
+def load(paths: Sequence[str | Path]) -> LoadResult:
+    """Returns every scenario under ``paths`` with the errors found; duplicate ids are errors."""
+    result = LoadResult()
+    try:
+        files = discover(paths)
+    except SpecError as exc:
+        result.errors.append(exc)
+        return result
+    seen: dict[str, Scenario] = {}
+    for file in files:
+        loaded = load_file(file)
+        result.errors.extend(loaded.errors)
+        for scenario in loaded.scenarios:
+            first = seen.get(scenario.id)
+            if first is not None:
+                result.errors.append(SpecError(scenario.path, scenario.line, "id",
+                                               f"duplicate id {scenario.id!r} (first at {first.path}:{first.line})"))
+                continue
+            seen[scenario.id] = scenario
+            result.scenarios.append(scenario)
+    return result

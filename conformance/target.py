@@ -1,0 +1,131 @@
+"""Resolve a target given as ``module:attr`` and call it under guard.
+
+A guarded call never raises: exceptions, hangs past the time limit, mutation of the input and the
+result are all recorded in an ``Observation``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import TargetError
+
+Compactor = Callable[..., Any]
+DEFAULT_TARGET = "reference:compact"
+DEFAULT_TIME_LIMIT = 5.0
+
+
+@dataclass(frozen=True)
+class Target:
+    """A compactor under test and the name it was given by."""
+
+    name: str
+    func: Compactor
+    accepts: frozenset[str] | None  # keyword names it takes; None means it takes **kwargs
+
+    def params_for(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Returns the scenario parameters this target's signature accepts."""
+        if self.accepts is None:
+            return dict(params)
+        return {k: v for k, v in params.items() if k in self.accepts}
+
+
+def _accepted_keywords(func: Compactor) -> frozenset[str] | None:
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return frozenset()
+    names = set()
+    for position, param in enumerate(signature.parameters.values()):
+        if param.kind is param.VAR_KEYWORD:
+            return None
+        if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY) and position > 0:
+            names.add(param.name)
+    return frozenset(names)
+
+
+def resolve(spec: str) -> Target:
+    """Returns the ``Target`` named ``module:attr`` (dotted attr allowed).
+
+    Raises ``TargetError`` with one clear line when it cannot be imported or is not callable.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise TargetError(f"target {spec!r} is not of the form MODULE:ATTR")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure is one line for the user
+        raise TargetError(f"cannot import {module_name!r} for target {spec!r}: "
+                          f"{type(exc).__name__}: {exc}") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise TargetError(f"module {module_name!r} has no attribute {attr!r}") from None
+    if not callable(obj):
+        raise TargetError(f"target {spec!r} is a {type(obj).__name__}, not a callable")
+    return Target(spec, obj, _accepted_keywords(obj))
+
+
+def from_callable(func: Compactor, name: str | None = None) -> Target:
+    """Returns a ``Target`` for a callable already in hand."""
+    label = name or f"{getattr(func, '__module__', '?')}:{getattr(func, '__qualname__', repr(func))}"
+    return Target(label, func, _accepted_keywords(func))
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a target did with one input: its output or its failure, and whether it mutated the input."""
+
+    output: Any = None
+    error_type: str | None = None
+    error: str | None = None
+    error_traceback: str | None = None
+    timed_out: bool = False
+    mutated: bool = False
+    elapsed: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def returned(self) -> bool:
+        """Returns whether the call finished without raising or timing out."""
+        return self.error_type is None and not self.timed_out
+
+
+def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
+                 time_limit: float = DEFAULT_TIME_LIMIT) -> Observation:
+    """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``."""
+    given = copy.deepcopy(history)
+    snapshot = copy.deepcopy(history)
+    kwargs = target.params_for(params)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["output"] = target.func(given, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - the target's failure is data
+            box["exc"] = exc
+            box["tb"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+
+    started = time.perf_counter()
+    worker = threading.Thread(target=run, name=f"target:{target.name}", daemon=True)
+    worker.start()
+    worker.join(time_limit)
+    elapsed = time.perf_counter() - started
+    if worker.is_alive():
+        return Observation(timed_out=True, elapsed=elapsed,
+                           error=f"no answer within {time_limit:g} s")
+    mutated = given != snapshot
+    if "exc" in box:
+        exc = box["exc"]
+        return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
+                           mutated=mutated, elapsed=elapsed)
+    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed)

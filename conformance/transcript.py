@@ -1,0 +1,138 @@
+"""Pure helpers over Anthropic Messages API-shaped histories.
+
+A history is a list of ``{"role": ..., "content": str | list[block]}`` dicts. Nothing here mutates
+its input. ``find_live_start`` is the harness's own boundary analysis, written independently of
+any compactor, used to cross-check declared truth and to label generated cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+Message = Mapping[str, Any]
+Block = Mapping[str, Any]
+
+REASONING_TYPES: frozenset[str] = frozenset({"thinking", "redacted_thinking"})
+CLIENT_TOOL_USE = "tool_use"
+CLIENT_TOOL_RESULT = "tool_result"
+SERVER_TOOL_USE_TYPES: frozenset[str] = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def blocks(message: Message) -> list[Block]:
+    """Returns the message's content blocks; string content reads as one text block."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return content
+    return []
+
+
+def block_types(message: Message) -> list[str]:
+    """Returns the ``type`` of each block, in order."""
+    return [b.get("type", "") for b in blocks(message) if isinstance(b, Mapping)]
+
+
+def is_reasoning(block: Block) -> bool:
+    """Returns whether the block is a reasoning block (``thinking`` or ``redacted_thinking``)."""
+    return block.get("type") in REASONING_TYPES
+
+
+def tool_use_ids(message: Message) -> list[str]:
+    """Returns the ids of client ``tool_use`` blocks in the message."""
+    return [b["id"] for b in blocks(message) if b.get("type") == CLIENT_TOOL_USE and "id" in b]
+
+
+def tool_result_ids(message: Message) -> list[str]:
+    """Returns the ``tool_use_id`` of each client ``tool_result`` block in the message."""
+    return [b["tool_use_id"] for b in blocks(message)
+            if b.get("type") == CLIENT_TOOL_RESULT and "tool_use_id" in b]
+
+
+def server_tool_use_ids(message: Message) -> list[str]:
+    """Returns the ids of server-run tool uses (``server_tool_use``, ``mcp_tool_use``)."""
+    return [b["id"] for b in blocks(message) if b.get("type") in SERVER_TOOL_USE_TYPES and "id" in b]
+
+
+def server_result_ids(message: Message) -> list[str]:
+    """Returns the ``tool_use_id`` of every non-client result block (``*_tool_result``)."""
+    return [b["tool_use_id"] for b in blocks(message)
+            if b.get("type") != CLIENT_TOOL_RESULT and "tool_use_id" in b]
+
+
+def open_server_tool_uses(message: Message) -> list[str]:
+    """Returns server tool use ids in the message that have no result block in the same message."""
+    answered = set(server_result_ids(message))
+    return [i for i in server_tool_use_ids(message) if i not in answered]
+
+
+def is_final_answer(message: Message) -> bool:
+    """Returns whether an assistant message reads as a final answer on its own.
+
+    It carries text, no client ``tool_use`` and no server tool use left without its result.
+    """
+    if message.get("role") != "assistant":
+        return False
+    types = block_types(message)
+    return "text" in types and CLIENT_TOOL_USE not in types and not open_server_tool_uses(message)
+
+
+def opens_new_request(message: Message) -> bool:
+    """Returns whether a user message is a new request rather than a tool-result turn."""
+    return message.get("role") == "user" and not tool_result_ids(message)
+
+
+def find_live_start(history: Sequence[Message]) -> int:
+    """Returns the index where the task in flight begins; ``len(history)`` when it ends settled.
+
+    A settled turn is a final answer that is the last message or is followed by a new user
+    request; a text-only turn followed by another assistant turn or by tool results is not.
+    """
+    for i in range(len(history) - 1, -1, -1):
+        message = history[i]
+        if not is_final_answer(message):
+            continue
+        if i + 1 == len(history) or opens_new_request(history[i + 1]):
+            return i + 1
+    return 0
+
+
+def tool_pairs(history: Sequence[Message]) -> Iterator[tuple[int, str, int | None]]:
+    """Yields ``(use_index, tool_use_id, result_index or None)`` for each client tool use.
+
+    The result index is that of the next message when it answers the use, else ``None``.
+    """
+    for i, message in enumerate(history):
+        if message.get("role") != "assistant":
+            continue
+        following = set(tool_result_ids(history[i + 1])) if i + 1 < len(history) else set()
+        for use_id in tool_use_ids(message):
+            yield i, use_id, (i + 1 if use_id in following else None)
+
+
+def unanswered_tool_uses(history: Sequence[Message]) -> list[str]:
+    """Returns ids of client tool uses with no result in the next message, in order."""
+    return [use_id for _, use_id, result in tool_pairs(history) if result is None]
+
+
+def reasoning_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Block]]:
+    """Yields ``(message_index, block_index, block)`` for every reasoning block."""
+    for i, message in enumerate(history):
+        for j, block in enumerate(blocks(message)):
+            if isinstance(block, Mapping) and is_reasoning(block):
+                yield i, j, block
+
+
+def describe_block(block: Any) -> str:
+    """Returns a short label for a block: its type and id, ``tool_use_id`` or a text prefix."""
+    if not isinstance(block, Mapping):
+        return type(block).__name__
+    kind = str(block.get("type", "?"))
+    for key in ("id", "tool_use_id"):
+        if key in block:
+            return f"{kind} {block[key]}"
+    if kind == "text" and isinstance(block.get("text"), str):
+        text = block["text"]
+        return f"text {text[:24]!r}" + ("..." if len(text) > 24 else "")
+    return kind

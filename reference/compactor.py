@@ -1,0 +1,156 @@
+"""The reference task-boundary compactor.
+
+The task in flight (from the request that opened it to the end of the history) is returned as the
+very same message objects; only settled history before it is trimmed, to whole tasks within the
+last ``keep_turns`` settled messages, and reasoning is removed there by a denylist.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .errors import InterleavedTasks, LiveTaskOverBudget, ReorderedHistory
+
+Message = Mapping[str, Any]
+REASONING_TYPES = frozenset({"thinking", "redacted_thinking"})
+_SERVER_TOOL_USES = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def estimate_tokens(messages: Sequence[Message]) -> int:
+    """Returns a rough token count: one token per four characters of the messages' JSON."""
+    return sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in messages) // 4
+
+
+def _blocks(message: Message) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, list):
+        return content
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return []
+
+
+def _is_final_answer(message: Message) -> bool:
+    if message.get("role") != "assistant":
+        return False
+    has_text = False
+    open_server_uses: set[str] = set()
+    for block in _blocks(message):
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "tool_use":
+            return False
+        if kind == "text":
+            has_text = True
+        elif kind in _SERVER_TOOL_USES:
+            open_server_uses.add(block.get("id"))
+        elif "tool_use_id" in block:
+            open_server_uses.discard(block.get("tool_use_id"))
+    return has_text and not open_server_uses
+
+
+def _is_request(message: Message) -> bool:
+    if message.get("role") != "user":
+        return False
+    return not any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in _blocks(message))
+
+
+def task_boundary(history: Sequence[Message]) -> int:
+    """Returns the index of the first message of the task in flight (``len(history)`` if none).
+
+    A final answer settles a task only when it ends the history or a new user request follows it:
+    a text-only progress note followed by more assistant work does not.
+    """
+    for i in range(len(history) - 1, -1, -1):
+        if _is_final_answer(history[i]) and (i + 1 == len(history) or _is_request(history[i + 1])):
+            return i + 1
+    return 0
+
+
+def _check_order(history: Sequence[Message], start: int) -> None:
+    """Raises ``InterleavedTasks`` or ``ReorderedHistory`` if a tool result from ``start`` on does
+    not answer a call in the message just before it."""
+    for i in range(start, len(history)):
+        message = history[i]
+        if message.get("role") != "user":
+            continue
+        results = [b.get("tool_use_id") for b in _blocks(message)
+                   if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+        if not results:
+            continue
+        previous = history[i - 1] if i > 0 else {}
+        calls = {b.get("id") for b in _blocks(previous)
+                 if isinstance(b, Mapping) and b.get("type") == "tool_use"}
+        for use_id in results:
+            if use_id in calls:
+                continue
+            for j in range(i + 1, len(history)):
+                if any(isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("id") == use_id
+                       for b in _blocks(history[j])):
+                    raise ReorderedHistory(
+                        f"messages[{i}] holds the result of {use_id}, whose call comes later at "
+                        f"messages[{j}]: the history is out of order", use_id, i)
+            raise InterleavedTasks(
+                f"messages[{i}] answers {use_id}, which is not a call of messages[{i - 1}]: tasks "
+                "are interleaved, so the start of the task in flight is unknown", use_id, i)
+
+
+def _strip_reasoning(message: Message) -> Message | None:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    kept = [b for b in content if not (isinstance(b, Mapping) and b.get("type") in REASONING_TYPES)]
+    if len(kept) == len(content):
+        return message
+    return {**message, "content": kept} if kept else None
+
+
+def _last_compaction(history: Sequence[Message], end: int) -> int | None:
+    for i in range(end - 1, -1, -1):
+        content = history[i].get("content")
+        if isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "compaction"
+                                             for b in content):
+            return i
+    return None
+
+
+def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: int | None = None,
+            count_tokens: Callable[[Sequence[Message]], int] = estimate_tokens) -> list[Message]:
+    """Returns the compacted history: trimmed settled tasks, then the task in flight untouched.
+
+    Raises ``LiveTaskOverBudget`` when ``budget_tokens`` is smaller than the task in flight alone,
+    ``InterleavedTasks``/``ReorderedHistory`` when the order hides where that task begins, and
+    ``ValueError`` for a negative ``keep_turns``.
+    """
+    if keep_turns < 0:
+        raise ValueError("keep_turns must be >= 0")
+    boundary = task_boundary(history)
+    window = max(0, boundary - keep_turns)
+    while window < boundary and not _is_request(history[window]):
+        window += 1  # open the window on a request: no orphaned result, no split pair
+    _check_order(history, window)
+    live = list(history[boundary:])
+
+    settled: list[Message] = []
+    anchor = _last_compaction(history, window) if window > 0 else None
+    if anchor is not None and not any(isinstance(b, Mapping) and b.get("type") == "tool_use"
+                                      for b in _blocks(history[anchor])):
+        settled.append(history[anchor])  # the summary that stands for everything before it
+    for message in history[window:boundary]:
+        kept = _strip_reasoning(message)
+        if kept is not None:
+            settled.append(kept)
+
+    if budget_tokens is not None:
+        live_tokens = count_tokens(live)
+        if live_tokens > budget_tokens:
+            raise LiveTaskOverBudget(live_tokens, budget_tokens, len(live))
+        while settled and count_tokens(settled) + live_tokens > budget_tokens:
+            cut = 1
+            while cut < len(settled) and not _is_request(settled[cut]):
+                cut += 1
+            settled = settled[cut:]  # drop the oldest whole settled task
+    return settled + live
