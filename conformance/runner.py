@@ -35,6 +35,7 @@ class RunReport:
     targets: list[str] = field(default_factory=list)
     scenarios: list[Scenario] = field(default_factory=list)
     reference_targets: frozenset[str] = frozenset()
+    observations: dict[tuple[str, str], Observation] = field(default_factory=dict)
 
     def failures(self) -> list[CheckResult]:
         """Returns the results that make the run fail (MUST, plus REFERENCE for reference targets)."""
@@ -97,9 +98,11 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
     return obs
 
 
-def check_scenario(target: Target, scenario: Scenario, options: RunOptions = RunOptions()) -> list[CheckResult]:
+def check_scenario(target: Target, scenario: Scenario, options: RunOptions = RunOptions(),
+                   obs: Observation | None = None) -> list[CheckResult]:
     """Returns one result per applicable invariant of ``scenario`` on ``target``; never raises."""
-    obs = observe(target, scenario, options)
+    if obs is None:
+        obs = observe(target, scenario, options)
     invariants = applicable(scenario, target, options)
     shape = next(inv for inv in CATALOG if inv.id == "output.well-formed")
     malformed = obs.returned and bool(_safe(shape, scenario, obs))
@@ -144,8 +147,10 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
     """Returns the report of every scenario on every target, with known gaps applied."""
     chosen = list(scenarios)
     results: list[CheckResult] = []
+    observations: dict[tuple[str, str], Observation] = {}
     for target in targets:
         for scenario in chosen:
-            results.extend(check_scenario(target, scenario, options))
+            obs = observations[(target.name, scenario.id)] = observe(target, scenario, options)
+            results.extend(check_scenario(target, scenario, options, obs))
     return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], chosen,
-                     frozenset(options.reference_targets))
+                     frozenset(options.reference_targets), observations)
