@@ -1,0 +1,288 @@
+"""A local stand-in for the beta Messages API that applies the context edits as documented.
+
+Serves ``POST /v1/messages`` and ``POST /v1/messages/count_tokens`` on 127.0.0.1 with responses
+the SDK parses in strict mode. Named faults (``emulator_edits.FAULTS``) make it misbehave on
+purpose so tests can show the analyzer catches each one. Run it with
+``python -m conformance.provider.emulator --port 8089 [--fault NAME ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import socket
+import sys
+import threading
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from . import emulator_edits as edits
+
+SERVER_HEADER = "x-conformance-server"
+_ORG_ID = "6f0c4a51-2b9e-4d1c-9a57-0d3e8c2b7f10"
+_KNOWN_EDITS = {"clear_tool_uses_20250919": "context-management-2025-06-27",
+                "clear_thinking_20251015": "context-management-2025-06-27",
+                "compact_20260112": "compact-2026-01-12"}
+
+
+class ApiError(Exception):
+    """An API error answer: HTTP status, error type, message and optional ``details.error_code``."""
+
+    def __init__(self, status: int, kind: str, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.kind, self.message, self.code = status, kind, message, code
+
+    def body(self, request_id: str) -> dict[str, Any]:
+        """Returns the JSON error body the API sends."""
+        error: dict[str, Any] = {"type": self.kind, "message": self.message}
+        if self.code:
+            error["details"] = {"error_code": self.code}
+        return {"type": "error", "error": error, "request_id": request_id}
+
+
+def _bad(message: str, code: str | None = None) -> ApiError:
+    return ApiError(400, "invalid_request_error", message, code)
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+
+
+def validate(body: dict[str, Any], betas: set[str], faults: set[str], counting: bool) -> None:
+    """Returns None for a request the API accepts; raises ``ApiError`` like the API would."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise _bad("messages: field required")
+    if body.get("compaction") is not None:
+        if "compact-2026-09-04" not in betas:
+            raise _bad("compaction: Extra inputs are not permitted")
+        if body.get("context_management") is not None:
+            raise _bad("compaction: cannot be combined with context_management")
+    cm = body.get("context_management")
+    if cm is not None:
+        edit_list = cm.get("edits") or []
+        for index, edit in enumerate(edit_list):
+            beta = _KNOWN_EDITS.get(edit.get("type"))
+            if beta is None:
+                raise _bad(f"context_management.edits.{index}.type: unknown edit type")
+            if beta not in betas:
+                raise _bad("context_management: Extra inputs are not permitted")
+            if edit["type"] == "clear_thinking_20251015":
+                if index != 0:
+                    raise _bad("context_management.edits: clear_thinking_20251015 must be listed first")
+                if (body.get("thinking") or {}).get("type") not in ("enabled", "adaptive"):
+                    raise _bad("`clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive")
+                keep = edit.get("keep", {})
+                if isinstance(keep, dict) and keep.get("type") == "thinking_turns" and keep.get("value", 0) <= 0:
+                    raise _bad(f"context_management.edits.{index}.keep.value: must be greater than 0")
+            if edit["type"] == "compact_20260112" and (edit.get("trigger") or {}).get("value", 150000) < 50000:
+                raise _bad(f"context_management.edits.{index}.trigger.value: must be at least 50000")
+    for index, message in enumerate(messages[:-1]):
+        if message.get("role") != "assistant":
+            continue
+        ids = [b["id"] for b in _blocks(message) if b.get("type") == "tool_use"]
+        answered = {b.get("tool_use_id") for b in _blocks(messages[index + 1]) if b.get("type") == "tool_result"}
+        missing = [i for i in ids if i not in answered]
+        if missing:
+            raise _bad(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+                       f"immediately after: {', '.join(missing)}.")
+    last = messages[-1]
+    open_call = last.get("role") == "assistant" and any(b.get("type") == "tool_use" for b in _blocks(last))
+    if (body.get("compaction") is not None and not counting and open_call
+            and "compact-open-tool-call" not in faults):
+        raise _bad("The compaction request ends on an `assistant` turn that is not finished.",
+                   "compaction_incomplete_turn")
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _iteration(kind: str, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+    return {"type": kind, "input_tokens": tokens_in, "output_tokens": tokens_out,
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+
+
+def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str) -> dict[str, Any]:
+    """Returns the JSON body of a ``/v1/messages`` answer for an accepted request."""
+    outcome = edits.apply(body, faults)
+    summary = f"Summary of {len(body['messages'])} earlier messages (emulator {digest[:8]})."
+    content: list[dict[str, Any]] = []
+    iterations: list[dict[str, Any]] = []
+    stop_reason = "end_turn"
+    tokens_in = outcome.final_tokens
+    if body.get("compaction") is not None:
+        content = [{"type": "compaction", "content": summary, "signature": f"emu-sig-{digest[:24]}"}]
+        iterations = [_iteration("compaction", outcome.original_tokens, edits.count(summary))]
+        stop_reason, tokens_in = "compaction", 0
+    else:
+        pause = False
+        if outcome.compacted:
+            content.append({"type": "compaction", "content": summary})
+            iterations.append(_iteration("compaction", outcome.original_tokens, edits.count(summary)))
+            tokens_in = edits.count(summary) + 8
+            pause = any(e.get("pause_after_compaction") for e in (body.get("context_management") or {})["edits"]
+                        if e["type"] == "compact_20260112")
+        if pause:
+            stop_reason = "compaction"
+        else:
+            if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
+                content.append({"type": "thinking", "signature": f"emu-sig-{digest[24:48]}",
+                                "thinking": f"Emulator deliberation {digest[:16]}: answer from the tool results."})
+            content.append({"type": "text", "text": "Emulator reply: the request was received."})
+            iterations.append(_iteration("message", tokens_in, 12))
+    if "unknown-block-type" in faults:
+        content.append({"type": "context_note", "note": "not a documented block type"})
+    usage: dict[str, Any] = {"input_tokens": tokens_in, "output_tokens": 0 if stop_reason == "compaction" else 12,
+                             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    if betas & {"compact-2026-01-12", "compact-2026-09-04"}:
+        usage["iterations"] = iterations
+    answer: dict[str, Any] = {"id": f"msg_emu_{digest[:20]}", "type": "message", "role": "assistant",
+                              "model": body.get("model", ""), "content": content, "stop_reason": stop_reason,
+                              "stop_sequence": None, "usage": usage}
+    if body.get("context_management") is not None:
+        answer["context_management"] = {"applied_edits": outcome.applied_edits}
+    return answer
+
+
+def count_tokens(body: dict[str, Any], faults: set[str]) -> dict[str, Any]:
+    """Returns the JSON body of a ``/v1/messages/count_tokens`` answer (clearing edits, no compaction)."""
+    outcome = edits.apply(body, faults, compact=False)
+    answer: dict[str, Any] = {"input_tokens": outcome.final_tokens}
+    if "count-tokens-ignores-edits" in faults:
+        answer["input_tokens"] = outcome.original_tokens
+    if body.get("context_management") is not None:
+        answer["context_management"] = {"original_input_tokens": outcome.original_tokens}
+    return answer
+
+
+def server_name(faults: Iterable[str]) -> str:
+    """Returns the name the emulator reports in ``x-conformance-server``: ``emulator[+fault...]``."""
+    return "+".join(["emulator", *sorted(faults)])
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "_Server"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        digest = _digest(raw)
+        request_id = f"req_emu_{digest[:24]}"
+        faults = self.server.faults
+        try:
+            if self.path.split("?")[0] not in ("/v1/messages", "/v1/messages/count_tokens"):
+                raise ApiError(404, "not_found_error", f"Not found: {self.path}")
+            if not (self.headers.get("authorization", "").startswith("Bearer ") or self.headers.get("x-api-key")):
+                raise ApiError(401, "authentication_error", "x-api-key header is required")
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                raise _bad("request body is not valid JSON") from None
+            betas = {b.strip() for b in self.headers.get("anthropic-beta", "").split(",") if b.strip()}
+            counting = self.path.startswith("/v1/messages/count_tokens")
+            if "overloaded" in faults and not counting:
+                raise ApiError(529, "overloaded_error", "Overloaded")
+            validate(body, betas, faults, counting)
+            status, answer = 200, count_tokens(body, faults) if counting else create(body, betas, faults, digest)
+        except ApiError as exc:
+            status, answer = exc.status, exc.body(request_id)
+        self._send(status, answer, request_id)
+
+    def _send(self, status: int, answer: dict[str, Any], request_id: str) -> None:
+        payload = json.dumps(answer).encode()
+        gzipped = "gzip" in self.headers.get("accept-encoding", "")
+        if gzipped:
+            payload = gzip.compress(payload, mtime=0)
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        if gzipped:
+            self.send_header("content-encoding", "gzip")
+        self.send_header("request-id", request_id)
+        self.send_header("anthropic-organization-id", _ORG_ID)
+        self.send_header("cf-ray", f"{request_id[-16:]}-EMU")
+        self.send_header("set-cookie", f"_session={request_id[-12:]}; Path=/; HttpOnly")
+        self.send_header(SERVER_HEADER, self.server.name)
+        if status == 529:
+            self.send_header("x-should-retry", "true")
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    faults: set[str]
+    name: str
+
+
+class Emulator:
+    """A running emulator on 127.0.0.1; use as a context manager or call ``start``/``stop``."""
+
+    def __init__(self, port: int = 0, faults: Iterable[str] = ()) -> None:
+        unknown = sorted(set(faults) - set(edits.FAULTS))
+        if unknown:
+            raise ValueError(f"unknown fault(s): {', '.join(unknown)}; known: {', '.join(edits.FAULTS)}")
+        self._server = _Server(("127.0.0.1", port), _Handler)
+        self._server.faults = set(faults)
+        self._server.name = server_name(faults)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Returns the base URL, ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def name(self) -> str:
+        """Returns the server name recorded with every cassette made against it."""
+        return self._server.name
+
+    def start(self) -> "Emulator":
+        """Starts serving in a daemon thread; returns self."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stops serving and closes the socket."""
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "Emulator":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the emulator in the foreground until interrupted; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.provider.emulator", description=__doc__)
+    parser.add_argument("--port", type=int, default=8089, help="port on 127.0.0.1 (0 picks a free one)")
+    parser.add_argument("--fault", action="append", default=[], choices=sorted(edits.FAULTS),
+                        help="misbehave on purpose; repeatable")
+    args = parser.parse_args(argv)
+    emulator = Emulator(args.port, args.fault)
+    print(f"emulator '{emulator.name}' listening on {emulator.url}", flush=True)
+    try:
+        emulator._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emulator._server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
