@@ -135,52 +135,69 @@ def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
     return []
 
 
-def results_answer_previous(scenario: Scenario, obs: Observation) -> list[str]:
-    out = _output(obs)
-    problems = []
-    for i, message in enumerate(out):
-        previous = out[i - 1] if i > 0 else {}
-        calls = set(tx.tool_use_ids(previous)) if previous.get("role") == "assistant" else set()
+def _orphan_results(messages: Sequence[Any]) -> dict[str, str]:
+    """Returns tool_use_id -> problem for each result that does not answer the message before it."""
+    problems: dict[str, str] = {}
+    for i, message in enumerate(messages):
+        previous = messages[i - 1] if i > 0 else {}
+        from_assistant = previous.get("role") == "assistant"
+        calls = set(tx.tool_use_ids(previous)) if from_assistant else set()
         for use_id in tx.tool_result_ids(message):
             if use_id not in calls:
-                problems.append(f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
-                                f"of output[{i - 1}]" if i else f"output[0] opens on a tool_result for {use_id}")
+                problems[use_id] = (f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
+                                    f"of output[{i - 1}]" if i else f"output[0] opens on a tool_result for {use_id}")
         if message.get("role") == "assistant":
-            server_calls = set(tx.server_tool_use_ids(previous)) if previous.get("role") == "assistant" else set()
+            server_calls = set(tx.server_tool_use_ids(previous)) if from_assistant else set()
             seen: set[str] = set()
             for block in tx.blocks(message):
                 if block.get("type") in tx.SERVER_TOOL_USE_TYPES:
                     seen.add(block.get("id"))
                 elif "tool_use_id" in block and block.get("type") != tx.CLIENT_TOOL_RESULT:
                     if block["tool_use_id"] not in seen | server_calls:
-                        problems.append(f"output[{i}] holds a {block.get('type')} for {block['tool_use_id']} "
-                                        "with no server tool use before it")
+                        problems[block["tool_use_id"]] = (f"output[{i}] holds a {block.get('type')} for "
+                                                          f"{block['tool_use_id']} with no server tool use before it")
     return problems
 
 
-def uses_answered_next(scenario: Scenario, obs: Observation) -> list[str]:
-    out = _output(obs)
-    problems = []
-    for i, message in enumerate(out[:-1]):
+def _unanswered_uses(messages: Sequence[Any]) -> dict[str, str]:
+    """Returns tool_use id -> problem for each use before the last message not answered next."""
+    problems: dict[str, str] = {}
+    for i, message in enumerate(messages[:-1]):
         if message.get("role") != "assistant":
             continue
-        following = out[i + 1]
+        following = messages[i + 1]
         answered = set(tx.tool_result_ids(following)) if following.get("role") == "user" else set()
-        missing = [u for u in tx.tool_use_ids(message) if u not in answered]
-        if missing:
-            problems.append(f"output[{i}] has tool_use {', '.join(missing)} with no tool_result in output[{i + 1}]")
+        for use_id in tx.tool_use_ids(message):
+            if use_id not in answered:
+                problems[use_id] = f"output[{i}] has tool_use {use_id} with no tool_result in output[{i + 1}]"
     return problems
 
 
-def results_first(scenario: Scenario, obs: Observation) -> list[str]:
-    problems = []
-    for i, message in enumerate(_output(obs)):
+def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
+    """Returns message key -> problem for each message where a block comes before a tool result."""
+    problems: dict[str, str] = {}
+    for i, message in enumerate(messages):
         types = tx.block_types(message)
         if tx.CLIENT_TOOL_RESULT in types:
             first_other = next((j for j, t in enumerate(types) if t != tx.CLIENT_TOOL_RESULT), len(types))
             if tx.CLIENT_TOOL_RESULT in types[first_other:]:
-                problems.append(f"output[{i}].content[{first_other}] ({types[first_other]}) comes before a tool_result")
+                problems[_canon(message)] = (f"output[{i}].content[{first_other}] ({types[first_other]}) "
+                                             "comes before a tool_result")
     return problems
+
+
+def _introduced(rule: Callable[[Sequence[Any]], dict[str, str]]) -> Check:
+    """Returns a check that reports the rule's violations in the output that the input did not have."""
+    def check(scenario: Scenario, obs: Observation) -> list[str]:
+        already = rule(scenario.history)
+        return [problem for key, problem in rule(_output(obs)).items() if key not in already]
+    check.__doc__ = rule.__doc__
+    return check
+
+
+results_answer_previous = _introduced(_orphan_results)
+uses_answered_next = _introduced(_unanswered_uses)
+results_first = _introduced(_results_not_first)
 
 
 def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:

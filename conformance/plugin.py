@@ -1,0 +1,146 @@
+"""The pytest plugin: ``pytest --conformance-target MODULE:ATTR`` runs every scenario as a test item.
+
+Items are named by scenario id (``id[target]`` with several targets), marked ``conformance``, and a
+failure is rendered like the CLI's. Without ``--conformance-target`` the plugin does nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._paths import shipped
+from .errors import ConformanceError, SpecError
+from .expectations import KnownGap, apply_gaps, load_gaps
+from .invariants import BY_ID
+from .report.terminal import render_failure
+from .results import CheckResult
+from .runner import RunOptions, check_scenario
+from .spec import Scenario, discover, load_file
+from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Target, resolve
+
+
+class ConformanceFailure(Exception):
+    """Raised by an item whose target broke a gating invariant; carries the failing results."""
+
+    def __init__(self, results: list[CheckResult]) -> None:
+        self.results = results
+        super().__init__(f"{len(results)} gating check(s) failed")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "history compaction conformance")
+    group.addoption("--conformance-target", action="append", metavar="MODULE:ATTR", default=[],
+                    help="compactor to test against the scenarios; repeat for several")
+    group.addoption("--conformance-specs", nargs="+", metavar="PATH", default=None,
+                    help="spec files or folders (default: the shipped specs)")
+    group.addoption("--conformance-expectations", action="append", metavar="FILE", default=[],
+                    help="known gaps of the target, applied strictly")
+    group.addoption("--conformance-time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                    help="per-call time limit")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "conformance: a history-compaction conformance scenario")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    targets = config.getoption("conformance_target")
+    return f"conformance targets: {', '.join(targets)}" if targets else None
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    names = config.getoption("conformance_target")
+    if not names:
+        return
+    try:
+        targets = [resolve(name) for name in names]
+        files = discover(config.getoption("conformance_specs") or [shipped("specs")])
+    except ConformanceError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    options = RunOptions(time_limit=config.getoption("conformance_time_limit"))
+    loaded = [(path, load_file(path)) for path in files]
+    ids = [s.id for _, result in loaded for s in result.scenarios]
+    gaps: list[KnownGap] = []
+    for gap_file in config.getoption("conformance_expectations"):
+        try:
+            gaps.extend(load_gaps(gap_file, ids, BY_ID))
+        except SpecError as exc:
+            raise pytest.UsageError(f"expectations: {exc}") from None
+    for path, result in loaded:
+        spec_file = SpecFile.from_parent(session, path=Path(path))
+        spec_file.setup_items(result.scenarios, result.errors, targets, gaps, options)
+        items.extend(spec_file.collect())
+
+
+class SpecFile(pytest.File):
+    """One scenario file: yields a ``ScenarioItem`` per scenario and target, a ``SpecErrorItem`` per error."""
+
+    def setup_items(self, scenarios: list[Scenario], errors: list[SpecError], targets: list[Target],
+                    gaps: list[KnownGap], options: RunOptions) -> None:
+        self._scenarios, self._errors, self._targets = scenarios, errors, targets
+        self._gaps, self._options = gaps, options
+
+    def collect(self) -> Iterator[pytest.Item]:
+        for error in getattr(self, "_errors", []):
+            yield SpecErrorItem.from_parent(self, name=f"spec-error:{error.line}:{error.field}", error=error)
+        several = len(getattr(self, "_targets", [])) > 1
+        for scenario in getattr(self, "_scenarios", []):
+            for target in self._targets:
+                name = f"{scenario.id}[{target.name}]" if several else scenario.id
+                item = ScenarioItem.from_parent(self, name=name, scenario=scenario, target=target,
+                                                gaps=self._gaps, options=self._options)
+                item.add_marker(pytest.mark.conformance)
+                yield item
+
+
+class ScenarioItem(pytest.Item):
+    """One scenario run against one target."""
+
+    def __init__(self, *, scenario: Scenario, target: Target, gaps: list[KnownGap], options: RunOptions,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario, self.target, self.gaps, self.options = scenario, target, gaps, options
+
+    def runtest(self) -> None:
+        results = apply_gaps(check_scenario(self.target, self.scenario, self.options), self.gaps)
+        self.user_properties.append(("scenario", self.scenario.id))
+        gating = {"MUST"} | ({"REFERENCE"} if self.target.name in self.options.reference_targets else set())
+        failing = [r for r in results if r.level in gating and r.outcome in ("fail", "error", "xpass")]
+        if failing:
+            raise ConformanceFailure(failing)
+        expected = [r for r in results if r.outcome == "xfail"]
+        if expected:
+            pytest.xfail(expected[0].message)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, ConformanceFailure):
+            where = f"{self.scenario.path}:{self.scenario.line}"
+            lines = [f"scenario {self.scenario.id}: {self.scenario.description}", f"target {self.target.name}"]
+            for result in excinfo.value.results:
+                lines.extend(render_failure(result, where))
+            return "\n".join(lines)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, max(self.scenario.line - 1, 0), f"scenario {self.scenario.id}"
+
+
+class SpecErrorItem(pytest.Item):
+    """A malformed part of a spec file, reported as a failing item naming file, line and field."""
+
+    def __init__(self, *, error: SpecError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        return f"spec error: {excinfo.value}"
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, max((self.error.line or 1) - 1, 0), f"spec error in {self.error.field or 'file'}"

@@ -1,0 +1,240 @@
+"""Load provider probe specs (``specs/provider/*.yaml``), validate them, and build their requests.
+
+A probe file has ``format_version: 1`` and ``probes: [...]``; it is validated against
+``conformance/schema/probe.schema.json`` and then against the documented semantics: the declared
+live span must be where the history's task in flight starts, and the declared prediction must be
+what ``semantics.predict`` gives. Every problem is a located ``SpecError``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .._yamlsource import Locator, load_document
+from ..errors import SpecError
+from . import semantics as sem
+
+SCHEMA_FILE = "probe.schema.json"
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """Returns the probe JSON Schema shipped with the package."""
+    text = resources.files("conformance").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def subschema_validator(name: str) -> jsonschema.Draft202012Validator:
+    """Returns a validator for one ``$defs`` entry of the probe schema (e.g. ``lintConfig``)."""
+    root = schema()
+    return jsonschema.Draft202012Validator({"$schema": root["$schema"], "$defs": root["$defs"],
+                                            "$ref": f"#/$defs/{name}"})
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe: a request with a history, its declared live span and its documented prediction."""
+
+    id: str
+    description: str
+    request: dict[str, Any]
+    history: list[dict[str, Any]]
+    padding: tuple[dict[str, Any], ...]
+    live: sem.Span
+    predict: dict[str, Any]
+    count_tokens: bool = True
+    path: str = "<memory>"
+    line: int = 0
+
+    @property
+    def betas(self) -> list[str]:
+        """Returns the beta names the probe sends in ``anthropic-beta``."""
+        return list(self.request.get("betas") or [])
+
+    @property
+    def family(self) -> str:
+        """Returns the strategy family: the edit name without its date, ``compaction`` or ``combined``."""
+        if self.request.get("compaction") is not None:
+            return "compaction"
+        kinds = sorted({e["type"].rsplit("_", 1)[0] for e in sem.edits_of(self.request)})
+        return kinds[0] if len(kinds) == 1 else ("combined" if kinds else "none")
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Returns the history with every padding applied (a fresh copy each call)."""
+        messages = copy.deepcopy(self.history)
+        for seed, pad in enumerate(self.padding):
+            block = messages[pad["message"]]["content"][pad["block"]]
+            grow = " " + sem.filler(pad["tokens"], seed)
+            kind = block["type"]
+            if kind == "tool_use":
+                block["input"][pad["field"]] += grow
+            elif kind == "tool_result" and isinstance(block["content"], str):
+                block["content"] += grow
+            elif kind == "tool_result":
+                block["content"][0]["text"] += grow
+            else:
+                block[{"thinking": "thinking", "text": "text"}[kind]] += grow
+        return messages
+
+    def create_kwargs(self) -> dict[str, Any]:
+        """Returns the keyword arguments for ``client.beta.messages.create``."""
+        kwargs = {k: copy.deepcopy(v) for k, v in self.request.items() if k != "betas"}
+        kwargs["messages"] = self.messages()
+        if self.betas:
+            kwargs["betas"] = self.betas
+        return kwargs
+
+    def count_kwargs(self) -> dict[str, Any] | None:
+        """Returns the keyword arguments for ``count_tokens``, or None when the probe skips it."""
+        if not self.count_tokens:
+            return None
+        return {k: v for k, v in self.create_kwargs().items() if k not in ("max_tokens",)}
+
+    def semantic_request(self) -> dict[str, Any]:
+        """Returns the request as the documented semantics read it (no betas, padded messages)."""
+        return {k: v for k, v in self.create_kwargs().items() if k != "betas"}
+
+    def documented(self) -> sem.Prediction:
+        """Returns what the documented semantics predict for this probe."""
+        return sem.predict(self.semantic_request(), self.betas, self.live)
+
+    def config_label(self) -> str:
+        """Returns a one-line description of the strategy configuration, for tables."""
+        if self.request.get("compaction") is not None:
+            return "compaction=summarize (on demand)"
+        parts = []
+        for edit in sem.edits_of(self.request):
+            args = [f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in edit.items() if k != "type"]
+            parts.append(f"{edit['type']}({', '.join(args)})")
+        return " + ".join(parts) or "(no edits)"
+
+
+def _check_padding(raw: dict[str, Any], where: tuple, locator: Locator) -> None:
+    history = raw["history"]
+    for index, pad in enumerate(raw.get("padding") or []):
+        field = where + ("padding", index)
+        try:
+            block = history[pad["message"]]["content"][pad["block"]]
+        except (IndexError, KeyError, TypeError):
+            raise locator.error(field, "points at no content block of the history") from None
+        kind = block.get("type")
+        if kind not in ("tool_result", "thinking", "text", "tool_use"):
+            raise locator.error(field, f"cannot pad a {kind} block")
+        if kind == "tool_use" and not isinstance(block.get("input", {}).get(pad.get("field")), str):
+            raise locator.error(field, "a tool_use pad needs `field` naming a string of its input")
+
+
+def _check_live(probe: Probe, where: tuple, locator: Locator) -> None:
+    messages = probe.history
+    span = probe.live
+    field = where + ("live",)
+    if span.from_message > len(messages):
+        raise locator.error(field + ("from_message",), f"beyond the history ({len(messages)} messages)")
+    if span.from_message < len(messages):
+        opener = messages[span.from_message]
+        if opener["role"] != "user" or sem.is_tool_result_message(opener):
+            raise locator.error(field + ("from_message",), "a live span starts at a user request, not here")
+    if sem.last_settled_index(messages) > span.from_message:
+        raise locator.error(field + ("from_message",),
+                            "a settled assistant answer follows it; the task in flight starts later")
+    if sem.last_settled_index(messages) < span.from_message and any(
+            m["role"] == "user" and not sem.is_tool_result_message(m)
+            for m in messages[sem.last_settled_index(messages):span.from_message]):
+        raise locator.error(field + ("from_message",), "an earlier user request is still unanswered")
+    tools = [s.tool_use_id for s in sem.tool_steps(messages) if s.message >= span.from_message]
+    if list(span.tool_use_ids) != tools:
+        raise locator.error(field + ("tool_use_ids",), f"the live span's tool uses are {tools}")
+    turns = [t.number for t in sem.assistant_turns(messages) if t.messages[0] >= span.from_message and t.has_thinking]
+    if list(span.thinking_turns) != turns:
+        raise locator.error(field + ("thinking_turns",), f"the live span's thinking turns are {turns}")
+
+
+def _check_prediction(probe: Probe, where: tuple, locator: Locator) -> None:
+    documented = probe.documented()
+    declared = probe.predict
+    expected = {"verdict": documented.verdict, "cleared_tool_use_ids": documented.cleared_tool_use_ids,
+                "cleared_tool_inputs": documented.cleared_tool_inputs,
+                "cleared_thinking_turns": documented.cleared_thinking_turns,
+                "summarized": documented.summarized, "error_code": documented.error_code}
+    for key, value in declared.items():
+        if expected[key] != value:
+            reason = "; ".join(documented.reasons)
+            raise locator.error(where + ("predict", key),
+                                f"the documented semantics give {expected[key]!r}, not {value!r}"
+                                + (f" ({reason})" if reason else ""))
+
+
+def _build(raw: dict[str, Any], path: Path, where: tuple, locator: Locator) -> Probe:
+    _check_padding(raw, where, locator)
+    live = raw["live"]
+    probe = Probe(raw["id"], raw["description"], raw["request"], raw["history"], tuple(raw.get("padding") or ()),
+                  sem.Span(live["from_message"], tuple(live["tool_use_ids"]), tuple(live["thinking_turns"])),
+                  raw["predict"], raw.get("count_tokens", True), str(path), locator.line(where) or 0)
+    _check_live(probe, where, locator)
+    _check_prediction(probe, where, locator)
+    return probe
+
+
+def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
+    """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
+    try:
+        data, locator = load_document(path)
+    except SpecError as exc:
+        return [], [exc]
+    if not isinstance(data, dict) or "probes" not in data:
+        return [], [SpecError(path, 1, "probes", "not a probe file (no top-level `probes:`)")]
+    by_probe: dict[int, list[jsonschema.ValidationError]] = {}
+    errors: list[SpecError] = []
+    for error in jsonschema.Draft202012Validator(schema()).iter_errors(data):
+        where = tuple(error.absolute_path)
+        if len(where) >= 2 and where[0] == "probes" and isinstance(where[1], int):
+            by_probe.setdefault(where[1], []).append(error)
+        else:
+            errors.append(locator.error(where, error.message))
+    if errors:
+        return [], errors
+    probes: list[Probe] = []
+    for index, raw in enumerate(data["probes"]):
+        where = ("probes", index)
+        if index in by_probe:
+            problem = jsonschema.exceptions.best_match(by_probe[index])
+            errors.append(locator.error(tuple(problem.absolute_path), problem.message))
+            continue
+        try:
+            probes.append(_build(raw, path, where, locator))
+        except SpecError as exc:
+            errors.append(exc)
+    return probes, errors
+
+
+def spec_files(paths: Iterable[Path]) -> list[Path]:
+    """Returns the YAML files under ``paths`` (files as given, folders searched recursively)."""
+    found: list[Path] = []
+    for path in paths:
+        found += sorted(path.rglob("*.y*ml")) if path.is_dir() else [path]
+    return found
+
+
+def load_probes(paths: Iterable[Path]) -> tuple[dict[str, Probe], list[SpecError]]:
+    """Returns probes by id from every file under ``paths`` and the errors found; ids must be unique."""
+    probes: dict[str, Probe] = {}
+    errors: list[SpecError] = []
+    for path in spec_files(paths):
+        found, bad = load_file(path)
+        errors += bad
+        for probe in found:
+            if probe.id in probes:
+                errors.append(SpecError(path, probe.line, "id", f"duplicate probe id {probe.id!r} "
+                                        f"(first in {probes[probe.id].path}:{probes[probe.id].line})"))
+                continue
+            probes[probe.id] = probe
+    return probes, errors

@@ -1,0 +1,118 @@
+"""Keep reasoning text out of every report: thinking blocks show as type, short hash and length only.
+
+Reasoning is unreviewed generated content; a report may name a thinking block but never quote it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..results import CheckResult
+from ..transcript import REASONING_TYPES, describe_block
+
+_SECRET_FIELDS = {"thinking": "thinking", "redacted_thinking": "data"}
+_MIN_SECRET = 4
+# A quoted "thinking"/"data" value in repr or JSON text (deepdiff lines, messages): replaced whole.
+_QUOTED_FIELD = re.compile(r"""(['"](?:thinking|data)['"]\s*:\s*)(['"])(?:\\.|(?!\2).)*\2""", re.DOTALL)
+
+
+def fingerprint(text: str) -> str:
+    """Returns the first 12 hex digits of the SHA-256 of ``text``."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def secret_of(block: Any) -> str | None:
+    """Returns the reasoning text (``thinking`` or ``data``) of a reasoning block, else None."""
+    if not isinstance(block, Mapping) or block.get("type") not in REASONING_TYPES:
+        return None
+    value = block.get(_SECRET_FIELDS.get(str(block.get("type")), "thinking"))
+    return value if isinstance(value, str) else None
+
+
+def block_label(block: Any) -> str:
+    """Returns a short label for a block; a reasoning block reads as its type, hash and length."""
+    secret = secret_of(block)
+    if isinstance(block, Mapping) and block.get("type") in REASONING_TYPES:
+        if secret is None:
+            return str(block.get("type"))
+        return f"{block.get('type')} #{fingerprint(secret)} ({len(secret)} chars)"
+    return describe_block(block)
+
+
+def safe_block(block: Any) -> Any:
+    """Returns a copy of ``block`` whose reasoning text is replaced by its hash and length."""
+    secret = secret_of(block)
+    if secret is None or not isinstance(block, Mapping):
+        return block
+    field = _SECRET_FIELDS[str(block.get("type"))]
+    return {**block, field: f"[{fingerprint(secret)}, {len(secret)} chars]"}
+
+
+def secrets_in(messages: Any) -> Iterable[str]:
+    """Yields the reasoning text of every reasoning block found anywhere inside ``messages``."""
+    if isinstance(messages, Mapping):
+        secret = secret_of(messages)
+        if secret is not None:
+            yield secret
+        for value in messages.values():
+            yield from secrets_in(value)
+    elif isinstance(messages, (list, tuple)):
+        for value in messages:
+            yield from secrets_in(value)
+
+
+class Redactor:
+    """Replaces known reasoning texts (raw, repr- or JSON-escaped) and quoted thinking fields in strings."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        forms: set[str] = set()
+        for secret in secrets:
+            if len(secret) < _MIN_SECRET:
+                continue
+            forms.update({secret, repr(secret)[1:-1], json.dumps(secret)[1:-1],
+                          json.dumps(secret, ensure_ascii=False)[1:-1]})
+        self._forms = sorted((f for f in forms if len(f) >= _MIN_SECRET), key=len, reverse=True)
+        self._hashes = {form: fingerprint(secret) for secret in secrets for form in
+                        (secret, repr(secret)[1:-1], json.dumps(secret)[1:-1],
+                         json.dumps(secret, ensure_ascii=False)[1:-1])}
+
+    def text(self, value: str) -> str:
+        """Returns ``value`` with every reasoning text in it replaced by a hash placeholder."""
+        value = _QUOTED_FIELD.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]{m.group(2)}", value)
+        for form in self._forms:
+            if form in value:
+                value = value.replace(form, f"[redacted thinking #{self._hashes.get(form, '')}]")
+        return value
+
+    def data(self, value: Any) -> Any:
+        """Returns a copy of plain data with every string passed through ``text``."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {k: self.data(safe_block(value)[k]) for k in value}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v) for v in value]
+        return value
+
+    def result(self, result: CheckResult) -> CheckResult:
+        """Returns ``result`` with its message and details redacted."""
+        return dataclasses.replace(result, message=self.text(result.message), details=self.data(result.details))
+
+
+def redactor_for(report: Any) -> Redactor:
+    """Returns a ``Redactor`` for a run: every reasoning text of its inputs, references and outputs."""
+    found: list[str] = []
+    for scenario in getattr(report, "scenarios", ()):
+        found.extend(secrets_in(scenario.history))
+        found.extend(secrets_in(scenario.expect.reference_output or []))
+    for obs in getattr(report, "observations", {}).values():
+        found.extend(secrets_in(obs.output))
+        second = obs.extra.get("second")
+        if second is not None:
+            found.extend(secrets_in(second.output))
+    return Redactor(found)

@@ -1,0 +1,137 @@
+"""Align a target's output with its input, message by message and block by block, for display.
+
+Plain data in (two histories and the declared boundary), plain data out (``MessageView`` rows):
+each input message is kept, changed or removed; each output message with no input is added.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..transcript import blocks as blocks_of
+from .redact import block_label
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """One block: its type, a safe label, and ``kept``/``removed``/``changed``/``cleared``/``added``."""
+
+    type: str
+    label: str
+    status: str = "kept"
+
+
+@dataclass
+class MessageView:
+    """One row of the timeline: an input message (with ``index``) or an added output message."""
+
+    index: int | None
+    out_index: int | None
+    role: str
+    span: str  # "settled", "live" or "output"
+    status: str  # "kept", "changed", "removed" or "added"
+    blocks: list[BlockView] = field(default_factory=list)
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def _identity(block: Any) -> tuple[str, str] | None:
+    if not isinstance(block, Mapping):
+        return None
+    for key in ("id", "tool_use_id"):
+        if isinstance(block.get(key), str):
+            return str(block.get("type")), block[key]
+    return None
+
+
+def _view(block: Any, status: str) -> BlockView:
+    kind = str(block.get("type", "?")) if isinstance(block, Mapping) else type(block).__name__
+    return BlockView(kind, block_label(block), status)
+
+
+def _message_blocks(message: Any) -> list[Any]:
+    return blocks_of(message) if isinstance(message, Mapping) else []
+
+
+def compare_blocks(before: Any, after: Any) -> list[BlockView]:
+    """Returns the input blocks marked kept/removed/changed/cleared, then the output's added blocks."""
+    got = _message_blocks(after)
+    unused = list(range(len(got)))
+    views = []
+    for block in _message_blocks(before):
+        key = _canon(block)
+        same = next((k for k in unused if _canon(got[k]) == key), None)
+        if same is not None:
+            unused.remove(same)
+            views.append(_view(block, "kept"))
+            continue
+        identity = _identity(block)
+        twin = next((k for k in unused if identity is not None and _identity(got[k]) == identity), None)
+        if twin is None:
+            views.append(_view(block, "removed"))
+            continue
+        unused.remove(twin)
+        shrunk = len(_canon(got[twin])) < len(key)
+        views.append(_view(block, "cleared" if shrunk else "changed"))
+    views.extend(_view(got[k], "added") for k in unused)
+    return views
+
+
+def _span(index: int, live_start: int) -> str:
+    return "live" if index >= live_start else "settled"
+
+
+def align(history: Sequence[Any], output: Any, live_start: int) -> list[MessageView]:
+    """Returns the timeline of ``history`` against ``output`` (all kept when output is not a list)."""
+    if not isinstance(output, list):
+        return [MessageView(i, None, str(m.get("role", "?")) if isinstance(m, Mapping) else "?",
+                            _span(i, live_start), "kept", [_view(b, "kept") for b in _message_blocks(m)])
+                for i, m in enumerate(history)]
+    before = [_canon(m) for m in history]
+    after = [_canon(m) for m in output]
+    rows: list[MessageView] = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            for k in range(i2 - i1):
+                message = history[i1 + k]
+                rows.append(MessageView(i1 + k, j1 + k, str(message.get("role", "?")), _span(i1 + k, live_start),
+                                        "kept", [_view(b, "kept") for b in _message_blocks(message)]))
+            continue
+        j = j1
+        for i in range(i1, i2):
+            message = history[i]
+            role = message.get("role") if isinstance(message, Mapping) else None
+            match = next((k for k in range(j, j2) if isinstance(output[k], Mapping)
+                          and output[k].get("role") == role), None)
+            if match is None:
+                rows.append(MessageView(i, None, str(role or "?"), _span(i, live_start), "removed",
+                                        [_view(b, "removed") for b in _message_blocks(message)]))
+                continue
+            for extra in range(j, match):
+                rows.append(_added(output, extra))
+            rows.append(MessageView(i, match, str(role), _span(i, live_start), "changed",
+                                    compare_blocks(message, output[match])))
+            j = match + 1
+        for extra in range(j, j2):
+            rows.append(_added(output, extra))
+    return rows
+
+
+def _added(output: Sequence[Any], k: int) -> MessageView:
+    message = output[k]
+    role = str(message.get("role", "?")) if isinstance(message, Mapping) else type(message).__name__
+    return MessageView(None, k, role, "output", "added", [_view(b, "added") for b in _message_blocks(message)])
+
+
+def counts(rows: Sequence[MessageView]) -> dict[str, int]:
+    """Returns how many input messages were kept, changed and removed, and how many were added."""
+    tally = Counter(row.status for row in rows)
+    return {status: tally.get(status, 0) for status in ("kept", "changed", "removed", "added")}

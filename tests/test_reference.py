@@ -1,0 +1,126 @@
+"""The reference compactor's own promises, beyond what the scenarios check."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import reference
+from reference import InterleavedTasks, LiveTaskOverBudget, ReorderedHistory, compact
+
+
+def think(text: str) -> dict:
+    return {"type": "thinking", "thinking": text, "signature": f"sig-{text}"}
+
+
+def use(i: int) -> dict:
+    return {"type": "tool_use", "id": f"toolu_{i:02d}", "name": "read", "input": {"n": i}}
+
+
+def result(i: int) -> dict:
+    return {"type": "tool_result", "tool_use_id": f"toolu_{i:02d}", "content": f"r{i}"}
+
+
+def settled_task(k: int) -> list[dict]:
+    return [{"role": "user", "content": f"task {k}"},
+            {"role": "assistant", "content": [think(f"t{k}"), use(k)]},
+            {"role": "user", "content": [result(k)]},
+            {"role": "assistant", "content": [think(f"a{k}"), {"type": "text", "text": f"done {k}"}]}]
+
+
+def live_task(steps: int) -> list[dict]:
+    out = [{"role": "user", "content": "the live task"}]
+    for s in range(steps):
+        out += [{"role": "assistant", "content": [think(f"l{s}"), use(50 + s)]},
+                {"role": "user", "content": [result(50 + s)]}]
+    return out
+
+
+def test_live_span_is_the_same_objects_in_order() -> None:
+    history = settled_task(1) + settled_task(2) + live_task(6)
+    out = compact(history, keep_turns=4)
+    live = history[8:]
+    assert len(out) >= len(live)
+    assert all(a is b for a, b in zip(out[-len(live):], live))
+
+
+def test_input_is_never_mutated() -> None:
+    history = settled_task(1) + settled_task(2) + live_task(3)
+    before = copy.deepcopy(history)
+    compact(history, keep_turns=4)
+    assert history == before
+
+
+def test_settled_reasoning_goes_unknown_blocks_stay() -> None:
+    history = settled_task(1)
+    history[3]["content"].append({"type": "hologram_20270101", "payload": {"x": 1}})
+    history += live_task(1)
+    out = compact(history, keep_turns=10)
+    kinds = [b["type"] for m in out[:4] for b in m["content"] if isinstance(m["content"], list)]
+    assert "thinking" not in kinds and "hologram_20270101" in kinds
+
+
+def test_window_opens_on_a_request_never_an_orphaned_result() -> None:
+    history = settled_task(1) + settled_task(2) + live_task(1)
+    out = compact(history, keep_turns=3)  # a count that would open on task 2's tool result
+    assert out[0] == {"role": "user", "content": "the live task"}
+
+
+def test_a_task_that_never_settles_is_never_trimmed() -> None:
+    history = live_task(50)
+    assert compact(history, keep_turns=4) == history
+
+
+def test_budget_smaller_than_the_live_task_raises() -> None:
+    history = settled_task(1) + live_task(20)
+    with pytest.raises(LiveTaskOverBudget) as info:
+        compact(history, budget_tokens=50)
+    assert info.value.live_messages == 41
+
+
+def test_budget_drops_oldest_settled_tasks_first() -> None:
+    history = settled_task(1) + settled_task(2) + live_task(1)
+    full = compact(history, keep_turns=20)
+    budget = reference.estimate_tokens(full[4:])  # room for task 2 and the live task, not task 1
+    out = compact(history, keep_turns=20, budget_tokens=budget)
+    assert out == full[4:]
+    assert out[0]["content"] == "task 2"
+
+
+def test_reordered_store_raises() -> None:
+    history = settled_task(1) + live_task(2)
+    history[-2], history[-1] = history[-1], history[-2]
+    with pytest.raises(ReorderedHistory):
+        compact(history)
+
+
+def test_interleaved_late_result_raises() -> None:
+    history = [{"role": "user", "content": "A"},
+               {"role": "assistant", "content": [use(1)]},
+               {"role": "user", "content": [{"type": "text", "text": "meanwhile, B?"}]},
+               {"role": "assistant", "content": [{"type": "text", "text": "B done"}]},
+               {"role": "user", "content": [result(1)]}]
+    with pytest.raises(InterleavedTasks):
+        compact(history)
+
+
+def test_progress_note_does_not_settle_the_task() -> None:
+    history = settled_task(1) + [{"role": "user", "content": "go"},
+                                 {"role": "assistant", "content": [{"type": "text", "text": "working..."}]},
+                                 {"role": "assistant", "content": [think("x"), use(9)]},
+                                 {"role": "user", "content": [result(9)]}]
+    assert reference.task_boundary(history) == 4
+
+
+def test_paused_server_tool_turn_is_live() -> None:
+    paused = {"role": "assistant", "content": [
+        {"type": "text", "text": "searching"},
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}]}
+    history = settled_task(1) + [{"role": "user", "content": "find it"}, paused]
+    assert reference.task_boundary(history) == 4
+
+
+def test_negative_window_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        compact([], keep_turns=-1)

@@ -1,0 +1,69 @@
+"""Every invariant can fail: each broken compactor is caught by the invariant it targets, and the
+legitimately different correct compactors pass every MUST."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from conformance import CATALOG, RunOptions, from_callable, run
+from conformance.results import CheckResult
+
+from .zoo import broken, correct
+
+OPTIONS = RunOptions(time_limit=0.5)
+
+
+@cache
+def _results(name: str, module: str) -> tuple[CheckResult, ...]:
+    from .conftest import SPECS
+    from conformance import load
+    func = getattr(broken if module == "broken" else correct, name)
+    scenarios = load([SPECS]).scenarios
+    if name == "hangs":
+        scenarios = scenarios[:1]
+    return tuple(run([from_callable(func, name)], scenarios, options=OPTIONS).results)
+
+
+@pytest.mark.parametrize("name", sorted(broken.CAUGHT_BY))
+def test_broken_compactor_is_caught_by_its_invariant(name: str) -> None:
+    results = _results(name, "broken")
+    for invariant in broken.CAUGHT_BY[name]:
+        caught = [r for r in results if r.invariant == invariant and r.outcome == "fail"]
+        assert caught, f"{name} was not caught by {invariant}"
+
+
+def test_every_invariant_has_a_broken_compactor() -> None:
+    targeted = {inv for invariants in broken.CAUGHT_BY.values() for inv in invariants}
+    missing = {inv.id for inv in CATALOG if inv.level != "REFERENCE"} - targeted
+    assert not missing
+
+
+@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy"])
+def test_correct_compactor_passes_every_must(name: str) -> None:
+    results = _results(name, "correct")
+    assert results
+    bad = [f"{r.scenario} {r.invariant}: {r.message}" for r in results
+           if r.level == "MUST" and r.outcome not in ("pass", "skip")]
+    assert not bad, "\n".join(bad[:10])
+
+
+def test_correct_compactors_really_compact() -> None:
+    for name in ("live_only", "summarizer"):
+        from .conftest import SPECS
+        from conformance import load
+        scenarios = load([SPECS]).scenarios
+        shorter = [s for s in scenarios if len(getattr(correct, name)(s.history)) < len(s.history)]
+        assert len(shorter) > len(scenarios) // 4, name
+
+
+def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None:
+    from .conftest import SPECS
+    from conformance import load
+    target = from_callable(broken.keeps_settled_reasoning, "impostor")
+    options = RunOptions(reference_targets=frozenset({"impostor"}))
+    report = run([target], load([SPECS]).scenarios, options=options)
+    assert any(r.invariant == "reference.exact-output" and r.outcome == "fail" for r in report.results)
+    assert report.exit_code == 1
+    assert not [r for r in report.results if r.level == "MUST" and r.outcome == "fail"]

@@ -1,0 +1,53 @@
+"""A boundary analysis of the zoo's own, written apart from the harness's and the reference's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+History = list[dict[str, Any]]
+REASONING = ("thinking", "redacted_thinking")
+
+
+def blocks_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """Returns the message's blocks (string content as one text block)."""
+    content = message["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def _final(message: dict[str, Any]) -> bool:
+    if message["role"] != "assistant":
+        return False
+    kinds = [b["type"] for b in blocks_of(message)]
+    uses = {b["id"] for b in blocks_of(message) if b["type"] in ("server_tool_use", "mcp_tool_use")}
+    answered = {b.get("tool_use_id") for b in blocks_of(message) if b["type"] != "tool_result"}
+    return "text" in kinds and "tool_use" not in kinds and uses <= answered
+
+
+def _request(message: dict[str, Any]) -> bool:
+    return message["role"] == "user" and all(b["type"] != "tool_result" for b in blocks_of(message))
+
+
+def live_start(history: History) -> int:
+    """Returns where the task in flight begins, scanning forward; ``len(history)`` when settled."""
+    start = 0
+    for i, message in enumerate(history):
+        if _final(message) and (i + 1 == len(history) or _request(history[i + 1])):
+            start = i + 1
+    return start
+
+
+def in_doubt(history: History, start: int) -> bool:
+    """Returns whether a tool result from ``start`` on fails to answer the message before it."""
+    for i in range(max(start, 1), len(history)):
+        calls = {b.get("id") for b in blocks_of(history[i - 1]) if b["type"] == "tool_use"}
+        if any(b["type"] == "tool_result" and b["tool_use_id"] not in calls for b in blocks_of(history[i])):
+            return True
+    return start < len(history) and any(b["type"] == "tool_result" for b in blocks_of(history[start]))
+
+
+def without_reasoning(message: dict[str, Any]) -> dict[str, Any] | None:
+    """Returns a copy of the message without reasoning blocks, or None when nothing else is left."""
+    if isinstance(message["content"], str):
+        return message
+    kept = [b for b in message["content"] if b["type"] not in REASONING]
+    return {**message, "content": kept} if kept else None

@@ -1,0 +1,412 @@
+"""Deliberately broken compactors, one real defect class each. ``CAUGHT_BY`` maps each to the
+invariant that must catch it."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from ._history import REASONING, History, blocks_of, live_start, without_reasoning
+
+KEEP = {"text", "tool_use", "tool_result"}
+
+
+def essay_whitelist(history: History, keep_turns: int = 10) -> History:
+    """The essay's first compactor: whitelist block types outside the last ``keep_turns`` messages."""
+    old, recent = history[:-keep_turns] if keep_turns else history, history[-keep_turns:] if keep_turns else []
+    trimmed = []
+    for message in old:
+        kept = [b for b in blocks_of(message) if b["type"] in KEEP]
+        if kept:
+            trimmed.append({**message, "content": kept})
+    return trimmed + list(recent)
+
+
+def keep_last_n(history: History) -> History:
+    """Keeps the last six messages, whatever they are."""
+    return history[-6:]
+
+
+def strip_all_thinking(history: History) -> History:
+    """Removes reasoning everywhere, the task in flight included."""
+    return [m for m in (without_reasoning(m) for m in history) if m is not None]
+
+
+def mutate_input(history: History) -> History:
+    """Strips settled reasoning correctly, but in place, editing the caller's history."""
+    start = live_start(history)
+    for message in history[:start]:
+        if isinstance(message["content"], list):
+            message["content"][:] = [b for b in message["content"] if b["type"] not in REASONING] or \
+                [{"type": "text", "text": "(empty)"}]
+    return history
+
+
+def rebuild_blocks(history: History) -> History:
+    """Rebuilds every block from the fields it knows, losing the rest (cache_control, citations...)."""
+    known = {"text": ("text",), "tool_use": ("id", "name", "input"), "tool_result": ("tool_use_id", "content"),
+             "thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+    out = []
+    for message in history:
+        if isinstance(message["content"], str):
+            out.append(message)
+            continue
+        blocks = [{"type": b["type"], **{k: b[k] for k in known.get(b["type"], ()) if k in b}}
+                  for b in message["content"]]
+        out.append({"role": message["role"], "content": blocks})
+    return out
+
+
+def cap_live_task(history: History) -> History:
+    """Keeps settled history, and of the task in flight only its request and its last three steps."""
+    start = live_start(history)
+    live = history[start:]
+    if len(live) <= 7:
+        return list(history)
+    tail = live[-6:]
+    while tail and tail[0]["role"] != "assistant":
+        tail = tail[1:]
+    return history[:start] + [live[0]] + tail
+
+
+def boundary_off_by_one(history: History) -> History:
+    """The task-boundary compactor with its boundary one step late: the first step counts as settled."""
+    start = min(live_start(history) + 2, len(history))
+    settled = [m for m in (without_reasoning(m) for m in history[:start]) if m is not None]
+    return settled + history[start:]
+
+
+def orphan_results(history: History, keep_turns: int = 10) -> History:
+    """Spares the task in flight but cuts settled history at a fixed count, splitting tool pairs."""
+    start = live_start(history)
+    window = history[max(0, start - keep_turns):start]
+    return window + history[start:]
+
+
+def drop_settled_results(history: History) -> History:
+    """Emergency trim: drops settled tool-result messages and keeps the calls they answered."""
+    start = live_start(history)
+    settled = [m for m in history[:start] if not any(b["type"] == "tool_result" for b in blocks_of(m))]
+    return settled + history[start:]
+
+
+def note_before_results(history: History) -> History:
+    """Prefixes a note to settled tool-result messages, ahead of the results."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if any(b["type"] == "tool_result" for b in blocks_of(message)):
+            message = {**message, "content": [{"type": "text", "text": "[results trimmed]"}, *blocks_of(message)]}
+        out.append(message)
+    return out + history[start:]
+
+
+def rewrite_thinking(history: History) -> History:
+    """Re-serialises settled reasoning (normalised whitespace, fresh signature) instead of keeping it."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if isinstance(message["content"], list) and any(b["type"] == "thinking" for b in message["content"]):
+            message = {**message, "content": [
+                {**b, "thinking": " ".join(b["thinking"].split()) + " ", "signature": "resigned"}
+                if b["type"] == "thinking" else b for b in message["content"]]}
+        out.append(message)
+    return out + history[start:]
+
+
+def trailing_thinking(history: History) -> History:
+    """Snips the answer text from settled assistant turns that reasoned, leaving reasoning last."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        content = message["content"]
+        if message["role"] == "assistant" and isinstance(content, list) and \
+                any(b["type"] in REASONING for b in content):
+            kept = [b for b in content if b["type"] != "text"]
+            message = {**message, "content": kept} if kept else message
+        out.append(message)
+    return out + history[start:]
+
+
+def reasoning_after_text(history: History) -> History:
+    """Reorders settled assistant turns so text comes first and reasoning after it."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        content = message["content"]
+        if message["role"] == "assistant" and isinstance(content, list):
+            message = {**message, "content": [b for b in content if b["type"] not in REASONING] +
+                       [b for b in content if b["type"] in REASONING]}
+        out.append(message)
+    return out + history[start:]
+
+
+def whitelist_settled(history: History) -> History:
+    """Spares the task in flight but whitelists block types in settled history."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if isinstance(message["content"], list):
+            kept = [b for b in message["content"] if b["type"] in KEEP]
+            if not kept:
+                continue
+            message = {**message, "content": kept}
+        out.append(message)
+    return out + history[start:]
+
+
+_calls = itertools.count()
+
+
+def non_idempotent(history: History) -> History:
+    """Stamps a fresh summary on every call, so compacting twice never settles."""
+    start = live_start(history)
+    return [{"role": "user", "content": f"[summary #{next(_calls)}]"}, *history[start:]]
+
+
+def keeps_settled_reasoning(history: History) -> History:
+    """Correct by every MUST but keeps settled reasoning: it is not the reference."""
+    return list(history)
+
+
+def wrong_type(history: History) -> tuple:
+    """Returns a tuple of messages instead of a list."""
+    return tuple(history)
+
+
+def empty_content(history: History) -> History:
+    """Empties the content of settled messages instead of dropping them."""
+    start = live_start(history)
+    return [{**m, "content": []} for m in history[:start]] + history[start:]
+
+
+def raises(history: History) -> History:
+    """Fails on every input."""
+    raise RuntimeError("compactor crashed")
+
+
+def hangs(history: History) -> History:
+    """Never answers within any reasonable time limit."""
+    time.sleep(30)
+    return history
+
+
+CAUGHT_BY`` maps each to the
+invariant that must catch it."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from ._history import REASONING, History, blocks_of, live_start, without_reasoning
+
+KEEP = {"text", "tool_use", "tool_result"}
+
+
+def essay_whitelist(history: History, keep_turns: int = 10) -> History:
+    """The essay's first compactor: whitelist block types outside the last ``keep_turns`` messages."""
+    old, recent = history[:-keep_turns] if keep_turns else history, history[-keep_turns:] if keep_turns else []
+    trimmed = []
+    for message in old:
+        kept = [b for b in blocks_of(message) if b["type"] in KEEP]
+        if kept:
+            trimmed.append({**message, "content": kept})
+    return trimmed + list(recent)
+
+
+def keep_last_n(history: History) -> History:
+    """Keeps the last six messages, whatever they are."""
+    return history[-6:]
+
+
+def strip_all_thinking(history: History) -> History:
+    """Removes reasoning everywhere, the task in flight included."""
+    return [m for m in (without_reasoning(m) for m in history) if m is not None]
+
+
+def mutate_input(history: History) -> History:
+    """Strips settled reasoning correctly, but in place, editing the caller's history."""
+    start = live_start(history)
+    for message in history[:start]:
+        if isinstance(message["content"], list):
+            message["content"][:] = [b for b in message["content"] if b["type"] not in REASONING] or \
+                [{"type": "text", "text": "(empty)"}]
+    return history
+
+
+def rebuild_blocks(history: History) -> History:
+    """Rebuilds every block from the fields it knows, losing the rest (cache_control, citations...)."""
+    known = {"text": ("text",), "tool_use": ("id", "name", "input"), "tool_result": ("tool_use_id", "content"),
+             "thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+    out = []
+    for message in history:
+        if isinstance(message["content"], str):
+            out.append(message)
+            continue
+        blocks = [{"type": b["type"], **{k: b[k] for k in known.get(b["type"], ()) if k in b}}
+                  for b in message["content"]]
+        out.append({"role": message["role"], "content": blocks})
+    return out
+
+
+def cap_live_task(history: History) -> History:
+    """Keeps settled history, and of the task in flight only its request and its last three steps."""
+    start = live_start(history)
+    live = history[start:]
+    if len(live) <= 7:
+        return list(history)
+    tail = live[-6:]
+    while tail and tail[0]["role"] != "assistant":
+        tail = tail[1:]
+    return history[:start] + [live[0]] + tail
+
+
+def boundary_off_by_one(history: History) -> History:
+    """The task-boundary compactor with its boundary one step late: the first step counts as settled."""
+    start = min(live_start(history) + 2, len(history))
+    settled = [m for m in (without_reasoning(m) for m in history[:start]) if m is not None]
+    return settled + history[start:]
+
+
+def orphan_results(history: History, keep_turns: int = 10) -> History:
+    """Spares the task in flight but cuts settled history at a fixed count, splitting tool pairs."""
+    start = live_start(history)
+    window = history[max(0, start - keep_turns):start]
+    return window + history[start:]
+
+
+def drop_settled_results(history: History) -> History:
+    """Emergency trim: drops settled tool-result messages and keeps the calls they answered."""
+    start = live_start(history)
+    settled = [m for m in history[:start] if not any(b["type"] == "tool_result" for b in blocks_of(m))]
+    return settled + history[start:]
+
+
+def note_before_results(history: History) -> History:
+    """Prefixes a note to settled tool-result messages, ahead of the results."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if any(b["type"] == "tool_result" for b in blocks_of(message)):
+            message = {**message, "content": [{"type": "text", "text": "[results trimmed]"}, *blocks_of(message)]}
+        out.append(message)
+    return out + history[start:]
+
+
+def rewrite_thinking(history: History) -> History:
+    """Re-serialises settled reasoning (normalised whitespace, fresh signature) instead of keeping it."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if isinstance(message["content"], list) and any(b["type"] == "thinking" for b in message["content"]):
+            message = {**message, "content": [
+                {**b, "thinking": " ".join(b["thinking"].split()) + " ", "signature": "resigned"}
+                if b["type"] == "thinking" else b for b in message["content"]]}
+        out.append(message)
+    return out + history[start:]
+
+
+def trailing_thinking(history: History) -> History:
+    """Snips the answer text from settled assistant turns that reasoned, leaving reasoning last."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        content = message["content"]
+        if message["role"] == "assistant" and isinstance(content, list) and \
+                any(b["type"] in REASONING for b in content):
+            kept = [b for b in content if b["type"] != "text"]
+            message = {**message, "content": kept} if kept else message
+        out.append(message)
+    return out + history[start:]
+
+
+def reasoning_after_text(history: History) -> History:
+    """Reorders settled assistant turns so text comes first and reasoning after it."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        content = message["content"]
+        if message["role"] == "assistant" and isinstance(content, list):
+            message = {**message, "content": [b for b in content if b["type"] not in REASONING] +
+                       [b for b in content if b["type"] in REASONING]}
+        out.append(message)
+    return out + history[start:]
+
+
+def whitelist_settled(history: History) -> History:
+    """Spares the task in flight but whitelists block types in settled history."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if isinstance(message["content"], list):
+            kept = [b for b in message["content"] if b["type"] in KEEP]
+            if not kept:
+                continue
+            message = {**message, "content": kept}
+        out.append(message)
+    return out + history[start:]
+
+
+_calls = itertools.count()
+
+
+def non_idempotent(history: History) -> History:
+    """Stamps a fresh summary on every call, so compacting twice never settles."""
+    start = live_start(history)
+    return [{"role": "user", "content": f"[summary #{next(_calls)}]"}, *history[start:]]
+
+
+def keeps_settled_reasoning(history: History) -> History:
+    """Correct by every MUST but keeps settled reasoning: it is not the reference."""
+    return list(history)
+
+
+def wrong_type(history: History) -> tuple:
+    """Returns a tuple of messages instead of a list."""
+    return tuple(history)
+
+
+def empty_content(history: History) -> History:
+    """Empties the content of settled messages instead of dropping them."""
+    start = live_start(history)
+    return [{**m, "content": []} for m in history[:start]] + history[start:]
+
+
+def raises(history: History) -> History:
+    """Fails on every input."""
+    raise RuntimeError("compactor crashed")
+
+
+def hangs(history: History) -> History:
+    """Never answers within any reasonable time limit."""
+    time.sleep(30)
+    return history
+
+
+def returns_copy(history: History) -> History:
+    """A deep copy of the input: correct, listed to show copies are not mutations."""
+    return copy.deepcopy(history)
+
+
+CAUGHT_BY: dict[str, tuple[str, ...]] = {
+    "essay_whitelist": ("live.untouched-suffix",),
+    "keep_last_n": ("live.untouched-suffix", "tools.results-answer-previous"),
+    "strip_all_thinking": ("reasoning.live-preserved",),
+    "mutate_input": ("input.unmutated",),
+    "rebuild_blocks": ("blocks.fields-preserved", "live.untouched-suffix"),
+    "cap_live_task": ("live.untouched-suffix",),
+    "boundary_off_by_one": ("live.untouched-suffix", "reasoning.live-preserved"),
+    "orphan_results": ("tools.results-answer-previous",),
+    "drop_settled_results": ("tools.uses-answered-next",),
+    "note_before_results": ("tools.results-first",),
+    "rewrite_thinking": ("reasoning.kept-intact",),
+    "trailing_thinking": ("assistant.no-trailing-reasoning",),
+    "reasoning_after_text": ("assistant.reasoning-leads",),
+    "whitelist_settled": ("blocks.no-silent-drop",),
+    "non_idempotent": ("output.idempotent",),
+    "wrong_type": ("output.well-formed",),
+    "empty_content": ("output.well-formed",),
+    "raises": ("call.completes",),
+    "hangs": ("call.completes",),
+}
