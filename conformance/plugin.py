@@ -16,7 +16,6 @@ from ._paths import shipped
 from .errors import ConformanceError, SpecError
 from .expectations import KnownGap, apply_gaps, load_gaps
 from .invariants import BY_ID
-from .report.terminal import render_failure
 from .results import CheckResult
 from .runner import RunOptions, check_scenario
 from .spec import Scenario, discover, load_file
@@ -118,6 +117,8 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, ConformanceFailure):
+            from .report.terminal import render_failure
+
             where = f"{self.scenario.path}:{self.scenario.line}"
             lines = [f"scenario {self.scenario.id}: {self.scenario.description}", f"target {self.target.name}"]
             for result in excinfo.value.results:

@@ -1,0 +1,85 @@
+"""Speed of the reference compactor, as ratios: compaction time over ``json.loads`` time of the same
+history, for histories of 10^3 to 10^6 messages, and the wall time of ``conformance run``.
+
+Run: ``python benchmarks/bench_compaction.py`` (add ``--max-exp 5`` for a quicker pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from reference import compact
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def history_of(n_messages: int, live_steps: int = 6) -> list[dict]:
+    """Returns a history of about ``n_messages``: settled four-message tool tasks, then a live task."""
+    out: list[dict] = []
+    k = 0
+    while len(out) < n_messages - (1 + 2 * live_steps):
+        out += [
+            {"role": "user", "content": f"request {k}"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": f"plan {k}", "signature": f"sig{k}"},
+                {"type": "tool_use", "id": f"toolu_{k}", "name": "read", "input": {"path": f"/f{k}"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}", "content": "x" * 40}]},
+            {"role": "assistant", "content": [{"type": "text", "text": f"answer {k}"}]},
+        ]
+        k += 1
+    out.append({"role": "user", "content": "the task in flight"})
+    for s in range(live_steps):
+        out += [{"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": f"step {s}", "signature": f"ls{s}"},
+                    {"type": "tool_use", "id": f"toolu_live_{s}", "name": "read", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_live_{s}", "content": "y"}]}]
+    return out
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    """Returns the best wall time of ``repeat`` calls of ``fn``, in seconds."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--max-exp", type=int, default=6, help="largest history is 10**MAX_EXP messages")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    print(f"{'messages':>10} {'json.loads s':>13} {'compact s':>11} {'ratio':>8} {'compact/msg ns':>15}")
+    previous = None
+    for exp in range(3, args.max_exp + 1):
+        n = 10 ** exp
+        text = json.dumps(history_of(n))
+        history = json.loads(text)
+        t_parse = best_of(lambda: json.loads(text), args.repeat)
+        t_compact = best_of(lambda: compact(history, keep_turns=10), args.repeat)
+        growth = "" if previous is None else f"  (x{t_compact / previous:.1f} for x10 messages)"
+        print(f"{len(history):>10} {t_parse:>13.5f} {t_compact:>11.6f} {t_compact / t_parse:>8.4f} "
+              f"{t_compact / len(history) * 1e9:>15.2f}{growth}")
+        previous = t_compact
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "conformance", "run"]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()
+    print(f"\nconformance run (shipped specs and cassettes): {wall:.2f} s wall, exit {done.returncode}: {tail}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The command line: exit codes, target errors, JSON records, -k, known gaps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+from ._specs import GOOD, write
+
+BROKEN = "tests.zoo.broken"
+
+
+@pytest.fixture
+def specs(tmp_path: Path) -> Path:
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    write(folder, "tiny.yaml", GOOD)
+    return folder
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["run", "--no-provider", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_reference_conforms_exit_0(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--specs", str(specs))
+    assert code == 0 and "CONFORMS" in out
+
+
+def test_a_failed_must_exits_1_with_ids_and_a_focused_diff(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking")
+    assert code == 1
+    assert "[MUST] tiny.inflight :: live.untouched-suffix" in out
+    assert "output[3] is not input[3] (message 1 of the task in flight):" in out
+    assert "content[0] (thinking) is missing" in out
+
+
+def test_unimportable_target_is_one_line_exit_2(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--specs", str(specs), "--target", "no_such_module:compact")
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "cannot import 'no_such_module'" in err
+    assert "Traceback" not in err + out
+
+
+def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--no-such-flag"]) == 2
+    assert main(["run", "--target", "not-a-target"]) == 2
+
+
+def test_json_has_one_record_per_scenario_and_invariant(specs: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "out.json"
+    code, _, _ = run(capsys, "--specs", str(specs), "--json", str(out_file), "--target", f"{BROKEN}:raises")
+    data = json.loads(out_file.read_text())
+    assert code == 1 and data["exit_code"] == 1
+    keys = {(r["scenario"], r["invariant"]) for r in data["records"]}
+    assert len(keys) == len(data["records"])
+    record = next(r for r in data["records"] if r["invariant"] == "call.completes" and r["scenario"] == "tiny.inflight")
+    assert record["outcome"] == "fail" and record["level"] == "MUST"
+    assert "RuntimeError: compactor crashed" in record["message"]
+    assert {"scenario", "invariant", "level", "outcome", "message"} <= set(record)
+    assert data["summary"]["outcomes"]["error"] > 0
+
+
+def test_keyword_selects_scenarios(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--specs", str(specs), "-k", "settled and not inflight")
+    assert code == 0 and "1 scenarios" in out
+    assert main(["run", "--no-provider", "--specs", str(specs), "-k", "and and"]) == 2
+
+
+def test_known_gap_turns_failure_into_xfail_and_unexpected_pass_fails(specs: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    gaps = write(tmp_path, "gaps.yaml", "format_version: 1\ngaps:\n  - scenario: tiny.inflight\n"
+                 "    reason: strips reasoning everywhere\n    link: https://example.invalid/1\n")
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking",
+                       "--expectations", str(gaps))
+    assert code == 0, out
+    code, out, _ = run(capsys, "--specs", str(specs), "--expectations", str(gaps))
+    assert code == 1 and "expectations.gap-still-open" in out
+    listed = write(tmp_path, "listed.yaml", "format_version: 1\ngaps:\n  - scenario: tiny.settled\n"
+                   "    reason: thought it failed\n    invariants: [live.untouched-suffix]\n")
+    code, out, _ = run(capsys, "--specs", str(specs), "--expectations", str(listed))
+    assert code == 1 and "xpass" in out
+
+
+def test_known_gap_file_with_unknown_id_is_a_usage_error(specs: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    gaps = write(tmp_path, "gaps.yaml", "format_version: 1\ngaps:\n  - scenario: renamed.case\n    reason: x\n")
+    code, _, err = run(capsys, "--specs", str(specs), "--expectations", str(gaps))
+    assert code == 2 and "gaps.yaml:3: gaps[0].scenario: unknown scenario id 'renamed.case'" in err
+
+
+def test_hanging_target_is_a_failed_check_not_a_stuck_run(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:hangs", "--time-limit", "0.2")
+    assert code == 1 and "the call hung" in out
+
+
+def test_several_targets_in_one_run(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", "reference:compact",
+                       "--target", "tests.zoo.correct:noop")
+    assert code == 0
+    assert "target reference:compact" in out and "target tests.zoo.correct:noop" in out
+
+
+def test_params_reach_only_targets_that_accept_them(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(capsys, "--specs", str(specs), "--target", "tests.zoo.correct:noop")
+    assert code == 0  # noop takes no keep_turns: passing it would raise TypeError
+
+
+def test_catalog_prints_every_invariant(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import CATALOG
+    assert main(["catalog"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"`{inv.id}`" in out for inv in CATALOG)

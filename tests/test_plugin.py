@@ -1,0 +1,79 @@
+"""The pytest plugin, driven through pytester: items named by scenario id, failures rendered."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._specs import GOOD
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def spec_dir(pytester: pytest.Pytester) -> str:
+    folder = pytester.mkdir("specs")
+    (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    (pytester.path / "zoo_targets.py").write_text(
+        "def strip(history):\n"
+        "    return [{**m, 'content': [b for b in m['content'] if b['type'] != 'thinking']}\n"
+        "            if isinstance(m['content'], list) else m for m in history]\n"
+        "def noop(history):\n"
+        "    return list(history)\n", encoding="utf-8")
+    pytester.syspathinsert()
+    return str(folder)
+
+
+def test_items_are_named_by_scenario_id_and_pass(pytester: pytest.Pytester, spec_dir: str) -> None:
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*tiny.yaml::tiny.inflight PASSED*", "*tiny.yaml::tiny.settled PASSED*"])
+
+
+def test_failure_shows_scenario_invariant_and_diff(pytester: pytest.Pytester, spec_dir: str) -> None:
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*[[]MUST[]] tiny.inflight :: live.untouched-suffix*",
+                                 "*content[[]0[]] (thinking) is missing*"])
+
+
+def test_several_targets_give_one_item_each(pytester: pytest.Pytester, spec_dir: str) -> None:
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-target",
+                                "zoo_targets:noop", "--conformance-specs", spec_dir, "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*tiny.inflight[[]zoo_targets:noop[]] PASSED*"])
+
+
+def test_known_gap_is_xfail_and_strict(pytester: pytest.Pytester, spec_dir: str) -> None:
+    gaps = pytester.path / "gaps.yaml"
+    gaps.write_text("format_version: 1\ngaps:\n  - scenario: tiny.inflight\n    reason: strips all reasoning\n",
+                    encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                                "--conformance-expectations", str(gaps), "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, xfailed=1)
+    result = pytester.runpytest("--conformance-target", "zoo_targets:noop", "--conformance-specs", spec_dir,
+                                "--conformance-expectations", str(gaps), "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*expectations.gap-still-open*"])
+
+
+def test_malformed_spec_is_a_failing_item_and_the_rest_run(pytester: pytest.Pytester, spec_dir: str) -> None:
+    bad = GOOD.replace("tiny.", "bad.").replace("    family: tiny\n    params", "    family: tiny\n    colour: x\n    params")
+    (pytester.path / "specs" / "bad.yaml").write_text(bad, encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*spec error: *bad.yaml:6: scenarios[[]0[]].colour: unknown key*"])
+
+
+def test_without_a_target_the_plugin_collects_nothing(pytester: pytest.Pytester, spec_dir: str) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_unimportable_target_is_a_usage_error(pytester: pytest.Pytester, spec_dir: str) -> None:
+    result = pytester.runpytest("--conformance-target", "nowhere:compact", "--conformance-specs", spec_dir)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cannot import 'nowhere'*"])

@@ -1,0 +1,77 @@
+"""Bad input gets a clear error naming file, line and field, and loses nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import load
+from conformance.cli import main
+
+from ._specs import GOOD, write
+
+
+def errors_for(tmp_path: Path, text: str) -> list[str]:
+    write(tmp_path, "good.yaml", GOOD)
+    write(tmp_path, "bad.yaml", text)
+    result = load([tmp_path])
+    assert {s.id for s in result.scenarios} >= {"tiny.inflight", "tiny.settled"}
+    return [str(e) for e in result.errors]
+
+
+def test_bad_yaml_names_file_and_line(tmp_path: Path) -> None:
+    (error,) = errors_for(tmp_path, "format_version: 1\nscenarios: [\n  {id: x\n")
+    assert "bad.yaml:" in error and "invalid YAML" in error
+
+
+def test_unknown_key_names_the_key_and_its_line(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.inflight", "other.one").replace("tiny.settled", "other.two").replace(
+        "    family: tiny\n    history:\n      - {role: user, content: \"hi\"}",
+        "    family: tiny\n    colour: blue\n    history:\n      - {role: user, content: \"hi\"}")
+    (error,) = errors_for(tmp_path, text)
+    line = text.splitlines().index("    colour: blue") + 1
+    assert error == f"{tmp_path / 'bad.yaml'}:{line}: scenarios[1].colour: unknown key"
+
+
+def test_wrong_type_names_the_field(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.", "wt.").replace("truth: {live_start: 2}\n    expect", "truth: {live_start: two}\n    expect")
+    (error,) = errors_for(tmp_path, text)
+    assert "scenarios[0].truth.live_start" in error and "'two' is not of type 'integer'" in error
+
+
+def test_missing_truth_is_an_error_and_the_sibling_still_loads(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.", "mt.")
+    text = text[: text.rindex("    truth:")]  # the second scenario loses its truth
+    write(tmp_path, "bad.yaml", text)
+    result = load([tmp_path])
+    assert "mt.inflight" in {s.id for s in result.scenarios}
+    assert any("scenarios[1]" in str(e) and "'truth' is a required property" in str(e) for e in result.errors)
+
+
+def test_duplicate_id_across_files_names_both_places(tmp_path: Path) -> None:
+    (error,) = errors_for(tmp_path, GOOD.replace("tiny.settled", "tiny.other"))
+    assert "duplicate id 'tiny.inflight'" in error and "good.yaml:3" in error
+
+
+def test_duplicate_key_is_an_error(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.", "dk.").replace("    family: tiny\n    params", "    family: tiny\n    family: again\n    params")
+    (error,) = errors_for(tmp_path, text)
+    assert "duplicate key" in error and "scenarios[0].family" in error
+
+
+def test_truth_past_the_end_is_an_error(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.", "pe.").replace("history:\n      - {role: user, content: \"hi\"}\n      - {role: assistant, content: \"hello\"}\n    truth: {live_start: 2}",
+                                                "history:\n      - {role: user, content: \"hi\"}\n      - {role: assistant, content: \"hello\"}\n    truth: {live_start: 3}")
+    (error,) = errors_for(tmp_path, text)
+    assert "truth.live_start" in error and "past the end" in error
+
+
+def test_cli_exits_2_on_a_spec_error_and_still_runs_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, "good.yaml", GOOD)
+    write(tmp_path, "bad.yaml", "format_version: 1\nscenarios: [\n")
+    code = main(["run", "--specs", str(tmp_path), "--no-provider"])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "spec error:" in out and "bad.yaml" in out
+    assert "target reference:compact: 2 scenarios" in out
