@@ -1,0 +1,1 @@
+"""Drift between two sets of provider recordings: normalise, diff with deepdiff, classify, report."""

@@ -1,0 +1,174 @@
+"""index.html: one self-contained page (inline CSS, no network) that shows the verdict at a glance.
+
+Verdict and counts first, then targets side by side, the scenario and probe matrices, pass counts
+per family and invariant, and a timeline for every failing scenario. Every data string is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape as e
+from typing import Any
+
+from ..results import OUTCOMES
+from . import html_timeline
+from .html_style import CSS
+
+_SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "skip": "–", "xfail": "x", "xpass": "X"}
+
+
+def anchor(target: str, scenario: str) -> str:
+    """Returns the element id of a failure section (only letters, digits, dashes)."""
+    raw = f"f-{target}-{scenario}"
+    return "".join(ch if ch.isalnum() else "-" for ch in raw)
+
+
+def _fraction(pair: Sequence[int] | None) -> str:
+    if not pair or not pair[1]:
+        return '<td class="na">–</td>'
+    ratio = pair[0] / pair[1]
+    tone = "good" if ratio == 1 else ("mid" if ratio >= 0.5 else "bad")
+    return f'<td class="frac {tone}">{pair[0]}/{pair[1]}</td>'
+
+
+def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
+    ok = view["verdict"] == "CONFORMS"
+    chips = "".join(f'<span class="chip o-{o}"><b>{view["totals"][o]}</b> {o}</span>'
+                    for o in OUTCOMES if view["totals"][o])
+    info = header.get("run_info", {})
+    sdk = info.get("sdk", {})
+    meta = (f'context-conformance {e(str(header.get("suite_version")))} · command {e(str(header.get("command")))}'
+            f' · Python {e(str(info.get("python")))} · anthropic {e(str(sdk.get("anthropic")))}'
+            f' · {e(str(header.get("started")))}')
+    drift = view.get("drift")
+    drift_line = ""
+    if drift:
+        c = drift["counts"]
+        drift_line = (f'<p class="driftline">drift: <b>{c["breaking"]}</b> breaking · {c["additive"]} additive'
+                      f' · {c["noise"]} noise</p>')
+    return (f'<header class="banner {"ok" if ok else "bad"}" id="verdict">'
+            f'<h1>{e(view["verdict"])}</h1>'
+            f'<p class="big"><span id="checks">{view["checks"]}</span> checks · '
+            f'<span id="gating">{view["gating"]}</span> gating failures · '
+            f'{len(view["targets"])} targets · {len(view["scenarios"])} scenarios · exit code {view["exit_code"]}</p>'
+            f'<p class="chips">{chips}</p>{drift_line}<p class="meta">{meta}</p></header>')
+
+
+def _targets(view: Mapping[str, Any]) -> str:
+    if not view["targets"]:
+        return ""
+    cards = []
+    for t in view["targets"]:
+        o = t["summary"]["outcomes"]
+        ok = t["gating"] == 0
+        counts = " ".join(f'<span class="chip o-{k}">{o[k]} {k}</span>' for k in OUTCOMES if o[k])
+        cards.append(f'<div class="card {"ok" if ok else "bad"}"><h3><code>{e(t["name"])}</code></h3>'
+                     f'<p class="cv">{e(t["verdict"])}</p><p>{counts}</p>'
+                     f'<p>{t["gating"]} gating failures{" · reference" if t["reference"] else ""}</p></div>')
+    return f'<section><h2>Targets side by side</h2><div class="cards">{"".join(cards)}</div></section>'
+
+
+def _matrix(view: Mapping[str, Any]) -> str:
+    targets = [t["name"] for t in view["targets"]]
+    if not view["scenarios"] or not targets:
+        return ""
+    head = "".join(f"<th><code>{e(t)}</code></th>" for t in targets)
+    rows = []
+    for s in view["scenarios"]:
+        cells = []
+        for t in targets:
+            c = s["cells"][t]
+            title = ", ".join(c["failing"]) or c["outcome"]
+            mark = _SYMBOL[c["outcome"]]
+            if c["failing"]:
+                mark = f'<a href="#{anchor(t, s["id"])}">{mark} {len(c["failing"])}</a>'
+            cells.append(f'<td class="cell o-{c["outcome"]}" title="{e(title)}">{mark}</td>')
+        rows.append(f'<tr><th class="rowh"><code>{e(s["id"])}</code><small>{e(s["family"])}</small></th>'
+                    f'{"".join(cells)}</tr>')
+    return (f'<section><h2>Scenarios × targets</h2><table class="matrix"><thead><tr><th>scenario</th>{head}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _probes(view: Mapping[str, Any]) -> str:
+    probes = view["probes"]
+    if not probes["rows"]:
+        return ""
+    head = "".join(f"<th><code>{e(s)}</code></th>" for s in probes["strategies"])
+    rows = []
+    for row in probes["rows"]:
+        cells = []
+        for s in probes["strategies"]:
+            c = row["cells"].get(s)
+            if c is None:
+                cells.append('<td class="na">–</td>')
+                continue
+            label = c["verdict"] or c["outcome"]
+            cells.append(f'<td class="cell o-{c["outcome"]}" title="{e(c["message"] or c["outcome"])}">'
+                         f'{_SYMBOL[c["outcome"]]} {e(label)}</td>')
+        rows.append(f'<tr><th class="rowh"><code>{e(row["probe"])}</code><small>{e(row["family"])}</small></th>'
+                    f'{"".join(cells)}</tr>')
+    return (f'<section><h2>Strategies × probes</h2><table class="matrix"><thead><tr><th>probe</th>{head}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _counts(view: Mapping[str, Any]) -> str:
+    targets = [t["name"] for t in view["targets"]]
+    if not targets:
+        return ""
+    head = "".join(f"<th><code>{e(t)}</code></th>" for t in targets)
+    fam = "".join(f'<tr><th class="rowh">{e(name)}</th>{"".join(_fraction(cells.get(t)) for t in targets)}</tr>'
+                  for name, cells in sorted(view["families"].items()))
+    inv = "".join(f'<tr><th class="rowh" title="{e(i["statement"])}"><code>{e(i["id"])}</code>'
+                  f'<small>{e(i["level"])}</small></th>{"".join(_fraction(i["cells"].get(t)) for t in targets)}</tr>'
+                  for i in view["invariants"])
+    return (f'<section class="two"><div><h2>Families <small>passing / checked</small></h2><table class="counts">'
+            f'<thead><tr><th>family</th>{head}</tr></thead><tbody>{fam}</tbody></table></div>'
+            f'<div><h2>Invariants <small>passing / checked</small></h2><table class="counts"><thead><tr>'
+            f'<th>invariant</th>{head}</tr></thead><tbody>{inv}</tbody></table></div></section>')
+
+
+def _failure(f: Mapping[str, Any]) -> str:
+    checks = []
+    for r in f["results"]:
+        diff = r.get("details", {}).get("diff") or []
+        pre = f'<pre>{e(chr(10).join(map(str, diff)))}</pre>' if diff else ""
+        checks.append(f'<li><span class="lvl">{e(r["level"])}</span> <code>{e(r["invariant"])}</code> '
+                      f'<span class="chip o-{e(r["outcome"])}">{e(r["outcome"])}</span> {e(r["message"])}{pre}</li>')
+    tally = f.get("tally") or {}
+    summary = " · ".join(f"{n} {k}" for k, n in tally.items())
+    error = f'<p class="err">the call failed: {e(f["error"])}</p>' if f.get("error") else ""
+    timeline = html_timeline.render(f["timeline"], f.get("live_start"), f.get("unanswered", ()))
+    return (f'<article class="failure" id="{anchor(f["target"], f["scenario"])}">'
+            f'<h3><code>{e(f["scenario"])}</code> on <code>{e(f["target"])}</code></h3>'
+            f'<p class="desc">{e(f["description"])}</p><ul class="checks">{"".join(checks)}</ul>{error}'
+            f'<details open><summary>transcript: input against output ({e(summary)})</summary>{timeline}'
+            f'</details></article>')
+
+
+def _failures(view: Mapping[str, Any]) -> str:
+    if not view["failures"]:
+        return ""
+    legend = ('<p class="legend">spans: <span class="msg sp-settled">settled</span> <span class="msg sp-live">'
+              'task in flight</span> · edits: <span class="blk s-removed">removed</span> <span class="blk s-changed">'
+              'changed</span> <span class="blk s-cleared">cleared</span> <span class="blk s-added">added</span>'
+              ' · reasoning blocks show a hash and length, never their text</p>')
+    return (f'<section><h2>Failing scenarios ({len(view["failures"])})</h2>{legend}'
+            f'{"".join(_failure(f) for f in view["failures"])}</section>')
+
+
+def _spec_errors(view: Mapping[str, Any]) -> str:
+    if not view["spec_errors"]:
+        return ""
+    items = "".join(f"<li>{e(x)}</li>" for x in view["spec_errors"])
+    return f'<section><h2>Spec errors</h2><ul class="err">{items}</ul></section>'
+
+
+def render(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
+    """Returns index.html for a report view and the results.jsonl header record."""
+    from ..drift.render import html_section
+    body = "".join([_banner(view, header), _spec_errors(view), _targets(view), _matrix(view), _probes(view),
+                    html_section(view["drift"]) if view.get("drift") else "", _counts(view), _failures(view)])
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{e(view["verdict"])} · context-conformance</title><style>{CSS}</style></head>'
+            f'<body><main>{body}</main></body></html>\n')

@@ -1,0 +1,149 @@
+"""The view of a run that the Markdown and HTML reports draw: plain data, computed once.
+
+Results come in already redacted; the timelines are built from the run's observations with
+reasoning text shown only as a hash and length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from ..invariants import CATALOG
+from ..results import OUTCOMES, CheckResult, gating_failures, summarize
+from .timeline import align, counts
+
+# Worst first: the outcome a cell of the matrix shows.
+SEVERITY = ("error", "fail", "xpass", "xfail", "pass", "skip")
+
+
+def worst(outcomes: Sequence[str]) -> str:
+    """Returns the most severe outcome among ``outcomes`` (``skip`` when there are none)."""
+    present = set(outcomes)
+    return next((o for o in SEVERITY if o in present), "skip")
+
+
+def passing(rows: Mapping[str, int]) -> list[int]:
+    """Returns ``[passing, total]`` for an outcome tally; skipped checks are not counted."""
+    return [rows.get("pass", 0), sum(rows.get(o, 0) for o in OUTCOMES if o != "skip")]
+
+
+def verdict_of(gating: int, spec_errors: int) -> str:
+    """Returns the one-word verdict shown at the top of every report."""
+    if spec_errors:
+        return f"SPEC ERRORS ({spec_errors})"
+    return "CONFORMS" if gating == 0 else "DOES NOT CONFORM"
+
+
+def _target_rows(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
+    rows = []
+    failing = report.failures()
+    for name in report.targets:
+        mine = [r for r in results if r.target == name]
+        gating = sum(1 for r in failing if r.target == name)
+        rows.append({"name": name, "summary": summarize(mine), "gating": gating,
+                     "verdict": verdict_of(gating, 0), "reference": name in report.reference_targets})
+    return rows
+
+
+def _scenario_rows(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
+    by_pair: dict[tuple[str, str], list[CheckResult]] = {}
+    for r in results:
+        by_pair.setdefault((r.target, r.scenario), []).append(r)
+    rows = []
+    for s in report.scenarios:
+        cells = {}
+        for t in report.targets:
+            mine = by_pair.get((t, s.id), [])
+            cells[t] = {"outcome": worst([r.outcome for r in mine]),
+                        "counts": {o: sum(1 for r in mine if r.outcome == o) for o in OUTCOMES},
+                        "failing": [r.invariant for r in mine if r.outcome in ("fail", "error", "xpass")]}
+        rows.append({"id": s.id, "family": s.family, "description": s.description,
+                     "where": f"{s.path}:{s.line}", "cells": cells})
+    return rows
+
+
+def _per_target(results: Sequence[CheckResult], targets: Sequence[str], key: str) -> dict[str, dict[str, list[int]]]:
+    table: dict[str, dict[str, list[int]]] = {}
+    for t in targets:
+        summary = summarize([r for r in results if r.target == t])
+        for name, tally in summary[key].items():
+            table.setdefault(name, {})[t] = passing(tally)
+    return table
+
+
+def _probe_rows(probes: Sequence[CheckResult]) -> dict[str, Any]:
+    strategies = sorted({r.target for r in probes})
+    rows: dict[str, dict[str, Any]] = {}
+    for r in probes:
+        row = rows.setdefault(r.scenario, {"probe": r.scenario, "family": r.family, "cells": {}})
+        cell = row["cells"].setdefault(r.target, {"outcomes": [], "verdict": None, "message": ""})
+        cell["outcomes"].append(r.outcome)
+        cell["verdict"] = cell["verdict"] or r.details.get("verdict")
+        if r.outcome in ("fail", "error") and not cell["message"]:
+            cell["message"] = r.message
+    for row in rows.values():
+        for cell in row["cells"].values():
+            cell["outcome"] = worst(cell.pop("outcomes"))
+    return {"strategies": strategies, "rows": [rows[k] for k in sorted(rows)]}
+
+
+def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
+    scenarios = {s.id: s for s in report.scenarios}
+    grouped: dict[tuple[str, str], list[CheckResult]] = {}
+    for r in results:
+        if r.outcome in ("fail", "error", "xpass"):
+            grouped.setdefault((r.target, r.scenario), []).append(r)
+    out = []
+    for (target, scenario_id), failed in grouped.items():
+        scenario = scenarios.get(scenario_id)
+        obs = report.observations.get((target, scenario_id))
+        entry: dict[str, Any] = {"target": target, "scenario": scenario_id,
+                                 "description": scenario.description if scenario else "",
+                                 "results": [r.to_dict() for r in failed], "timeline": [], "tally": {},
+                                 "error": None, "live_start": None}
+        if scenario is not None:
+            output = obs.output if obs is not None and obs.returned else None
+            rows = align(scenario.history, output, scenario.truth.live_start)
+            entry["timeline"] = [asdict(row) for row in rows]
+            entry["tally"] = counts(rows)
+            entry["live_start"] = scenario.truth.live_start
+            entry["unanswered"] = list(scenario.truth.unanswered)
+        if obs is not None and not obs.returned:
+            entry["error"] = f"{obs.error_type or 'timeout'}: {obs.error}"
+        out.append(entry)
+    return out
+
+
+def build(report: Any, results: Sequence[CheckResult], probes: Sequence[CheckResult], exit_code: int,
+          drift: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Returns the whole report view as plain data (``results``/``probes`` already redacted)."""
+    probe_gating = len(gating_failures(probes))
+    gating = len(report.failures()) + probe_gating + (drift or {}).get("counts", {}).get("breaking", 0)
+    families = _per_target(results, report.targets, "families")
+    invariants = _per_target(results, report.targets, "invariants")
+    statements = {inv.id: (inv.level, inv.statement) for inv in CATALOG}
+    return {
+        "verdict": verdict_of(gating, len(report.spec_errors)),
+        "exit_code": exit_code,
+        "totals": summarize([*results, *probes])["outcomes"],
+        "checks": len(results) + len(probes),
+        "gating": gating,
+        "targets": _target_rows(report, results),
+        "scenarios": _scenario_rows(report, results),
+        "families": families,
+        "invariants": [{"id": k, "level": statements.get(k, ("", ""))[0], "statement": statements.get(k, ("", ""))[1],
+                        "cells": cells} for k, cells in
+                       sorted(invariants.items(), key=lambda kv: _catalog_order(kv[0]))],
+        "probes": _probe_rows(probes),
+        "probe_gating": probe_gating,
+        "failures": _failures(report, results),
+        "spec_errors": [str(e) for e in report.spec_errors],
+        "drift": dict(drift) if drift else None,
+    }
+
+
+def _catalog_order(invariant: str) -> tuple[int, str]:
+    ids = [inv.id for inv in CATALOG]
+    return (ids.index(invariant) if invariant in ids else len(ids), invariant)
