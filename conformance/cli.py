@@ -45,6 +45,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     gaps = []
     for path in args.expectations or []:
         gaps.extend(load_gaps(path, [s.id for s in scenarios], BY_ID))
+    if args.generated:
+        from .generate import generated_scenarios
+        scenarios = scenarios + generated_scenarios(args.generated, args.seed)
     if args.keyword:
         scenarios = [s for s in scenarios if keyword_filter(args.keyword)(s)]
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
@@ -77,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"compactor to test; repeat for several (default {DEFAULT_TARGET})")
     p.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios whose id/family/features match")
+    p.add_argument("--generated", type=int, default=0, metavar="N",
+                   help="add N generated histories (truth from the harness's own analysis)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated histories")
     p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
     p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     p.add_argument("--expectations", action="append", metavar="FILE", help="known gaps of the target (strict)")
