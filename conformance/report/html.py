@@ -1,7 +1,7 @@
 """index.html: one self-contained page (inline CSS, no network) that shows the verdict at a glance.
 
 Verdict and counts first, then targets side by side, the scenario and probe matrices, pass counts
-per family and invariant, and a timeline for every failing scenario. Every data string is escaped.
+per family and invariant, and a timeline for each failing scenario. Every data string is escaped.
 """
 
 from __future__ import annotations
@@ -137,7 +137,11 @@ def _failure(f: Mapping[str, Any]) -> str:
     tally = f.get("tally") or {}
     summary = " · ".join(f"{n} {k}" for k, n in tally.items())
     error = f'<p class="err">the call failed: {e(f["error"])}</p>' if f.get("error") else ""
-    timeline = html_timeline.render(f["timeline"], f.get("live_start"), f.get("unanswered", ()))
+    if f["timeline"]:
+        timeline = html_timeline.render(f["timeline"], f.get("live_start"), f.get("unanswered", ()))
+    else:
+        timeline = '<p class="desc">timeline not drawn: only the first failing scenarios get one</p>'
+
     return (f'<article class="failure" id="{anchor(f["target"], f["scenario"])}">'
             f'<h3><code>{e(f["scenario"])}</code> on <code>{e(f["target"])}</code></h3>'
             f'<p class="desc">{e(f["description"])}</p><ul class="checks">{"".join(checks)}</ul>{error}'

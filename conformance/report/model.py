@@ -16,6 +16,8 @@ from .timeline import align, counts
 
 # Worst first: the outcome a cell of the matrix shows.
 SEVERITY = ("error", "fail", "xpass", "xfail", "pass", "skip")
+# Timelines drawn in full; past this many failing (target, scenario) pairs only the checks are listed.
+MAX_TIMELINES = 60
 
 
 def worst(outcomes: Sequence[str]) -> str:
@@ -102,8 +104,8 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
         entry: dict[str, Any] = {"target": target, "scenario": scenario_id,
                                  "description": scenario.description if scenario else "",
                                  "results": [r.to_dict() for r in failed], "timeline": [], "tally": {},
-                                 "error": None, "live_start": None}
-        if scenario is not None:
+                                 "error": None, "live_start": None, "unanswered": []}
+        if scenario is not None and len(out) < MAX_TIMELINES:
             output = obs.output if obs is not None and obs.returned else None
             rows = align(scenario.history, output, scenario.truth.live_start)
             entry["timeline"] = [asdict(row) for row in rows]

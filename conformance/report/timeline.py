@@ -34,7 +34,7 @@ class MessageView:
     out_index: int | None
     role: str
     span: str  # "settled", "live" or "output"
-    status: str  # "kept", "changed", "removed" or "added"
+    status: str  # "kept", "changed", "removed", "added"; "input" when there is no output to compare
     blocks: list[BlockView] = field(default_factory=list)
 
 
@@ -89,10 +89,10 @@ def _span(index: int, live_start: int) -> str:
 
 
 def align(history: Sequence[Any], output: Any, live_start: int) -> list[MessageView]:
-    """Returns the timeline of ``history`` against ``output`` (all kept when output is not a list)."""
+    """Returns the timeline of ``history`` against ``output`` (rows marked ``input`` when it is not a list)."""
     if not isinstance(output, list):
         return [MessageView(i, None, str(m.get("role", "?")) if isinstance(m, Mapping) else "?",
-                            _span(i, live_start), "kept", [_view(b, "kept") for b in _message_blocks(m)])
+                            _span(i, live_start), "input", [_view(b, "kept") for b in _message_blocks(m)])
                 for i, m in enumerate(history)]
     before = [_canon(m) for m in history]
     after = [_canon(m) for m in output]

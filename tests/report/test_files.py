@@ -1,0 +1,137 @@
+"""results.jsonl, summary.md and index.html: schema, counts, side by side, escaping, no reasoning text."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conformance import __version__
+from conformance.report import jsonl, write_all
+from conformance.report.runinfo import library_version
+from conformance.results import CheckResult, summarize
+from conformance.runner import RunReport
+
+from . import targets
+from .conftest import SECRETS, run_fixtures
+
+
+def _lines(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+def test_write_all_creates_the_folder_and_three_files(mixed_dir: Path) -> None:
+    assert sorted(p.name for p in mixed_dir.iterdir()) == ["index.html", "results.jsonl", "summary.md"]
+
+
+def test_every_line_matches_the_published_schema(mixed_dir: Path) -> None:
+    validator = jsonschema.Draft202012Validator(jsonl.schema())
+    lines = _lines(mixed_dir)
+    for line in lines:
+        validator.validate(line)
+    assert [line["record"] for line in (lines[0], lines[-1])] == ["header", "footer"]
+
+
+def test_the_schema_rejects_an_unknown_outcome_and_a_missing_field() -> None:
+    validator = jsonschema.Draft202012Validator(jsonl.schema())
+    good = {"record": "result", "seq": 1, **CheckResult("t", "s", "f", "i", "MUST", "pass").to_dict()}
+    assert validator.is_valid(good)
+    assert not validator.is_valid({**good, "outcome": "passed"})
+    assert not validator.is_valid({k: v for k, v in good.items() if k != "level"})
+    assert jsonl.validate([{**good, "outcome": "passed"}])
+
+
+def test_header_names_suite_targets_python_and_sdk(mixed_dir: Path, mixed_report: RunReport) -> None:
+    header = _lines(mixed_dir)[0]
+    assert header["suite_version"] == __version__
+    assert header["targets"] == mixed_report.targets
+    assert re.fullmatch(r"3\.\d+\.\d+\S*", header["run_info"]["python"])
+    assert header["run_info"]["sdk"]["anthropic"] == library_version("anthropic") is not None
+
+
+def test_one_record_per_check_and_footer_counts(mixed_dir: Path, mixed_report: RunReport) -> None:
+    lines = _lines(mixed_dir)
+    results = [line for line in lines if line["record"] == "result"]
+    assert len(results) == len(mixed_report.results)
+    assert [r["seq"] for r in results] == list(range(1, len(results) + 1))
+    assert {(r["target"], r["scenario"], r["invariant"], r["outcome"]) for r in results} == {
+        (r.target, r.scenario, r.invariant, r.outcome) for r in mixed_report.results}
+    assert lines[-1]["counts"] == summarize(mixed_report.results)["outcomes"]
+    assert lines[-1]["exit_code"] == 1
+
+
+def test_summary_shows_targets_side_by_side(mixed_dir: Path) -> None:
+    text = (mixed_dir / "summary.md").read_text()
+    assert text.startswith("# context-conformance: DOES NOT CONFORM")
+    header_row = next(line for line in text.splitlines() if line.startswith("| invariant |"))
+    assert [n for n in ("keep_all", "whitelist", "leak_thinking", "raises") if n in header_row] == [
+        "keep_all", "whitelist", "leak_thinking", "raises"]
+    row = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| `targets:")}
+    assert "CONFORMS" in row["`targets:keep_all`"] and "DOES NOT" not in row["`targets:keep_all`"]
+    assert "DOES NOT CONFORM" in row["`targets:whitelist`"]
+    live = next(line for line in text.splitlines() if line.startswith("| `live.untouched-suffix`"))
+    assert [c.strip() for c in live.split("|")[3:7]] == ["2/2", "1/2", "1/2", "0/2"]
+
+
+def test_a_conforming_run_says_so(tmp_path: Path) -> None:
+    report = run_fixtures(targets.keep_all)
+    write_all(tmp_path, report, [], report.exit_code)
+    assert (tmp_path / "summary.md").read_text().startswith("# context-conformance: CONFORMS")
+    assert "<h1>CONFORMS</h1>" in (tmp_path / "index.html").read_text()
+
+
+def test_no_reasoning_text_in_any_report(mixed_dir: Path, mixed_report: RunReport) -> None:
+    raw = json.dumps([r.to_dict() for r in mixed_report.results])
+    assert any(s in raw for s in SECRETS), "the fixture must put reasoning text into a diff"
+    for name in ("results.jsonl", "summary.md", "index.html"):
+        text = (mixed_dir / name).read_text()
+        assert not [s for s in SECRETS if s in text], name
+    assert "[redacted" in (mixed_dir / "results.jsonl").read_text()
+
+
+def test_untrusted_strings_are_escaped(mixed_dir: Path) -> None:
+    page = (mixed_dir / "index.html").read_text()
+    summary = (mixed_dir / "summary.md").read_text()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<b>not bold</b>" not in page and "&lt;b&gt;not bold&lt;/b&gt;" in page
+    assert "<script>" not in summary
+
+
+def test_index_html_is_self_contained(mixed_dir: Path) -> None:
+    page = (mixed_dir / "index.html").read_text()
+    assert not re.search(r"https?://", page)
+    assert not re.search(r"<(?:link|script|img|iframe|object|embed)\b", page, re.I)
+    assert not re.search(r"@import|url\(", page, re.I)
+    assert not re.search(r"\ssrc\s*=", page, re.I)
+
+
+def test_index_html_draws_the_failing_transcript(mixed_dir: Path) -> None:
+    page = (mixed_dir / "index.html").read_text()
+    failure = page[page.index('id="f-targets-whitelist-mini-inflight-two-steps"'):]
+    failure = failure[: failure.index("</article>")]
+    assert "task in flight starts here: input[2]" in failure
+    assert 's-removed" title="thinking #' in failure  # the live reasoning the whitelist dropped
+    assert "live.untouched-suffix" in failure
+    assert 'id="f-targets-keep-all' not in page and 'id="f-targets-raises-mini' in page
+
+
+def test_the_reports_show_provider_probes(tmp_path: Path) -> None:
+    probes = [CheckResult("emulator", "clear-tool-uses.keep-3", "clear-tool-uses", "probe.verdict", "MUST", "pass",
+                          "", {"verdict": "settled-only"}, "probe"),
+              CheckResult("emulator:clears-live", "clear-tool-uses.keep-3", "clear-tool-uses", "probe.verdict",
+                          "MUST", "fail", "reached the task in flight", {"verdict": "reached-live-task"}, "probe")]
+    write_all(tmp_path, RunReport(), probes, 1)
+    page = (tmp_path / "index.html").read_text()
+    assert "Strategies × probes" in page and "reached-live-task" in page
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| `clear-tool-uses.keep-3` | ✅ settled-only | ❌ reached-live-task |" in summary
+    assert summary.startswith("# context-conformance: DOES NOT CONFORM")
+    assert [line["kind"] for line in _lines(tmp_path) if line["record"] == "result"] == ["probe", "probe"]
+
+
+def test_write_refuses_records_that_break_the_schema(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="schema"):
+        jsonl.write(tmp_path / "x.jsonl", [{"record": "result", "seq": 0}])
