@@ -1,0 +1,71 @@
+"""The ``drift`` and ``explain`` subcommands, registered on the ``conformance`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._paths import shipped
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Prints one scenario or probe; returns 0, or 2 when the id is unknown."""
+    from ..target import resolve
+    from .explain import explain_probe, explain_scenario, find
+    subject, near = find(args.id, args.specs or [shipped("specs")])
+    if subject is None:
+        hint = f"; did you mean: {', '.join(near)}" if near else ""
+        print(f"conformance: error: no scenario or probe {args.id!r}{hint}", file=sys.stderr)
+        return 2
+    if hasattr(subject, "truth"):
+        print(explain_scenario(subject, resolve(args.target) if args.target else None))
+    else:
+        if args.target:
+            print("note: --target applies to scenarios; a probe runs against the provider", file=sys.stderr)
+        print(explain_probe(subject))
+    return 0
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    """Compares two folders of recordings; returns 1 on any breaking change, else 0 (2 on bad input)."""
+    from ..drift import compare
+    from ..drift import render as drift_render
+    for name in ("baseline", "current"):
+        if not Path(getattr(args, name)).is_dir():
+            print(f"conformance: error: --{name} {getattr(args, name)} is not a folder", file=sys.stderr)
+            return 2
+    drift = compare.compare_dirs(args.baseline, args.current)
+    print(drift_render.terminal(drift, verbose=args.verbose))
+    if args.json:
+        Path(args.json).write_text(drift_render.to_json(drift), encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(drift_render.markdown(drift), encoding="utf-8")
+    if args.update_baseline_delta:
+        from ..drift.delta import write_delta
+        write_delta(args.baseline, args.current, args.update_baseline_delta)
+    if args.report:
+        from ..runner import RunReport
+        from . import write_all
+        write_all(args.report, RunReport(), [], drift["exit_code"], command="drift", drift=drift)
+    return int(drift["exit_code"])
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``drift`` and ``explain`` subcommands to the ``conformance`` parser."""
+    d = subparsers.add_parser("drift", help="compare two sets of provider recordings and classify the changes")
+    d.add_argument("--baseline", required=True, metavar="DIR", help="the committed recordings")
+    d.add_argument("--current", required=True, metavar="DIR", help="the fresh recordings")
+    d.add_argument("--json", metavar="PATH", help="write the classified changes as JSON")
+    d.add_argument("--markdown", metavar="PATH", help="write the Markdown drift report")
+    d.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
+    d.add_argument("--update-baseline-delta", metavar="PATH",
+                   help="write the baseline update as a JSON-serialised deepdiff Delta")
+    d.add_argument("-v", "--verbose", action="store_true", help="also list the noise")
+    d.set_defaults(func=cmd_drift)
+    e = subparsers.add_parser("explain", help="print one scenario or probe, boundary marked")
+    e.add_argument("id", metavar="ID", help="scenario or probe id")
+    e.add_argument("--target", metavar="MODULE:ATTR", help="also show what this compactor does to it")
+    e.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
+    e.set_defaults(func=cmd_explain)

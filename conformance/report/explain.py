@@ -1,0 +1,163 @@
+"""``conformance explain ID``: one scenario or provider probe in the terminal, boundary marked.
+
+Messages are listed one per line with each block labelled by type (reasoning as hash and length,
+never its text), then the truth and the expectations, and with a target what it did to the history.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..runner import RunOptions, check_scenario, observe
+from ..spec import Scenario, load
+from ..target import Target
+from ..transcript import blocks, find_live_start
+from .redact import Redactor, block_label, secrets_in
+from .timeline import MessageView, align, counts
+
+_MARK = {"pass": "pass", "fail": "FAIL", "error": "ERROR", "skip": "skip", "xfail": "xfail", "xpass": "XPASS"}
+
+
+def _message_line(index: int | str, message: Any) -> str:
+    if not isinstance(message, Mapping):
+        return f"  [{index}] {type(message).__name__}"
+    labels = " · ".join(block_label(b) for b in blocks(message)) or "(no content)"
+    return f"  [{index}] {str(message.get('role', '?')):<9} {labels}"
+
+
+def boundary_line(live_start: int, total: int) -> str:
+    """Returns the line drawn where the task in flight begins (or says the history ends settled)."""
+    if live_start >= total:
+        return f"  ──── no task in flight: the history ends settled (live_start = {live_start}) ────"
+    return f"  ──── task in flight starts here: live_start = {live_start} ────"
+
+
+def messages_lines(history: Sequence[Any], live_start: int) -> list[str]:
+    """Returns one line per message with the boundary line inserted before ``live_start``."""
+    lines = []
+    for i, message in enumerate(history):
+        if i == live_start:
+            lines.append(boundary_line(live_start, len(history)))
+        lines.append(_message_line(i, message))
+    if live_start >= len(history):
+        lines.append(boundary_line(live_start, len(history)))
+    return lines
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in params.items()) or "none"
+
+
+def _expectations(scenario: Scenario) -> list[str]:
+    expect = scenario.expect
+    chosen = "all that apply" if expect.invariants is None else ", ".join(expect.invariants)
+    lines = ["expectations:", f"  invariants: {chosen}"]
+    for name, why in expect.skip.items():
+        lines.append(f"  skip {name}: {why}")
+    lines.append(f"  refusal allowed: {'yes' if expect.refusal_allowed else 'no'}")
+    if expect.reference_raises:
+        lines.append(f"  reference raises: {expect.reference_raises}")
+    elif expect.reference_output is not None:
+        lines.append(f"  reference output: {len(expect.reference_output)} messages")
+        lines += ["  " + line for line in messages_lines(expect.reference_output, len(expect.reference_output) + 1)[:-1]]
+    return lines
+
+
+def _row(row: MessageView) -> str:
+    where = f"{row.index if row.index is not None else '-'}→{row.out_index if row.out_index is not None else '-'}"
+    labels = " · ".join(b.label + ("" if b.status == "kept" else f" ({b.status})") for b in row.blocks)
+    return f"  [{where:>7}] {row.role:<9} {row.status.upper() if row.status != 'kept' else 'kept':<8} {labels}"
+
+
+def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> list[str]:
+    obs = observe(target, scenario, options)
+    results = check_scenario(target, scenario, options, obs)
+    second = obs.extra.get("second")
+    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
+                         *secrets_in(second.output if second is not None else None)])
+    lines = [f"target {target.name}:"]
+    if obs.timed_out:
+        lines.append(f"  hung: {obs.error}")
+    elif obs.error_type:
+        lines.append(redactor.text(f"  raised {obs.error_type}: {obs.error}"))
+    else:
+        size = len(obs.output) if isinstance(obs.output, list) else type(obs.output).__name__
+        lines.append(f"  returned {size} messages in {obs.elapsed:.3f} s"
+                     + ("; it changed the input it was given" if obs.mutated else ""))
+        rows = align(scenario.history, obs.output, scenario.truth.live_start)
+        tally = counts(rows)
+        lines.append("  " + ", ".join(f"{n} {k}" for k, n in tally.items()) + " (input → output):")
+        marked = False
+        for row in rows:
+            if not marked and row.index is not None and row.index >= scenario.truth.live_start:
+                lines.append(boundary_line(scenario.truth.live_start, len(scenario.history)))
+                marked = True
+            lines.append(_row(row))
+    lines.append("results:")
+    for result in results:
+        result = redactor.result(result)
+        lines.append(f"  {_MARK[result.outcome]:<5} {result.level:<9} {result.invariant}"
+                     + (f": {result.message}" if result.message else ""))
+        lines += [f"        {d}" for d in result.details.get("diff", [])]
+    return lines
+
+
+def explain_scenario(scenario: Scenario, target: Target | None = None,
+                     options: RunOptions = RunOptions()) -> str:
+    """Returns the terminal explanation of a scenario, and what ``target`` did to it when given."""
+    truth = scenario.truth
+    features = ", ".join(scenario.features) or "none"
+    found = find_live_start(scenario.history)
+    lines = [f"scenario {scenario.id}  ({scenario.path}:{scenario.line})",
+             f"  {scenario.description}",
+             f"  family {scenario.family} · features {features} · params {_params(scenario.params)}",
+             "", f"messages ({len(scenario.history)}):", *messages_lines(scenario.history, truth.live_start), "",
+             "truth:",
+             f"  live_start: {truth.live_start} (task in flight: {len(scenario.live_span)} messages, "
+             f"settled prefix: {len(scenario.settled_prefix)})",
+             f"  unanswered tool uses: {', '.join(truth.unanswered) or 'none'}",
+             f"  the harness's own boundary analysis finds {found}"
+             + (" (agrees)" if found == truth.live_start else " (differs from the declared truth)"),
+             "", *_expectations(scenario)]
+    if target is not None:
+        lines += ["", *_target_lines(scenario, target, options)]
+    return "\n".join(lines)
+
+
+def explain_probe(probe: Any) -> str:
+    """Returns the terminal explanation of a provider probe: request, messages, live span, prediction."""
+    messages = probe.messages()
+    live = probe.live
+    edits = (probe.request.get("context_management") or {}).get("edits") or []
+    lines = [f"probe {probe.id}  ({probe.path}:{probe.line})", f"  {probe.description}",
+             f"  family {probe.family} · betas {', '.join(probe.betas) or 'none'}",
+             f"  edits: {json.dumps(edits) if edits else 'none'}"
+             + (f" · compaction: {json.dumps(probe.request['compaction'])}" if probe.request.get("compaction") else ""),
+             "", f"messages ({len(messages)}):", *messages_lines(messages, live.from_message), "",
+             "truth (declared live span):",
+             f"  from message {live.from_message}; tool uses {', '.join(live.tool_use_ids) or 'none'}; "
+             f"thinking turns {', '.join(map(str, live.thinking_turns)) or 'none'}",
+             "", "expected (documented prediction):"]
+    lines += [f"  {key}: {json.dumps(value)}" for key, value in probe.predict.items()]
+    return "\n".join(lines)
+
+
+def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any | None, list[str]]:
+    """Returns the scenario or probe called ``subject`` under ``spec_paths`` (or None and near ids)."""
+    scenarios = {s.id: s for s in load(spec_paths).scenarios}
+    if subject in scenarios:
+        return scenarios[subject], []
+    probes: dict[str, Any] = {}
+    try:
+        from ..provider.probes import load_probes
+    except ImportError:
+        pass
+    else:
+        probes, _ = load_probes([Path(p) for p in spec_paths])
+    if subject in probes:
+        return probes[subject], []
+    return None, difflib.get_close_matches(subject, [*scenarios, *probes], n=5, cutoff=0.4)

@@ -1,0 +1,79 @@
+"""``conformance explain``: messages with the boundary, truth, expectations, and a target's effect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+from .conftest import FIXTURES, SECRETS
+
+SPEC = str(FIXTURES / "mini.yaml")
+
+
+def _explain(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["explain", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_scenario_shows_boundary_truth_and_expectations(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _explain(capsys, "mini.inflight-two-steps", "--specs", SPEC)
+    assert code == 0
+    lines = out.splitlines()
+    boundary = next(i for i, line in enumerate(lines) if "task in flight starts here: live_start = 2" in line)
+    assert lines[boundary - 1].lstrip().startswith("[1] assistant")
+    assert lines[boundary + 1].lstrip().startswith("[2] user")
+    assert "unanswered tool uses: none" in out and "finds 2 (agrees)" in out
+    assert "expectations:" in out and "refusal allowed: no" in out
+    assert "target " not in out
+
+
+def test_settled_scenario_says_nothing_is_in_flight(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _explain(capsys, "mini.settled-only", "--specs", SPEC)
+    assert "no task in flight: the history ends settled (live_start = 4)" in out
+
+
+def test_target_shows_what_it_did(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _explain(capsys, "mini.inflight-two-steps", "--specs", SPEC,
+                            "--target", "tests.report.targets:whitelist")
+    assert code == 0
+    assert "target tests.report.targets:whitelist:" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("[    3→3]"))
+    assert "CHANGED" in row and "(removed)" in row and "thinking #" in row
+    assert any(line.strip().startswith("FAIL  MUST      live.untouched-suffix") for line in out.splitlines())
+
+
+def test_target_that_raises(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _explain(capsys, "mini.settled-only", "--specs", SPEC, "--target", "tests.report.targets:raises")
+    assert "raised RuntimeError: compaction failed" in out
+    assert "ERROR MUST      output.well-formed" in out
+
+
+def test_no_reasoning_text_even_when_the_target_rewrites_it(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _explain(capsys, "mini.inflight-two-steps", "--specs", SPEC,
+                         "--target", "tests.report.targets:leak_thinking")
+    assert "FAIL  MUST      reasoning.kept-intact" in out
+    assert not [s for s in SECRETS if s in out]
+    assert "(edited)" not in out
+
+
+def test_unknown_id_exits_2_with_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _explain(capsys, "mini.inflight-two-step", "--specs", SPEC)
+    assert code == 2 and "did you mean: mini.inflight-two-steps" in err
+
+
+def test_probe_shows_live_span_and_prediction(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    specs = Path(__file__).resolve().parents[2] / "specs" / "provider"
+    if not any(specs.glob("*.yaml")):
+        pytest.skip("no probe specs in this checkout")
+    from conformance.provider.probes import load_probes
+    probes, _ = load_probes([specs])
+    probe = next(iter(probes.values()))
+    code, out, _ = _explain(capsys, probe.id, "--specs", str(specs))
+    assert code == 0
+    assert f"probe {probe.id}" in out
+    assert f"task in flight starts here: live_start = {probe.live.from_message}" in out or "no task in flight" in out
+    assert f"verdict: \"{probe.predict['verdict']}\"" in out
