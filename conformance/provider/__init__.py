@@ -1,0 +1,44 @@
+"""The provider side: recorded interactions decide whether server-side clearing reaches into a task in flight.
+
+``verify_results`` replays cassettes offline and returns one ``CheckResult`` per cassette; the
+``conformance`` command calls it from ``run`` and exposes ``verify``, ``record``, ``audit`` and
+``lint-config`` through ``provider.cli.register``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._paths import shipped
+from ..results import CheckResult
+
+__all__ = ["default_cassettes", "default_specs", "verify_results"]
+
+
+def _local(name: str) -> Path | None:
+    here = Path.cwd() / name
+    return here if here.is_dir() else None
+
+
+def default_specs() -> Path:
+    """Returns ``specs/provider`` of the current directory if present, else of the installation."""
+    return _local("specs/provider") or shipped("specs") / "provider"
+
+
+def default_cassettes() -> Path:
+    """Returns ``cassettes`` of the current directory if present, else of the installation."""
+    return _local("cassettes") or shipped("cassettes")
+
+
+def verify_results(paths: list[Path] | None = None, *, specs: list[Path] | None = None) -> list[CheckResult]:
+    """Returns one result per cassette under ``paths`` (None: the shipped ones); never raises for a bad cassette."""
+    from .probes import load_probes
+    from .verify import verify
+
+    probes, errors = load_probes(specs or [default_specs()])
+    try:
+        return verify(paths or [default_cassettes()], probes, errors)
+    except Exception as exc:  # noqa: BLE001 - a broken run must still come back as a result
+        return [CheckResult(target="provider", scenario="verify", family="unknown",
+                            invariant="provider.cassette-valid", level="MUST", outcome="error",
+                            message=f"verify stopped: {type(exc).__name__}: {exc}", kind="probe")]

@@ -12,7 +12,7 @@ import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,11 @@ class Probe:
         return kinds[0] if len(kinds) == 1 else ("combined" if kinds else "none")
 
     def messages(self) -> list[dict[str, Any]]:
-        """Returns the history with every padding applied (a fresh copy each call)."""
+        """Returns the history with every padding applied (shared between calls: do not mutate)."""
+        return self._padded
+
+    @cached_property
+    def _padded(self) -> list[dict[str, Any]]:
         messages = copy.deepcopy(self.history)
         for seed, pad in enumerate(self.padding):
             block = messages[pad["message"]]["content"][pad["block"]]
@@ -86,8 +90,8 @@ class Probe:
         return messages
 
     def create_kwargs(self) -> dict[str, Any]:
-        """Returns the keyword arguments for ``client.beta.messages.create``."""
-        kwargs = {k: copy.deepcopy(v) for k, v in self.request.items() if k != "betas"}
+        """Returns the keyword arguments for ``client.beta.messages.create`` (shared values: do not mutate)."""
+        kwargs = {k: v for k, v in self.request.items() if k != "betas"}
         kwargs["messages"] = self.messages()
         if self.betas:
             kwargs["betas"] = self.betas
@@ -108,14 +112,32 @@ class Probe:
         return sem.predict(self.semantic_request(), self.betas, self.live)
 
     def config_label(self) -> str:
-        """Returns a one-line description of the strategy configuration, for tables."""
+        """Returns a short one-line description of the strategy configuration, for tables."""
         if self.request.get("compaction") is not None:
-            return "compaction=summarize (on demand)"
-        parts = []
-        for edit in sem.edits_of(self.request):
-            args = [f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in edit.items() if k != "type"]
-            parts.append(f"{edit['type']}({', '.join(args)})")
-        return " + ".join(parts) or "(no edits)"
+            return "compaction summarize (on demand)" + (" + context_management" if sem.edits_of(self.request) else "")
+        return " + ".join(_edit_label(e) for e in sem.edits_of(self.request)) or "(no edits)"
+
+
+def _edit_label(edit: dict[str, Any]) -> str:
+    """Returns a compact label for one edit: ``clear_tool_uses(keep 2, tokens>3000)``."""
+    parts = []
+    trigger = edit.get("trigger")
+    if trigger:
+        parts.append(f"{'uses' if trigger['type'] == 'tool_uses' else 'tokens'}>{trigger['value']}")
+    keep = edit.get("keep")
+    if keep is not None:
+        value = "all" if keep == "all" or keep.get("type") == "all" else keep["value"]
+        parts.append(f"keep {value}")
+    if edit.get("clear_at_least"):
+        parts.append(f"at_least {edit['clear_at_least']['value']}")
+    if edit.get("exclude_tools"):
+        parts.append("exclude " + ",".join(edit["exclude_tools"]))
+    if edit.get("clear_tool_inputs"):
+        value = edit["clear_tool_inputs"]
+        parts.append("inputs " + ("all" if value is True else ",".join(value)))
+    if edit.get("pause_after_compaction"):
+        parts.append("pause")
+    return f"{edit['type'].rsplit('_', 1)[0]}({', '.join(parts)})"
 
 
 def _check_padding(raw: dict[str, Any], where: tuple, locator: Locator) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 CONTEXT_BETA = "context-management-2025-06-27"
@@ -41,6 +42,7 @@ def estimate_text(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+@lru_cache(maxsize=512)
 def filler(tokens: int, seed: int = 0) -> str:
     """Returns deterministic filler of three-letter words that estimates to exactly ``tokens`` tokens."""
     return " ".join(_FILLER_WORDS[(i * 7 + seed) % len(_FILLER_WORDS)] for i in range(tokens))

@@ -1,0 +1,237 @@
+"""Decide from one recorded exchange what the server cleared or summarised, and whether that was live.
+
+Input is a probe (its request and declared live span) and what the SDK parsed in strict mode: a
+``BetaMessage``, an API error, and optionally a ``BetaMessageTokensCount``. The counts in
+``applied_edits`` are matched against the sizes of the request's tool results, tool inputs and
+thinking turns to name *which* items went; compaction blocks and ``usage.iterations`` say whether
+the prompt was summarised. Nothing here asks the server what it did beyond what it reported.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
+
+from anthropic.types.beta import (
+    BetaClearThinking20251015EditResponse,
+    BetaClearToolUses20250919EditResponse,
+    BetaMessage,
+    BetaMessageTokensCount,
+)
+
+from . import semantics as sem
+from .probes import Probe
+
+MAX_COMBINATIONS = 50_000
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ApiFailure:
+    """A recorded non-2xx answer: its status and JSON body."""
+
+    status: int
+    body: Any
+
+    @property
+    def code(self) -> str:
+        """Returns ``error.details.error_code`` when present, else ``error.type``, else the status."""
+        error = (self.body or {}).get("error") if isinstance(self.body, dict) else None
+        if isinstance(error, dict):
+            details = error.get("details") or {}
+            return str(details.get("error_code") or error.get("type") or self.status)
+        return str(self.status)
+
+
+@dataclass
+class Analysis:
+    """The analyzer's finding for one exchange; ``to_dict`` gives plain data."""
+
+    verdict: str
+    cleared_tool_use_ids: list[str] = field(default_factory=list)
+    cleared_tool_inputs: list[str] = field(default_factory=list)
+    cleared_thinking_turns: list[int] = field(default_factory=list)
+    summarized: bool = False
+    reached_tool_use_ids: list[str] = field(default_factory=list)
+    reached_thinking_turns: list[int] = field(default_factory=list)
+    error_code: str | None = None
+    unexplained: list[str] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reached_live(self) -> bool:
+        """Returns whether any live tool use or thinking turn was cleared or summarised."""
+        return bool(self.reached_tool_use_ids or self.reached_thinking_turns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the finding as JSON-ready data."""
+        return {**asdict(self), "reached_live": self.reached_live}
+
+
+def tolerance(total: int, items: int) -> int:
+    """Returns how far a reported token count may sit from the estimate and still match."""
+    return int(0.03 * total) + 24 * (items + 1)
+
+
+def identify(pool: Sequence[T], count: int, tokens: int, weight: Callable[[Sequence[T]], int]) -> list[tuple[T, ...]]:
+    """Returns every ``count``-subset of ``pool`` (in order) whose ``weight`` is within tolerance of ``tokens``."""
+    if count > len(pool) or count < 0:
+        return []
+    found = []
+    for index, subset in enumerate(itertools.combinations(pool, count)):
+        if index >= MAX_COMBINATIONS:
+            break
+        if abs(weight(subset) - tokens) <= tolerance(max(tokens, weight(subset)), count):
+            found.append(subset)
+    return found
+
+
+def _edit_config(request: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    return next((e for e in sem.edits_of(request) if e.get("type") == kind), None)
+
+
+def _tool_edit(item: BetaClearToolUses20250919EditResponse, request: dict[str, Any], found: Analysis) -> None:
+    edit = _edit_config(request, sem.CLEAR_TOOL_USES)
+    label = f"clear_tool_uses reported {item.cleared_tool_uses} tool uses / {item.cleared_input_tokens} tokens"
+    if edit is None:
+        found.unexplained.append(f"{label} but the request has no such edit")
+        return
+    pool = [s for s in sem.tool_steps(request["messages"]) if s.result_message is not None]
+
+    def weight(subset: Sequence[sem.ToolStep]) -> int:
+        inputs = set(sem.inputs_cleared_for(edit, subset))
+        return sum(s.result_tokens + (s.input_tokens if s.tool_use_id in inputs else 0) for s in subset)
+
+    matches = identify(pool, item.cleared_tool_uses, item.cleared_input_tokens, weight)
+    plan = sem.plan_clear_tool_uses(edit, request)
+    ids_of = [[s.tool_use_id for s in m] for m in matches]
+    found.evidence.setdefault("tool_matches", []).append(ids_of[:5])
+    if not matches:
+        found.unexplained.append(f"{label}: no {item.cleared_tool_uses} tool results of this request add up to that")
+        return
+    documented = [s.tool_use_id for s in plan.cleared] if plan.applies else []
+    chosen = next((m for m, ids in zip(matches, ids_of) if ids == documented), None)
+    if chosen is None:
+        live = [{s.tool_use_id for s in m} for m in matches]
+        chosen = matches[0]
+        if len(matches) > 1 and len({frozenset(x) for x in live}) > 1:
+            found.evidence.setdefault("ambiguous", []).append(ids_of)
+        found.unexplained.append(f"{label}: fits {ids_of[0]}, but the documented rules clear {documented or 'nothing'}"
+                                 f" ({plan.reason})")
+    found.cleared_tool_use_ids += [s.tool_use_id for s in chosen]
+    found.cleared_tool_inputs += list(sem.inputs_cleared_for(edit, chosen))
+
+
+def _thinking_edit(item: BetaClearThinking20251015EditResponse, request: dict[str, Any], found: Analysis) -> None:
+    edit = _edit_config(request, sem.CLEAR_THINKING)
+    label = f"clear_thinking reported {item.cleared_thinking_turns} turns / {item.cleared_input_tokens} tokens"
+    if edit is None:
+        found.unexplained.append(f"{label} but the request has no such edit")
+        return
+    pool = [t for t in sem.assistant_turns(request["messages"]) if t.has_thinking]
+    matches = identify(pool, item.cleared_thinking_turns, item.cleared_input_tokens,
+                       lambda subset: sum(t.thinking_tokens for t in subset))
+    plan = sem.plan_clear_thinking(edit, request)
+    numbers = [[t.number for t in m] for m in matches]
+    found.evidence.setdefault("thinking_matches", []).append(numbers[:5])
+    if not matches:
+        found.unexplained.append(f"{label}: no {item.cleared_thinking_turns} thinking turns of this request "
+                                 "(a tool-use loop is one turn) add up to that")
+        return
+    documented = [t.number for t in plan.cleared]
+    chosen = next((m for m, n in zip(matches, numbers) if n == documented), None)
+    if chosen is None:
+        chosen = matches[0]
+        found.unexplained.append(f"{label}: fits turns {numbers[0]}, but the documented rules clear "
+                                 f"{documented or 'none'} ({plan.reason})")
+    found.cleared_thinking_turns += [t.number for t in chosen]
+
+
+def _compaction(message: BetaMessage, request: dict[str, Any], found: Analysis) -> None:
+    blocks = [b for b in message.content if b.type == "compaction"]
+    iterations = [i.type for i in (message.usage.iterations or [])]
+    found.evidence["compaction_blocks"] = len(blocks)
+    found.evidence["iterations"] = iterations
+    if not blocks:
+        if "compaction" in iterations:
+            found.unexplained.append("usage.iterations has a compaction entry but the response has no compaction block")
+        return
+    found.summarized = True
+    if message.usage.iterations is not None and "compaction" not in iterations:
+        found.unexplained.append("a compaction block came back without a compaction entry in usage.iterations")
+    if request.get("compaction") is not None:
+        if message.stop_reason != "compaction":
+            found.unexplained.append(f"on-demand compaction ended with stop_reason {message.stop_reason!r}")
+        return
+    edit = _edit_config(request, sem.COMPACT)
+    if edit is None:
+        found.unexplained.append("a compaction block came back but no compaction was requested")
+        return
+    tokens, trigger = sem.request_tokens(request), sem.compact_trigger(edit)
+    if tokens + tolerance(tokens, 0) < trigger:
+        found.unexplained.append(f"compacted at about {tokens} input tokens, below the trigger of {trigger}")
+
+
+def _count_tokens(count: BetaMessageTokensCount | None, message: BetaMessage, request: dict[str, Any],
+                  found: Analysis) -> None:
+    if count is None or count.context_management is None:
+        return
+    original = count.context_management.original_input_tokens
+    found.evidence["count_tokens"] = {"input_tokens": count.input_tokens, "original_input_tokens": original,
+                                      "estimated_input_tokens": sem.request_tokens(request)}
+    edits = (message.context_management.applied_edits if message.context_management else [])
+    cleared = sum(e.cleared_input_tokens for e in edits)
+    removed = original - count.input_tokens
+    items = sum(getattr(e, "cleared_tool_uses", 0) + getattr(e, "cleared_thinking_turns", 0) for e in edits)
+    if abs(removed - cleared) > int(0.02 * original) + 16 * items + 32:
+        found.unexplained.append(f"count_tokens shows {removed} tokens removed, the edits report {cleared}")
+
+
+def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | None = None,
+            count: BetaMessageTokensCount | None = None) -> Analysis:
+    """Returns the verdict for one exchange: rejected, reached-live-task, inconsistent, settled-only or no-edit."""
+    if failure is not None or message is None:
+        code = failure.code if failure else "no-response"
+        body = failure.body if failure else None
+        return Analysis("rejected", error_code=code, evidence={"status": failure.status if failure else None,
+                                                               "error": body})
+    request = probe.semantic_request()
+    found = Analysis("no-edit")
+    applied = message.context_management.applied_edits if message.context_management else []
+    found.evidence["applied_edits"] = [e.model_dump() for e in applied]
+    found.evidence["stop_reason"] = message.stop_reason
+    for item in applied:
+        if isinstance(item, BetaClearToolUses20250919EditResponse) and item.cleared_tool_uses:
+            _tool_edit(item, request, found)
+        elif isinstance(item, BetaClearThinking20251015EditResponse) and item.cleared_thinking_turns:
+            _thinking_edit(item, request, found)
+    _compaction(message, request, found)
+    _count_tokens(count, message, request, found)
+    if found.summarized:
+        touched_tools = [s.tool_use_id for s in sem.tool_steps(request["messages"])]
+        touched_turns = [t.number for t in sem.assistant_turns(request["messages"]) if t.has_thinking]
+    else:
+        touched_tools, touched_turns = found.cleared_tool_use_ids, found.cleared_thinking_turns
+    found.reached_tool_use_ids = [i for i in touched_tools if i in probe.live.tool_use_ids]
+    found.reached_thinking_turns = [n for n in touched_turns if n in probe.live.thinking_turns]
+    if found.reached_live:
+        found.verdict = "reached-live-task"
+    elif found.unexplained:
+        found.verdict = "inconsistent"
+    elif found.cleared_tool_use_ids or found.cleared_thinking_turns or found.summarized:
+        found.verdict = "settled-only"
+    return found
+
+
+def compare(probe: Probe, found: Analysis) -> list[str]:
+    """Returns how the finding differs from the probe's declared prediction (empty when it matches)."""
+    expected = probe.predict
+    differences = []
+    if found.verdict != expected["verdict"]:
+        differences.append(f"verdict {found.verdict}, predicted {expected['verdict']}")
+    for key in ("cleared_tool_use_ids", "cleared_tool_inputs", "cleared_thinking_turns", "summarized", "error_code"):
+        if key in expected and getattr(found, key) != expected[key]:
+            differences.append(f"{key} {getattr(found, key)!r}, predicted {expected[key]!r}")
+    return differences

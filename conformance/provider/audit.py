@@ -1,0 +1,121 @@
+"""``conformance audit``: fail on anything secret or any unscrubbed reasoning text in a cassette.
+
+Checks the raw text (key-shaped strings, bearer tokens, organization ids, thinking fields whose
+value is not a placeholder) and the parsed interactions (header names that carry credentials or
+account ids; thinking blocks in JSON and SSE bodies). A file that cannot be parsed is still
+scanned as text and is reported, so nothing passes by being unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .cassettes import PLACEHOLDER
+
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
+                            "anthropic-organization-id", "request-id", "cf-ray"})
+TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")),
+    ("API key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}")),
+    ("bearer token", re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}")),
+    ("organization id", re.compile(r"organi[sz]ation[_-]?id", re.IGNORECASE)),
+    ("organization id", re.compile(r"\borg-[A-Za-z0-9]{12,}")),
+    ("unscrubbed reasoning text", re.compile(r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?")')),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One audit failure: the file, the 1-based line (0 when unknown) and what was found."""
+
+    path: Path
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+def _thinking_leaks(value: Any, where: str) -> list[str]:
+    leaks = []
+    if isinstance(value, dict):
+        text = value.get("thinking")
+        if value.get("type") in ("thinking", "thinking_delta") and isinstance(text, str) and text \
+                and not PLACEHOLDER.match(text):
+            leaks.append(f"unscrubbed reasoning text at {where}")
+        for key, item in value.items():
+            leaks += _thinking_leaks(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            leaks += _thinking_leaks(item, f"{where}[{index}]")
+    return leaks
+
+
+def _body_leaks(body: Any, where: str) -> list[str]:
+    if isinstance(body, dict):
+        body = body.get("string", "")
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if not isinstance(body, str) or not body:
+        return []
+    try:
+        return _thinking_leaks(json.loads(body), where)
+    except ValueError:
+        pass
+    leaks = []
+    for number, line in enumerate(body.splitlines()):
+        if line.startswith("data:"):
+            try:
+                leaks += _thinking_leaks(json.loads(line[5:]), f"{where} (event line {number + 1})")
+            except ValueError:
+                continue
+    return leaks
+
+
+def _structure(data: Any) -> list[str]:
+    found = []
+    for index, item in enumerate((data or {}).get("interactions") or []):
+        for side in ("request", "response"):
+            part = (item or {}).get(side) or {}
+            for name in (part.get("headers") or {}):
+                if str(name).lower() in SECRET_HEADERS:
+                    found.append(f"interactions[{index}].{side} carries header {name!r}")
+            found += _body_leaks(part.get("body"), f"interactions[{index}].{side}.body")
+    return found
+
+
+def audit_file(path: Path) -> list[Finding]:
+    """Returns every secret or reasoning leak found in one cassette file (empty when clean)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return [Finding(path, 0, f"cannot read: {exc.strerror or exc}")]
+    findings = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for label, rule in TEXT_RULES:
+            if rule.search(line):
+                findings.append(Finding(path, number, f"{label}: {rule.search(line).group(0)[:24]}..."))
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        return findings + [Finding(path, 0, f"cannot parse, audited as text only: {str(exc).splitlines()[0]}")]
+    findings += [Finding(path, 0, message) for message in _structure(data)]
+    return findings
+
+
+def audit(paths: Iterable[Path]) -> tuple[list[Finding], int]:
+    """Returns (findings, number of files audited) for the cassette files under ``paths``."""
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+    findings: list[Finding] = []
+    for path in files:
+        findings += audit_file(path)
+    return findings, len(files)

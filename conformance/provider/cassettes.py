@@ -1,0 +1,274 @@
+"""Cassette handling: the vcrpy configuration, scrubbing, the hashed body matcher, loading, blocking.
+
+Cassettes are standard vcrpy YAML (``version: 1``, ``interactions``) plus vcrpy's ``metadata``
+mapping, which names the ``server`` that answered and the ``probe`` id. They live at
+``cassettes/<server>/<probe-id>.yaml``. Before anything is written, request and response headers
+are cut down to an allowlist (so keys, organization ids, request ids and cookies never land), the
+text of every thinking block in JSON and SSE bodies becomes ``[scrubbed:<sha256[:12]>]``, and
+retryable answers (408, 409, 429, 5xx) are dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import socket
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import vcr
+import vcr.patch
+import yaml
+from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
+from vcr.request import Request
+from vcr.serializers import compat
+
+from .._yamlsource import load_document
+from ..errors import SpecError
+
+PLACEHOLDER = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
+REQUEST_HEADERS_KEPT = frozenset({"anthropic-beta", "anthropic-version", "content-type", "accept"})
+RESPONSE_HEADERS_KEPT = frozenset({"content-type", "x-conformance-server", "retry-after", "x-should-retry"})
+RETRYABLE = frozenset({408, 409, 429})
+MATCH_ON = ("method", "path", "body_hash")
+# The SDK speaks httpx2 only; patching the other libraries costs failed imports on every cassette.
+SKIPPED_PATCHERS = tuple(name for name in vcr.patch.PATCHER_NAMES if name != "httpx2")
+
+
+def placeholder(text: str) -> str:
+    """Returns the scrubbed stand-in for reasoning text; an existing placeholder is returned unchanged."""
+    if not text or PLACEHOLDER.match(text):
+        return text
+    return f"[scrubbed:{hashlib.sha256(text.encode()).hexdigest()[:12]}]"
+
+
+def scrub_json(value: Any) -> Any:
+    """Returns ``value`` with thinking text replaced and error ``request_id`` masked (edits in place)."""
+    if isinstance(value, dict):
+        if value.get("type") in ("thinking", "thinking_delta") and isinstance(value.get("thinking"), str):
+            value["thinking"] = placeholder(value["thinking"])
+        if value.get("type") == "error" and isinstance(value.get("request_id"), str):
+            value["request_id"] = "req_scrubbed"
+        for item in value.values():
+            scrub_json(item)
+    elif isinstance(value, list):
+        for item in value:
+            scrub_json(item)
+    return value
+
+
+def _scrub_sse(text: str) -> str:
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith("data:"):
+            payload = line[5:].strip()
+            with contextlib.suppress(ValueError):
+                line = "data: " + json.dumps(scrub_json(json.loads(payload)), separators=(",", ":"))
+        lines.append(line)
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=256)
+def scrub_body(body: bytes) -> bytes:
+    """Returns a JSON or SSE body with reasoning text scrubbed; other bodies come back unchanged."""
+    if not body:
+        return body
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.dumps(scrub_json(json.loads(text)), separators=(",", ":")).encode()
+        except ValueError:
+            return body
+    if stripped.startswith(("event:", "data:")):
+        return _scrub_sse(text).encode()
+    return body
+
+
+def _as_bytes(body: Any) -> bytes:
+    if body is None:
+        return b""
+    return body.encode() if isinstance(body, str) else bytes(body)
+
+
+@lru_cache(maxsize=1024)
+def body_hash(body: bytes) -> str:
+    """Returns the sha256 of a request body after scrubbing and key sorting (raw bytes if not JSON)."""
+    scrubbed = scrub_body(body)
+    try:
+        canonical = json.dumps(json.loads(scrubbed), sort_keys=True, separators=(",", ":")).encode()
+    except ValueError:
+        canonical = scrubbed
+    return hashlib.sha256(canonical).hexdigest()
+
+
+def body_hash_matcher(live: Request, stored: Request) -> None:
+    """Returns None when both bodies hash alike; raises AssertionError naming both hashes otherwise."""
+    left, right = body_hash(_as_bytes(live.body)), body_hash(_as_bytes(stored.body))
+    assert left == right, f"request body differs (sha256 {left[:12]} != {right[:12]})"
+
+
+def before_record_request(request: Request) -> Request:
+    """Returns a copy of the request with allowlisted headers and a scrubbed body."""
+    kept = {k: v for k, v in request.headers.items() if k.lower() in REQUEST_HEADERS_KEPT}
+    clean = Request(request.method, request.uri, scrub_body(_as_bytes(request.body)), kept)
+    return clean
+
+
+def is_retryable(response: dict[str, Any]) -> bool:
+    """Returns whether the SDK would retry this answer (408, 409, 429, 5xx or ``x-should-retry: true``)."""
+    code = int(response["status"]["code"])
+    should = [v.lower() for k, vs in response.get("headers", {}).items() if k.lower() == "x-should-retry" for v in vs]
+    return code in RETRYABLE or code >= 500 or "true" in should
+
+
+def make_response_filter(server: str) -> Any:
+    """Returns a ``before_record_response`` hook that stamps ``server`` and scrubs, or drops retryables."""
+
+    def before_record_response(response: dict[str, Any]) -> dict[str, Any] | None:
+        if is_retryable(response):
+            return None
+        headers = {k.lower(): v for k, v in response.get("headers", {}).items() if k.lower() in RESPONSE_HEADERS_KEPT}
+        headers.setdefault("x-conformance-server", [server])
+        body = scrub_body(_as_bytes(response["body"]["string"]))
+        headers["content-length"] = [str(len(body))]
+        return {**response, "headers": headers, "body": {"string": body}}
+
+    return before_record_response
+
+
+_LOADED: dict[str, dict[str, Any]] = {}
+
+
+class ValidatedPersister:
+    """A vcrpy persister that loads through ``load_cassette`` (validated, cached) and saves as usual."""
+
+    @classmethod
+    def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> tuple[list, list, dict]:
+        """Returns (requests, responses, metadata); raises ``SpecError`` for a bad cassette."""
+        if not Path(cassette_path).is_file():
+            raise CassetteNotFoundError(str(cassette_path))
+        data = load_cassette(Path(cassette_path))
+        requests = [Request._from_dict(i["request"]) for i in data["interactions"]]
+        responses = [compat.convert_to_bytes(i["response"]) for i in data["interactions"]]
+        return requests, responses, data.get("metadata") or {}
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
+        """Writes the cassette as vcrpy YAML."""
+        FilesystemPersister.save_cassette(cassette_path, cassette_dict, serializer)
+
+
+def make_vcr(record_mode: str, server: str = "unknown") -> vcr.VCR:
+    """Returns a VCR that scrubs, drops retryables, decodes compression and matches on body hash."""
+    recorder = vcr.VCR(record_mode=record_mode, match_on=MATCH_ON, decode_compressed_response=True,
+                       before_record_request=before_record_request,
+                       before_record_response=make_response_filter(server),
+                       record_on_exception=True, skip_patchers=SKIPPED_PATCHERS)
+    recorder.register_matcher("body_hash", body_hash_matcher)
+    recorder.register_persister(ValidatedPersister)
+    return recorder
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _looks_valid(data: Any) -> bool:
+    """Returns whether a parsed cassette has the expected shape (no line numbers needed then)."""
+    try:
+        return data["version"] == 1 and bool(data["interactions"]) and all(
+            {"method", "uri", "body"} <= set(i["request"]) and isinstance(i["response"]["status"]["code"], int)
+            and "string" in i["response"]["body"] for i in data["interactions"])
+    except (TypeError, KeyError, AttributeError):
+        return False
+
+
+def _need(condition: bool, path: Path, locator: Any, field: tuple, message: str) -> None:
+    if not condition:
+        raise locator.error(field, message) if locator else SpecError(path, None, "", message)
+
+
+def load_cassette(path: Path) -> dict[str, Any]:
+    """Returns the parsed cassette; raises ``SpecError`` (file, line, field) when it is not a valid one."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise SpecError(path, None, "", f"cannot read cassette: {exc.strerror or exc}") from None
+    key = f"{path.resolve()}:{stat.st_mtime_ns}:{stat.st_size}"
+    if key in _LOADED:
+        return _LOADED[key]
+    if stat.st_size == 0:
+        raise SpecError(path, None, "", "empty cassette file")
+    try:
+        data: Any = yaml.load(path.read_bytes(), Loader=_LOADER)
+        locator = None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        data, locator = load_document(path)
+    if not _looks_valid(data):
+        data, locator = load_document(path)
+    _need(isinstance(data, dict), path, locator, (), "not a vcrpy cassette (expected a mapping)")
+    _need(data.get("version") == 1, path, locator, ("version",), "cassette format version must be 1")
+    interactions = data.get("interactions")
+    _need(isinstance(interactions, list) and bool(interactions), path, locator, ("interactions",),
+          "no interactions recorded")
+    for index, item in enumerate(interactions):
+        where = ("interactions", index)
+        _need(isinstance(item, dict) and isinstance(item.get("request"), dict)
+              and isinstance(item.get("response"), dict), path, locator, where, "needs request and response")
+        request, response = item["request"], item["response"]
+        for name in ("method", "uri", "body"):
+            _need(name in request, path, locator, where + ("request",), f"request lacks {name}")
+        _need(isinstance(response.get("status"), dict) and isinstance(response["status"].get("code"), int),
+              path, locator, where + ("response", "status"), "response lacks status.code")
+        _need(isinstance(response.get("body"), dict) and "string" in response["body"], path, locator,
+              where + ("response", "body"), "response lacks body.string")
+    _LOADED[key] = data
+    return data
+
+
+def cassette_meta(data: dict[str, Any]) -> dict[str, str]:
+    """Returns ``{"server", "probe"}`` from the cassette's metadata (empty strings when missing)."""
+    meta = data.get("metadata") or {}
+    return {"server": str(meta.get("server", "")), "probe": str(meta.get("probe", ""))}
+
+
+def response_json(interaction: dict[str, Any]) -> Any:
+    """Returns the decoded JSON body of one interaction's response, or None when it is not JSON."""
+    body = interaction["response"]["body"]["string"]
+    try:
+        return json.loads(body if isinstance(body, str) else bytes(body).decode())
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def dump(data: dict[str, Any]) -> str:
+    """Returns cassette data as YAML text in the layout vcrpy writes."""
+    return yaml.dump(data, Dumper=getattr(yaml, "CDumper", yaml.Dumper))
+
+
+class NetworkBlocked(RuntimeError):
+    """Raised when code tries to open a network connection while replay blocks the network."""
+
+
+@contextlib.contextmanager
+def network_blocked() -> Iterator[None]:
+    """Yields with ``socket.connect`` and ``socket.create_connection`` raising ``NetworkBlocked``."""
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise NetworkBlocked("network access is blocked during replay")
+
+    saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection)
+    socket.socket.connect = refuse  # type: ignore[method-assign]
+    socket.socket.connect_ex = refuse  # type: ignore[method-assign]
+    socket.create_connection = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.socket.connect_ex, socket.create_connection = saved  # type: ignore[method-assign]

@@ -1,0 +1,128 @@
+"""The provider subcommands: ``verify``, ``record``, ``audit`` and ``lint-config``.
+
+``register(subparsers)`` adds them to the ``conformance`` command. Each handler takes the parsed
+arguments and returns the exit code: 0 ok, 1 a failure or contradiction, 2 a usage or spec error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpecError
+from . import default_cassettes, default_specs
+
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+
+
+def _paths(values: list[str] | None) -> list[Path] | None:
+    return [Path(v) for v in values] if values else None
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Replays cassettes and prints the verdict tables; returns 2 on spec errors, 1 on any contradiction."""
+    from .probes import load_probes
+    from .table import render
+    from .verify import PROBE_VALID, verify
+
+    probes, errors = load_probes(_paths(args.specs) or [default_specs()])
+    results = verify(_paths(args.paths) or [default_cassettes()], probes, errors)
+    print(render(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=2) + "\n", encoding="utf-8")
+    if any(r.invariant == PROBE_VALID for r in results):
+        return 2
+    return 1 if any(r.outcome in ("fail", "error") for r in results) else 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Records probes through the SDK into cassettes; returns 2 without a key, 1 if a probe failed."""
+    key = os.environ.get(KEY_VARIABLE, "").strip()
+    if not key:
+        print(f"conformance record: {KEY_VARIABLE} is not set; export it to record "
+              f"(against the local emulator any value works, e.g. {KEY_VARIABLE}=dummy)", file=sys.stderr)
+        return 2
+    from .probes import load_probes
+    from .record import record
+
+    probes, errors = load_probes(_paths(args.specs) or [default_specs()])
+    for error in errors:
+        print(f"conformance record: {error}", file=sys.stderr)
+    if errors:
+        return 2
+    chosen = list(probes.values())
+    if args.probe:
+        unknown = sorted(set(args.probe) - set(probes))
+        if unknown:
+            print(f"conformance record: unknown probe id(s): {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        chosen = [probes[i] for i in args.probe]
+    outcomes = record(chosen, key, args.base_url, Path(args.out) if args.out else default_cassettes())
+    for outcome in outcomes:
+        where = f" -> {outcome.path}" if outcome.path else ""
+        print(f"{'ok    ' if outcome.ok else 'FAILED'} {outcome.probe}: {outcome.note}{where}")
+    return 0 if all(o.ok for o in outcomes) else 1
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Audits cassettes for secrets and reasoning text; returns 1 when anything is found."""
+    from .audit import audit
+
+    findings, files = audit(_paths(args.paths) or [default_cassettes()])
+    for finding in findings:
+        print(finding)
+    print(f"audit: {files} cassette(s), {len(findings)} finding(s)")
+    return 1 if findings else 0
+
+
+def cmd_lint_config(args: argparse.Namespace) -> int:
+    """Lints a context_management configuration; returns 1 when it can reach into a task in flight."""
+    from .lint import lint, load_config, render
+
+    try:
+        config = load_config(Path(args.file))
+    except SpecError as exc:
+        print(f"conformance lint-config: {exc}", file=sys.stderr)
+        return 2
+    findings, rejected = lint(config, args.max_task_steps)
+    if rejected:
+        print(f"conformance lint-config: the API rejects this configuration: {rejected}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([asdict(f) for f in findings], indent=2))
+    else:
+        print(render(findings))
+        reaching = [f.edit for f in findings if f.reaches]
+        print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
+    return 1 if any(f.reaches for f in findings) else 0
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``verify``, ``record``, ``audit`` and ``lint-config`` to an argparse subparsers object."""
+    v = subparsers.add_parser("verify", help="replay provider cassettes offline and compare verdicts with predictions")
+    v.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
+    v.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
+    v.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    v.set_defaults(func=cmd_verify)
+
+    r = subparsers.add_parser("record", help=f"record probes through the SDK into cassettes (needs {KEY_VARIABLE})")
+    r.add_argument("--probe", action="append", metavar="ID", help="record only this probe; repeatable")
+    r.add_argument("--base-url", metavar="URL", help="server to record (default https://api.anthropic.com)")
+    r.add_argument("--out", metavar="DIR", help="cassette root; files go to DIR/<server>/<probe>.yaml (default cassettes/)")
+    r.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
+    r.set_defaults(func=cmd_record)
+
+    a = subparsers.add_parser("audit", help="fail on secrets or unscrubbed reasoning text in cassettes")
+    a.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
+    a.set_defaults(func=cmd_audit)
+
+    lc = subparsers.add_parser("lint-config", help="say from which task size a context_management config clears live work")
+    lc.add_argument("file", metavar="FILE", help="JSON or YAML holding a context_management object")
+    lc.add_argument("--max-task-steps", type=int, metavar="N", help="the longest task your agent runs, in tool steps")
+    lc.add_argument("--json", action="store_true", help="print the findings as JSON")
+    lc.set_defaults(func=cmd_lint_config)

@@ -1,0 +1,92 @@
+"""Render verify results as the tables a user acts on: per probe, then per strategy configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..results import CheckResult
+
+
+def _size(live: dict[str, int]) -> str:
+    if not live:
+        return "-"
+    tokens = live["input_tokens"]
+    size = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return f"{live['tool_steps']} steps/{live['thinking_turns']} turns/{size} tok"
+
+
+def _evidence(details: dict[str, Any]) -> str:
+    if details.get("error_code"):
+        return f"error {details['error_code']}"
+    parts = []
+    if details.get("cleared_tool_use_ids"):
+        parts.append("cleared " + ",".join(details["cleared_tool_use_ids"]))
+    if details.get("cleared_tool_inputs"):
+        parts.append("inputs " + ",".join(details["cleared_tool_inputs"]))
+    if details.get("cleared_thinking_turns"):
+        parts.append("thinking turns " + ",".join(map(str, details["cleared_thinking_turns"])))
+    if details.get("summarized"):
+        parts.append("summarised the prompt")
+    if details.get("reached_live"):
+        live = details.get("reached_tool_use_ids", []) + [f"turn {n}" for n in details.get("reached_thinking_turns", [])]
+        parts.append("LIVE: " + ",".join(map(str, live)))
+    return "; ".join(parts) or "nothing cleared"
+
+
+def _grid(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def probe_table(results: Sequence[CheckResult]) -> list[str]:
+    """Returns one line per replayed probe: verdict, prediction, match, task size and evidence."""
+    rows = [["PROBE", "SERVER", "VERDICT", "PREDICTED", "MATCH", "TASK IN FLIGHT", "EVIDENCE"]]
+    for r in results:
+        if r.outcome not in ("pass", "fail"):
+            continue
+        d = r.details
+        rows.append([r.scenario, r.target, d["verdict"], d["predicted"], "yes" if r.outcome == "pass" else "NO",
+                     _size(d.get("live_task", {})), _evidence(d)])
+    return _grid(rows) if len(rows) > 1 else []
+
+
+def strategy_table(results: Sequence[CheckResult]) -> list[str]:
+    """Returns one line per (server, strategy configuration): does it reach live work, from which task size."""
+    groups: dict[tuple[str, str, str], list[CheckResult]] = {}
+    for r in results:
+        if r.outcome in ("pass", "fail"):
+            groups.setdefault((r.target, r.family, r.details["config"]), []).append(r)
+    rows = [["SERVER", "STRATEGY", "CONFIGURATION", "REACHES TASK IN FLIGHT", "EVIDENCE"]]
+    for (server, family, config), members in sorted(groups.items()):
+        reached = [m for m in members if m.details["reached_live"]]
+        rejected = [m for m in members if m.details["verdict"] == "rejected"]
+        if reached:
+            first = min(reached, key=lambda m: (m.details["live_task"]["tool_steps"], m.details["live_task"]["input_tokens"]))
+            answer = f"YES from {_size(first.details['live_task'])}"
+            evidence = f"{first.scenario}: {_evidence(first.details)}"
+        elif rejected and len(rejected) == len(members):
+            answer, evidence = "rejected", f"{rejected[0].scenario}: {_evidence(rejected[0].details)}"
+        else:
+            answer = "no"
+            evidence = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in members)
+        rows.append([server, family, config, answer, evidence])
+    return _grid(rows) if len(rows) > 1 else []
+
+
+def render(results: Sequence[CheckResult]) -> str:
+    """Returns the full verify report: probe table, strategy table, problems and a count line."""
+    out = []
+    probes = probe_table(results)
+    if probes:
+        out += ["Recorded probes", *probes, "", "Strategies", *strategy_table(results), ""]
+    problems = [r for r in results if r.outcome in ("fail", "error")]
+    if problems:
+        out.append("Problems")
+        out += [f"  {r.outcome.upper()} {r.target}/{r.scenario}: {r.message}" for r in problems]
+        out.append("")
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.outcome] = counts.get(r.outcome, 0) + 1
+    out.append("verify: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) if counts else "verify: nothing to verify")
+    return "\n".join(out)

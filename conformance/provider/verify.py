@@ -1,0 +1,192 @@
+"""Replay cassettes offline, analyse each exchange and compare the verdict with the probe's prediction.
+
+Replay uses record mode ``none`` with sockets blocked, the SDK with ``max_retries=0`` and strict
+response validation, and the probe's own request: a cassette that does not answer exactly that
+request is an error for that probe only, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, get_args
+from urllib.parse import urlsplit
+
+import anthropic
+from anthropic.types.beta import BetaContentBlock
+from vcr.errors import CannotOverwriteExistingCassetteException
+
+from ..errors import SpecError
+from ..results import CheckResult
+from . import cassettes
+from . import semantics as sem
+from .analyzer import Analysis, ApiFailure, analyze, compare
+from .probes import Probe
+
+VERDICT = "provider.verdict-matches-prediction"
+VALID = "provider.cassette-valid"
+PROBE_VALID = "provider.probe-valid"
+
+
+@dataclass
+class Replay:
+    """The SDK-parsed outcome of replaying one probe's cassette."""
+
+    message: Any = None
+    failure: ApiFailure | None = None
+    count: Any = None
+
+
+class CassetteProblem(Exception):
+    """A cassette that cannot be replayed for its probe; the message says why."""
+
+
+def _explain_validation(exc: anthropic.APIResponseValidationError) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    cm = body.get("context_management") or {}
+    known_edits = {sem.CLEAR_TOOL_USES, sem.CLEAR_THINKING}
+    for edit in cm.get("applied_edits") or []:
+        if isinstance(edit, dict) and edit.get("type") not in known_edits:
+            return f"unknown applied edit type {edit.get('type')!r} (strict parsing refuses it)"
+    for index, block in enumerate(body.get("content") or []):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind not in _known_block_types():
+            return f"unknown content block type {kind!r} at content[{index}] (strict parsing refuses it)"
+    first = str(exc.__cause__ or exc).splitlines()
+    return "response does not parse as the SDK's beta type: " + " ".join(first[:3])
+
+
+@cache
+def _known_block_types() -> frozenset[str]:
+    """Returns the content block types the SDK's ``BetaContentBlock`` union accepts."""
+    kinds: set[str] = set()
+    for member in get_args(get_args(BetaContentBlock)[0]):
+        kinds.update(get_args(member.model_fields["type"].annotation))
+    return frozenset(kinds)
+
+
+def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return func(**kwargs), None
+    except anthropic.APIStatusError as exc:
+        return None, ApiFailure(exc.status_code, exc.body)
+    except anthropic.APIResponseValidationError as exc:
+        raise CassetteProblem(_explain_validation(exc)) from None
+    except anthropic.APIConnectionError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, CannotOverwriteExistingCassetteException):
+            raise CassetteProblem("cassette does not match its probe: no recorded interaction answers "
+                                  f"this request ({str(cause).splitlines()[0]})") from None
+        raise CassetteProblem(f"replay failed: {cause or exc}") from None
+
+
+@cache
+def replay_client(base_url: str) -> anthropic.Anthropic:
+    """Returns a shared replay client for ``base_url``: no key, no retries, strict response validation."""
+    return anthropic.Anthropic(api_key="replay-needs-no-key", base_url=base_url, max_retries=0,
+                               _strict_response_validation=True)
+
+
+def replay(probe: Probe, path: Path, data: dict[str, Any]) -> Replay:
+    """Returns the replayed outcome; raises ``CassetteProblem`` when the cassette cannot answer the probe."""
+    uri = urlsplit(data["interactions"][0]["request"]["uri"])
+    client = replay_client(f"{uri.scheme}://{uri.netloc}")
+    result = Replay()
+    with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette:
+        count_kwargs = probe.count_kwargs()
+        if count_kwargs is not None:
+            result.count, _ = _call(client.beta.messages.count_tokens, count_kwargs)
+        result.message, result.failure = _call(client.beta.messages.create, probe.create_kwargs())
+        unplayed = len(cassette) - cassette.play_count
+    if unplayed:
+        raise CassetteProblem(f"cassette does not match its probe: {unplayed} recorded interaction(s) "
+                              "were never requested")
+    return result
+
+
+def live_size(probe: Probe) -> dict[str, int]:
+    """Returns the size of the probe's task in flight: tool steps, thinking turns, estimated tokens."""
+    messages = probe.messages()[probe.live.from_message:]
+    tokens = sum(3 + sum(sem.block_tokens(b) for b in sem.content_blocks(m)) for m in messages)
+    return {"tool_steps": len(probe.live.tool_use_ids), "thinking_turns": len(probe.live.thinking_turns),
+            "input_tokens": tokens}
+
+
+def _result(probe: Probe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
+            details: dict[str, Any]) -> CheckResult:
+    family = probe.family if probe else "unknown"
+    return CheckResult(target=server, scenario=probe_id, family=family, invariant=invariant, level="MUST",
+                       outcome=outcome, message=message, details=details, kind="probe")  # type: ignore[arg-type]
+
+
+def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
+    """Returns one result for one cassette: the verdict check, or an error naming the problem."""
+    server, probe_id = path.parent.name, path.stem
+    try:
+        data = cassettes.load_cassette(path)
+    except SpecError as exc:
+        return _result(probes.get(probe_id), probe_id, server, VALID, "error", f"corrupt cassette: {exc}",
+                       {"path": str(path)})
+    meta = cassettes.cassette_meta(data)
+    server, probe_id = meta["server"] or server, meta["probe"] or probe_id
+    probe = probes.get(probe_id)
+    if probe is None:
+        return _result(None, probe_id, server, VALID, "error", f"{path}: no probe spec has id {probe_id!r}",
+                       {"path": str(path)})
+    try:
+        replayed = replay(probe, path, data)
+        found = analyze(probe, replayed.message, replayed.failure, replayed.count)
+    except CassetteProblem as exc:
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}", {"path": str(path)})
+    differences = compare(probe, found)
+    details = _details(probe, found, path)
+    if differences:
+        return _result(probe, probe_id, server, VERDICT, "fail", "; ".join(differences + found.unexplained), details)
+    return _result(probe, probe_id, server, VERDICT, "pass", f"{found.verdict} as predicted", details)
+
+
+def _details(probe: Probe, found: Analysis, path: Path) -> dict[str, Any]:
+    return {"verdict": found.verdict, "predicted": probe.predict["verdict"],
+            "cleared_tool_use_ids": found.cleared_tool_use_ids, "cleared_tool_inputs": found.cleared_tool_inputs,
+            "cleared_thinking_turns": found.cleared_thinking_turns, "summarized": found.summarized,
+            "reached_live": found.reached_live, "reached_tool_use_ids": found.reached_tool_use_ids,
+            "reached_thinking_turns": found.reached_thinking_turns, "error_code": found.error_code,
+            "unexplained": found.unexplained, "config": probe.config_label(), "live_task": live_size(probe),
+            "cassette": str(path), "evidence": found.evidence}
+
+
+def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """Returns (cassette files, folders given) for the paths; folders are searched recursively."""
+    files: list[Path] = []
+    folders: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            folders.append(path)
+            files += sorted(p for p in path.rglob("*.yaml") if not p.name.startswith("."))
+        else:
+            files.append(path)
+    return files, folders
+
+
+def verify(paths: Iterable[Path], probes: dict[str, Probe], spec_errors: Iterable[SpecError] = ()) -> list[CheckResult]:
+    """Returns one result per cassette, per spec error, and a skip per probe a recorded server lacks."""
+    results = [_result(None, Path(e.path).stem, "specs", PROBE_VALID, "error", str(e), {"path": e.path})
+               for e in spec_errors]
+    files, folders = cassette_files(paths)
+    for path in files:
+        results.append(check_cassette(path, probes))
+    if folders:
+        covered: dict[str, set[str]] = {}
+        for r in results:
+            if r.kind == "probe" and r.invariant != PROBE_VALID:
+                covered.setdefault(r.target, set()).add(r.scenario)
+        for server, seen in sorted(covered.items()):
+            for probe_id in sorted(set(probes) - seen):
+                results.append(_result(probes[probe_id], probe_id, server, VERDICT, "skip",
+                                       f"no recording of this probe from {server}", {}))
+    return results
