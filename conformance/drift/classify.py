@@ -1,0 +1,159 @@
+"""Diff two normalised recordings with deepdiff and sort every change: breaking, additive or noise.
+
+Breaking: a type changed, a key disappeared, a block or edit type disappeared, an enum value
+(``type``, ``stop_reason``, ``role``, ...) changed, the status changed or an error appeared.
+Additive: a new key, a new block or edit type, a new interaction. Noise: everything else (free
+text, counts, more or fewer blocks of types already present).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from deepdiff import DeepDiff
+from deepdiff.helper import CannotCompare
+
+ENUM_KEYS = frozenset({"type", "stop_reason", "role", "stop_sequence_type", "status", "error_code", "code"})
+# The request is the probe's own: compared by digest elsewhere, never diffed as provider drift.
+EXCLUDE_REGEX_PATHS = (r"^root\[\d+\]\['request'\]",)
+MAX_VALUE = 160
+
+
+def _value(value: Any) -> Any:
+    """Returns ``value`` small enough for a report: long text and large structures are cut."""
+    if type(value).__name__ == "NotPresent":
+        return None
+    if isinstance(value, str):
+        return value if len(value) <= MAX_VALUE else value[: MAX_VALUE - 1] + "…"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return value if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
+
+
+def _types(items: Any) -> set[str]:
+    if not isinstance(items, list):
+        return set()
+    return {str(i.get("type")) for i in items if isinstance(i, dict) and "type" in i}
+
+
+def _typed(value: Any) -> bool:
+    return isinstance(value, dict) and "type" in value
+
+
+def _parent(root: Any, path: Sequence[Any]) -> Any:
+    node = root
+    for part in path[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
+
+
+def _change(probe: str, category: str, kind: str, path: str, rule: str, before: Any = None,
+            after: Any = None) -> dict[str, Any]:
+    return {"probe": probe, "category": category, "change": kind, "path": path, "rule": rule,
+            "before": _value(before), "after": _value(after)}
+
+
+def _key(path: Sequence[Any]) -> str:
+    return next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+
+
+def classify_level(probe: str, kind: str, level: Any, before: Any, after: Any) -> dict[str, Any]:
+    """Returns the classified change for one deepdiff tree level of report type ``kind``."""
+    path = level.path(output_format="list")
+    where = level.path()
+    key = _key(path)
+    if kind == "type_changes":
+        return _change(probe, "breaking", kind, where, f"type changed: {type(level.t1).__name__} → "
+                       f"{type(level.t2).__name__}", level.t1, level.t2)
+    if kind == "dictionary_item_removed":
+        return _change(probe, "breaking", kind, where, f"key {key!r} disappeared", level.t1)
+    if kind == "dictionary_item_added":
+        if key == "error":
+            return _change(probe, "breaking", kind, where, "an error appeared", after=level.t2)
+        return _change(probe, "additive", kind, where, f"new key {key!r}", after=level.t2)
+    if kind == "values_changed":
+        if len(path) == 2 and key == "status":
+            before_error, after_error = (level.t1 or 0) >= 400, (level.t2 or 0) >= 400
+            rule = ("an error code appeared" if after_error and not before_error else
+                    "an error code changed" if after_error else "an error went away: the request is now accepted")
+            return _change(probe, "breaking", kind, where, rule, level.t1, level.t2)
+        if _typed(level.t1) and _typed(level.t2) and level.t1["type"] != level.t2["type"]:
+            return _change(probe, "breaking", kind, where + "['type']", "enum value 'type' changed",
+                           level.t1["type"], level.t2["type"])
+        if key in ENUM_KEYS and not isinstance(level.t1, bool):
+            return _change(probe, "breaking", kind, where, f"enum value {key!r} changed", level.t1, level.t2)
+        return _change(probe, "noise", kind, where, f"value of {key or 'item'!r} changed", level.t1, level.t2)
+    if kind in ("iterable_item_removed", "iterable_item_added"):
+        removed = kind == "iterable_item_removed"
+        item = level.t1 if removed else level.t2
+        if len(path) == 1:
+            return _change(probe, "breaking" if removed else "additive", kind, where,
+                           "an interaction disappeared" if removed else "a new interaction", item if not removed else None)
+        kind_of = item.get("type") if isinstance(item, dict) else None
+        if kind_of is None:
+            return _change(probe, "noise", kind, where, "an untyped list item " + ("went" if removed else "came"),
+                           item if removed else None, None if removed else item)
+        other_side = _types(_parent(after if removed else before, path))
+        if removed and kind_of not in other_side:
+            return _change(probe, "breaking", kind, where, f"block or edit type {kind_of!r} disappeared", kind_of)
+        if not removed and kind_of not in other_side:
+            return _change(probe, "additive", kind, where, f"new block or edit type {kind_of!r}", after=kind_of)
+        return _change(probe, "noise", kind, where, f"{'one fewer' if removed else 'one more'} {kind_of!r} item",
+                       kind_of if removed else None, None if removed else kind_of)
+    if kind == "iterable_item_moved":
+        return _change(probe, "noise", kind, where, "items changed order", None, None)
+    return _change(probe, "noise", kind, where, kind.replace("_", " "), level.t1, level.t2)
+
+
+def same_item(x: Any, y: Any, level: Any = None) -> bool:
+    """Returns whether two list items are the same typed block or edit; raises ``CannotCompare`` otherwise."""
+    if isinstance(x, dict) and isinstance(y, dict) and "type" in x and "type" in y:
+        return bool(x["type"] == y["type"])
+    raise CannotCompare() from None
+
+
+def _list_of(path: str) -> str:
+    return path.rsplit("[", 1)[0]
+
+
+def _drop_shifts(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns ``changes`` without item moves in lists that also gained or lost items (index shifts)."""
+    resized = {_list_of(c["path"]) for c in changes if c["change"] in ("iterable_item_added", "iterable_item_removed")}
+    return [c for c in changes if not (c["change"] == "iterable_item_moved" and _list_of(c["path"]) in resized)]
+
+
+def _merge_replaced(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns ``changes`` where a type that vanished and one that appeared in the same list read as one
+    breaking change of the ``type`` value."""
+    gone = [c for c in changes if c["change"] == "iterable_item_removed" and c["category"] == "breaking"]
+    came = [c for c in changes if c["change"] == "iterable_item_added" and c["category"] == "additive"]
+    for old in gone:
+        twin = next((new for new in came if _list_of(new["path"]) == _list_of(old["path"])), None)
+        if twin is None:
+            continue
+        came.remove(twin)
+        changes.remove(twin)
+        old.update(change="values_changed", path=old["path"] + "['type']", rule="enum value 'type' changed",
+                   after=twin["after"])
+    return changes
+
+
+def classify(probe: str, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the classified changes from ``before`` to ``after`` (normalised interaction lists)."""
+    diff = DeepDiff(before, after, view="tree", exclude_regex_paths=list(EXCLUDE_REGEX_PATHS),
+                    iterable_compare_func=same_item, threshold_to_diff_deeper=0)
+    changes = []
+    for kind in sorted(diff):
+        for level in diff[kind]:
+            changes.append(classify_level(probe, kind, level, before, after))
+    changes = _merge_replaced(_drop_shifts(changes))
+    for index, (b, a) in enumerate(zip(before, after)):
+        if b["request"] != a["request"]:
+            changes.append(_change(probe, "noise", "request_changed", f"root[{index}]['request']",
+                                   "the probe's own request changed: response changes may come from the spec",
+                                   b["request"]["digest"], a["request"]["digest"]))
+    return changes
