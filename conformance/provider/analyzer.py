@@ -234,4 +234,6 @@ def compare(probe: Probe, found: Analysis) -> list[str]:
     for key in ("cleared_tool_use_ids", "cleared_tool_inputs", "cleared_thinking_turns", "summarized", "error_code"):
         if key in expected and getattr(found, key) != expected[key]:
             differences.append(f"{key} {getattr(found, key)!r}, predicted {expected[key]!r}")
+    if found.unexplained and found.verdict != "inconsistent":
+        differences.append("counts the documented semantics cannot explain")
     return differences

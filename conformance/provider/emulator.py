@@ -237,7 +237,8 @@ class Emulator:
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.faults = set(faults)
         self._server.name = server_name(faults)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
 
     @property
     def url(self) -> str:

@@ -104,5 +104,5 @@ def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_r
 def record(probes: list[Probe], api_key: str, base_url: str | None, out_root: Path) -> list[Recorded]:
     """Records every probe in order against ``base_url`` (default: the public API) into ``out_root``."""
     url = base_url or DEFAULT_BASE_URL
-    client = make_client(api_key, url)
-    return [record_probe(probe, client, url, out_root) for probe in probes]
+    with make_client(api_key, url) as client:
+        return [record_probe(probe, client, url, out_root) for probe in probes]

@@ -1,0 +1,49 @@
+"""Fixtures for the provider side: the shipped probes, and recording against a local emulator."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pytest
+
+from conformance.provider.emulator import Emulator
+from conformance.provider.probes import Probe, load_probes
+from conformance.provider.record import Recorded, record
+
+ROOT = Path(__file__).resolve().parents[2]
+SPECS = ROOT / "specs" / "provider"
+CASSETTES = ROOT / "cassettes"
+
+
+@pytest.fixture(scope="session")
+def probes() -> dict[str, Probe]:
+    """Returns the shipped probes by id (the shipped specs must load without errors)."""
+    found, errors = load_probes([SPECS])
+    assert not errors, [str(e) for e in errors]
+    return found
+
+
+Recorder = Callable[..., tuple[Path, list[Recorded]]]
+
+
+@pytest.fixture()
+def record_with(tmp_path: Path, probes: dict[str, Probe]) -> Recorder:
+    """Returns a function that records probes against an emulator (with faults) into a fresh folder."""
+
+    def run(probe_ids: Iterable[str], faults: Iterable[str] = ()) -> tuple[Path, list[Recorded]]:
+        out = tmp_path / "recorded"
+        with Emulator(0, faults) as emulator:
+            outcomes = record([probes[i] for i in probe_ids], "dummy", emulator.url, out)
+        return out, outcomes
+
+    return run
+
+
+@pytest.fixture()
+def shipped_copy(tmp_path: Path) -> Path:
+    """Returns a writable copy of the shipped emulator cassettes."""
+    target = tmp_path / "cassettes" / "emulator"
+    shutil.copytree(CASSETTES / "emulator", target)
+    return target

@@ -1,0 +1,94 @@
+"""Probe specs: the shipped set covers what it must, and bad specs fail with file, line and field."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conformance.provider import semantics as sem
+from conformance.provider.probes import Probe, load_file, load_probes
+
+from .conftest import SPECS
+
+
+def test_every_probe_file_points_editors_at_the_schema() -> None:
+    for path in sorted(SPECS.glob("*.yaml")):
+        assert path.read_text().startswith("# yaml-language-server: $schema=../../conformance/schema/probe.schema.json")
+
+
+def test_shipped_probes_cover_every_edit_and_verdict(probes: dict[str, Probe]) -> None:
+    kinds = {e["type"] for p in probes.values() for e in sem.edits_of(p.request)}
+    assert kinds == set(sem.EDIT_TYPES)
+    assert any(p.request.get("compaction") for p in probes.values())
+    assert {p.predict["verdict"] for p in probes.values()} == {"settled-only", "reached-live-task", "no-edit", "rejected"}
+    assert any(len(sem.edits_of(p.request)) > 1 for p in probes.values())
+
+
+def test_tool_result_sizes_identify_which_results_were_cleared(probes: dict[str, Probe]) -> None:
+    for probe in probes.values():
+        sizes = sorted(s.result_tokens for s in sem.tool_steps(probe.messages()) if s.result_tokens > 100)
+        assert len(sizes) == len(set(sizes)), probe.id
+
+
+MINIMAL = """\
+format_version: 1
+probes:
+  - id: t.one
+    description: one probe
+    request:
+      model: m
+      max_tokens: 10
+      betas: [context-management-2025-06-27]
+      context_management:
+        edits:
+          - {type: clear_tool_uses_20250919, trigger: {type: tool_uses, value: 0}, keep: {type: tool_uses, value: 0}}
+    history:
+      - {role: user, content: go}
+      - role: assistant
+        content: [{type: tool_use, id: toolu_1, name: s, input: {}}]
+      - role: user
+        content: [{type: tool_result, tool_use_id: toolu_1, content: out}]
+    live: {from_message: 0, tool_use_ids: [toolu_1], thinking_turns: []}
+    predict: {verdict: reached-live-task, cleared_tool_use_ids: [toolu_1]}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "probe.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_minimal_probe_loads(tmp_path: Path) -> None:
+    probes, errors = load_file(write(tmp_path, MINIMAL))
+    assert not errors and probes[0].family == "clear_tool_uses"
+
+
+@pytest.mark.parametrize(("old", "new", "line", "needle"), [
+    ("verdict: reached-live-task", "verdict: maybe", 19, "predict.verdict"),
+    ("type: clear_tool_uses_20250919,", "type: clear_tool_results_20991231,", 11, "edits[0].type"),
+    ("tool_use_ids: [toolu_1]", "tool_use_ids: []", 18, "live.tool_use_ids"),
+    ("from_message: 0", "from_message: 2", 18, "live.from_message"),
+    ("cleared_tool_use_ids: [toolu_1]", "cleared_tool_use_ids: []", 19, "predict.cleared_tool_use_ids"),
+    ("tool_uses, value: 0}}", "tool_uses, value: 5}}", 19, "predict.verdict"),
+    ("keep: {type: tool_uses, value: 0}", "keep: {type: turns, value: 0}", 11, "edits[0].keep"),
+])
+def test_bad_probes_are_located(tmp_path: Path, old: str, new: str, line: int, needle: str) -> None:
+    assert old in MINIMAL
+    probes, errors = load_file(write(tmp_path, MINIMAL.replace(old, new)))
+    assert not probes and len(errors) == 1
+    assert errors[0].line == line and needle in errors[0].field, str(errors[0])
+
+
+def test_duplicate_ids_across_files_are_errors(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(MINIMAL)
+    (tmp_path / "b.yaml").write_text(MINIMAL)
+    probes, errors = load_probes([tmp_path])
+    assert list(probes) == ["t.one"] and "duplicate probe id" in str(errors[0])
+
+
+def test_scenario_files_are_not_probe_files(tmp_path: Path) -> None:
+    probes, errors = load_file(write(tmp_path, "format_version: 1\nscenarios: []\n"))
+    assert not probes and "not a probe file" in str(errors[0])

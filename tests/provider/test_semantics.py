@@ -1,0 +1,90 @@
+"""The documented edit semantics on small literal histories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.provider import semantics as sem
+
+
+def tool_call(n: int, name: str = "search") -> list[dict[str, Any]]:
+    return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": name, "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": sem.filler(100 * n)}]}]
+
+
+def history(*names: str) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for n, name in enumerate(names, start=1):
+        messages += tool_call(n, name)
+    return messages
+
+
+def test_filler_estimates_to_the_requested_size() -> None:
+    assert sem.estimate_text(sem.filler(1234)) == 1234
+    assert sem.estimate_text("abc " + sem.filler(50, 3)) == 51
+
+
+def test_tool_loop_is_one_turn_and_a_new_request_opens_the_next() -> None:
+    messages = history("a", "b") + [{"role": "assistant", "content": "done"}, {"role": "user", "content": "next"},
+                                    {"role": "assistant", "content": "ok"}]
+    turns = sem.assistant_turns(messages)
+    assert [t.messages for t in turns] == [(1, 3, 5), (7,)]
+
+
+def test_clear_tool_uses_clears_oldest_first_and_keeps_the_latest() -> None:
+    request = {"messages": history("s", "s", "s", "s")}
+    plan = sem.plan_clear_tool_uses({"type": sem.CLEAR_TOOL_USES, "trigger": {"type": "tool_uses", "value": 1},
+                                     "keep": {"type": "tool_uses", "value": 2}}, request)
+    assert [s.tool_use_id for s in plan.cleared] == ["t1", "t2"]
+    assert plan.tokens == 300
+
+
+def test_exclude_tools_removes_candidates_before_keep_counts() -> None:
+    request = {"messages": history("x", "s", "x", "s")}
+    plan = sem.plan_clear_tool_uses({"type": sem.CLEAR_TOOL_USES, "trigger": {"type": "tool_uses", "value": 1},
+                                     "keep": {"type": "tool_uses", "value": 1}, "exclude_tools": ["x"]}, request)
+    assert [s.tool_use_id for s in plan.cleared] == ["t2"]
+
+
+def test_clear_at_least_too_high_means_no_clearing() -> None:
+    request = {"messages": history("s", "s", "s")}
+    edit = {"type": sem.CLEAR_TOOL_USES, "trigger": {"type": "tool_uses", "value": 1},
+            "keep": {"type": "tool_uses", "value": 1}, "clear_at_least": {"type": "input_tokens", "value": 301}}
+    assert not sem.plan_clear_tool_uses(edit, request).applies
+    edit["clear_at_least"]["value"] = 300
+    assert sem.plan_clear_tool_uses(edit, request).applies
+
+
+def test_triggers_are_exceeded_not_reached() -> None:
+    assert not sem.trigger_fires({"type": "tool_uses", "value": 3}, 0, 3)
+    assert sem.trigger_fires({"type": "tool_uses", "value": 3}, 0, 4)
+    assert sem.trigger_fires({"type": "input_tokens", "value": 10}, 11, 0)
+
+
+@pytest.mark.parametrize(("keep", "expected"), [({"type": "thinking_turns", "value": 1}, 1), ("all", None),
+                                                ({"type": "all"}, None)])
+def test_thinking_keep_spellings(keep: Any, expected: int | None) -> None:
+    assert sem.thinking_keep({"type": sem.CLEAR_THINKING, "keep": keep}) == expected
+
+
+@pytest.mark.parametrize(("request_", "betas", "code"), [
+    ({"compaction": {"type": "summarize"}, "messages": history("s")[:2]}, [sem.ON_DEMAND_BETA], "compaction_incomplete_turn"),
+    ({"compaction": {"type": "summarize"}, "context_management": {"edits": []}, "messages": []},
+     [sem.ON_DEMAND_BETA], "invalid_request_error"),
+    ({"context_management": {"edits": [{"type": sem.CLEAR_TOOL_USES}]}, "messages": []}, [], "invalid_request_error"),
+    ({"context_management": {"edits": [{"type": sem.CLEAR_THINKING}]}, "messages": []}, [sem.CONTEXT_BETA],
+     "invalid_request_error"),
+    ({"context_management": {"edits": [{"type": sem.COMPACT, "trigger": {"type": "input_tokens", "value": 49999}}]},
+      "messages": []}, [sem.COMPACT_BETA], "invalid_request_error"),
+])
+def test_documented_rejections(request_: dict[str, Any], betas: list[str], code: str) -> None:
+    rejected = sem.rejection(request_, betas)
+    assert rejected is not None and rejected[0] == code
+
+
+def test_compaction_after_results_reaches_the_live_task() -> None:
+    request = {"compaction": {"type": "summarize"}, "messages": history("s")}
+    prediction = sem.predict(request, [sem.ON_DEMAND_BETA], sem.Span(0, ("t1",)))
+    assert prediction.verdict == "reached-live-task" and prediction.summarized

@@ -1,0 +1,165 @@
+"""Replay and verdicts: shipped recordings agree with their predictions; every fault is caught."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from conformance.provider import cassettes, verify_results
+from conformance.provider.emulator_edits import FAULTS
+from conformance.provider.probes import Probe, load_probes
+from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
+
+from .conftest import CASSETTES, SPECS
+
+
+def recorded(results: list) -> list:
+    """Returns the results for recorded probes (a folder also reports a skip per unrecorded probe)."""
+    return [r for r in results if r.outcome != "skip"]
+
+
+def test_missing_recordings_are_skips(record_with, probes: dict[str, Probe]) -> None:
+    out, _ = record_with(["compact.below-trigger"])
+    results = verify([out], probes)
+    assert [r.scenario for r in results if r.outcome != "skip"] == ["compact.below-trigger"]
+    assert len(results) == len(probes) and "no recording" in results[-1].message
+
+
+def test_every_probe_has_a_shipped_emulator_cassette(probes: dict[str, Probe]) -> None:
+    assert {p.stem for p in (CASSETTES / "emulator").glob("*.yaml")} == set(probes)
+
+
+def test_shipped_cassettes_match_their_predictions(probes: dict[str, Probe]) -> None:
+    results = verify([CASSETTES], probes)
+    assert len(results) == len(probes)
+    assert all(r.outcome == "pass" and r.invariant == VERDICT for r in results), [r.message for r in results if r.outcome != "pass"]
+    assert {r.target for r in results} == {"emulator"}
+    assert {r.details["verdict"] for r in results} == {"settled-only", "reached-live-task", "no-edit", "rejected"}
+    for r in results:
+        assert r.kind == "probe" and r.level == "MUST" and set(r.details) >= {
+            "verdict", "predicted", "cleared_tool_use_ids", "cleared_thinking_turns", "reached_live", "evidence"}
+
+
+def test_verify_results_defaults_to_the_shipped_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SPECS.parents[1])
+    results = verify_results()
+    assert results and all(r.outcome == "pass" for r in results)
+
+
+# fault -> (probe that shows it, verdict the analyzer must reach)
+CAUGHT = {
+    "clear-live-despite-keep": ("clear-tool-uses.keep-equals-live-task", "reached-live-task"),
+    "miscount": ("clear-tool-uses.keep-equals-live-task", "inconsistent"),
+    "drop-latest-thinking": ("clear-thinking.keep-one-turn", "reached-live-task"),
+    "loop-as-turns": ("clear-thinking.keep-one-turn", "inconsistent"),
+    "ignore-exclude-tools": ("clear-tool-uses.exclude-tools-shields-live-task", "reached-live-task"),
+    "ignore-clear-at-least": ("clear-tool-uses.clear-at-least-too-high", "reached-live-task"),
+    "compact-open-tool-call": ("compaction.open-tool-call", "reached-live-task"),
+    "count-tokens-ignores-edits": ("clear-tool-uses.keep-equals-live-task", "inconsistent"),
+}
+BROKEN = {
+    "unknown-edit-type": ("clear-tool-uses.keep-equals-live-task", "unknown applied edit type 'clear_tool_results_20270101'"),
+    "unknown-block-type": ("clear-tool-uses.keep-equals-live-task", "unknown content block type 'context_note'"),
+}
+
+
+def test_every_fault_has_a_test() -> None:
+    assert set(CAUGHT) | set(BROKEN) | {"overloaded"} == set(FAULTS)
+
+
+@pytest.mark.parametrize("fault", sorted(CAUGHT))
+def test_faulty_emulator_is_caught(fault: str, record_with, probes: dict[str, Probe]) -> None:
+    probe_id, verdict = CAUGHT[fault]
+    out, outcomes = record_with([probe_id], [fault])
+    assert all(o.ok for o in outcomes), outcomes
+    [result] = recorded(verify([out], probes))
+    assert result.outcome == "fail", result.message
+    assert result.details["verdict"] == verdict
+    assert result.target == f"emulator+{fault}"
+
+
+@pytest.mark.parametrize("fault", sorted(BROKEN))
+def test_unknown_types_are_a_per_probe_error(fault: str, record_with, probes: dict[str, Probe]) -> None:
+    probe_id, message = BROKEN[fault]
+    out, _ = record_with([probe_id, "clear-tool-uses.keep-above-live-task"], [fault])
+    results = recorded(verify([out], probes))
+    assert [r.outcome for r in results] == ["error", "error"]
+    assert results[1].invariant == VALID and message in results[1].message
+
+
+def test_a_correct_emulator_recording_passes(record_with, probes: dict[str, Probe]) -> None:
+    out, _ = record_with(["clear-tool-uses.keep-below-live-task"])
+    [result] = recorded(verify([out], probes))
+    assert result.outcome == "pass" and result.details["reached_tool_use_ids"] == ["toolu_b1"]
+
+
+def test_corrupt_and_truncated_cassettes_fail_alone(shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    truncated = shipped_copy / "clear-tool-uses.keep-below-live-task.yaml"
+    truncated.write_text(truncated.read_text()[:700])
+    corrupt = shipped_copy / "clear-thinking.keep-one-turn.yaml"
+    corrupt.write_text("version: 1\ninteractions: [ {request: \n")
+    (shipped_copy / "compact.mid-task.yaml").write_text("")
+    results = {r.scenario: r for r in verify([shipped_copy], probes)}
+    bad = {k: r for k, r in results.items() if r.outcome != "pass"}
+    assert set(bad) == {"clear-tool-uses.keep-below-live-task", "clear-thinking.keep-one-turn", "compact.mid-task"}
+    for r in bad.values():
+        assert r.outcome == "error" and r.invariant == VALID and "corrupt cassette" in r.message
+    assert "invalid YAML" in bad["clear-thinking.keep-one-turn"].message
+    assert "empty cassette" in bad["compact.mid-task"].message
+    assert len(results) == len(probes)
+
+
+def test_cassette_that_does_not_match_its_probe(tmp_path: Path, shipped_copy: Path) -> None:
+    spec = tmp_path / "specs.yaml"
+    text = (SPECS / "clear-tool-uses.yaml").read_text()
+    spec.write_text(text.replace("description: keep 3 equal to the task in flight clears only the settled task",
+                                 "description: edited\n    comment: the padding changed").replace(
+        "{message: 12, block: 0, tokens: 4000}", "{message: 12, block: 0, tokens: 4001}", 1))
+    probes, errors = load_probes([spec])
+    assert not errors
+    results = {r.scenario: r for r in verify([shipped_copy / "clear-tool-uses.keep-equals-live-task.yaml"], probes)}
+    result = results["clear-tool-uses.keep-equals-live-task"]
+    assert result.outcome == "error" and "does not match its probe" in result.message
+
+
+def test_unrequested_interactions_mean_a_mismatch(tmp_path: Path, shipped_copy: Path) -> None:
+    spec = tmp_path / "specs.yaml"
+    text = (SPECS / "clear-tool-uses.yaml").read_text()
+    spec.write_text(text.replace("    predict:\n      verdict: no-edit\n      cleared_tool_use_ids: []",
+                                 "    count_tokens: false\n    predict:\n      verdict: no-edit\n      cleared_tool_use_ids: []"))
+    probes, errors = load_probes([spec])
+    assert not errors and not probes["clear-tool-uses.clear-at-least-too-high"].count_tokens
+    [result] = verify([shipped_copy / "clear-tool-uses.clear-at-least-too-high.yaml"], probes)
+    assert result.outcome == "error" and "never requested" in result.message
+
+
+def test_unknown_probe_and_bad_spec_are_reported(tmp_path: Path, shipped_copy: Path) -> None:
+    bad_spec = tmp_path / "bad.yaml"
+    bad_spec.write_text("format_version: 2\nprobes: []\n")
+    probes, errors = load_probes([bad_spec])
+    results = verify([shipped_copy / "compact.mid-task.yaml"], probes, errors)
+    assert {r.invariant for r in results} == {PROBE_VALID, VALID}
+    assert any("no probe spec has id 'compact.mid-task'" in r.message for r in results)
+
+
+def test_verify_results_never_raises(tmp_path: Path) -> None:
+    (tmp_path / "x.yaml").write_bytes(b"\xff\xfe\x00garbage")
+    results = verify_results([tmp_path], specs=[SPECS])
+    assert results[0].outcome == "error"
+
+
+def test_replay_blocks_the_network() -> None:
+    with cassettes.network_blocked():
+        with pytest.raises(cassettes.NetworkBlocked):
+            socket.create_connection(("127.0.0.1", 9))
+        with socket.socket() as sock, pytest.raises(cassettes.NetworkBlocked):
+            sock.connect(("127.0.0.1", 9))
+    assert socket.create_connection is not None
+
+
+def test_replay_never_records(shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    before = {p: p.read_bytes() for p in shipped_copy.iterdir()}
+    verify([shipped_copy], probes)
+    assert {p: p.read_bytes() for p in shipped_copy.iterdir()} == before
