@@ -1,0 +1,86 @@
+"""Drift end to end, offline: the local emulator in its normal mode stands for the provider before a
+change, a faulty mode for the provider after it. Every probe is recorded through the SDK into
+cassettes both times, and the drift between them is classified."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+emulator = pytest.importorskip("conformance.provider.emulator")
+record = pytest.importorskip("conformance.provider.record")
+probes_module = pytest.importorskip("conformance.provider.probes")
+
+from conformance.cli import main  # noqa: E402
+from conformance.drift.compare import compare_dirs  # noqa: E402
+
+SPECS = Path(__file__).resolve().parents[2] / "specs" / "provider"
+
+
+def _record(out: Path, faults: list[str]) -> Path:
+    probes, errors = probes_module.load_probes([SPECS])
+    assert probes and not errors
+    with emulator.Emulator(faults=faults) as server:
+        done = record.record(list(probes.values()), "test-key-not-secret", server.url, out)
+    assert all(r.ok for r in done), [r.note for r in done if not r.ok]
+    return out
+
+
+@pytest.fixture(scope="module")
+def before(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Returns the recordings of the provider before the change (the emulator's normal mode)."""
+    return _record(tmp_path_factory.mktemp("before"), [])
+
+
+def _after(tmp_path: Path, *faults: str) -> Path:
+    return _record(tmp_path / "after", list(faults))
+
+
+def _rules(drift: dict[str, Any], category: str) -> Counter[str]:
+    return Counter(c["rule"].split(":")[0] for c in drift["changes"] if c["category"] == category)
+
+
+def test_the_same_provider_twice_shows_no_drift(before: Path, tmp_path: Path) -> None:
+    drift = compare_dirs(before, _after(tmp_path))
+    assert drift["counts"] == {"breaking": 0, "additive": 0, "noise": 0}
+    assert len(drift["probes"]) >= 10
+
+
+def test_clearing_the_live_task_is_breaking_and_the_counts_are_noise(before: Path, tmp_path: Path) -> None:
+    drift = compare_dirs(before, _after(tmp_path, "clear-live-despite-keep"))
+    verdicts = {(c["before"], c["after"]) for c in drift["changes"] if c["change"] == "verdict_changed"}
+    assert verdicts == {("settled-only", "reached-live-task")}
+    assert set(_rules(drift, "breaking")) == {"the analyzer's verdict changed"}
+    assert set(_rules(drift, "noise")) == {"value of 'cleared_tool_uses' changed"}
+    # where the edit did not apply before, its entry in applied_edits is new: additive, never breaking
+    assert set(_rules(drift, "additive")) <= {"new block or edit type 'clear_tool_uses_20250919'"}
+    assert drift["exit_code"] == 1
+
+
+def test_a_new_block_type_is_additive_and_unreadable_recordings_are_breaking(before: Path, tmp_path: Path) -> None:
+    drift = compare_dirs(before, _after(tmp_path, "unknown-block-type"))
+    additive = [c for c in drift["changes"] if c["category"] == "additive"]
+    assert additive and {c["rule"] for c in additive} == {"new block or edit type 'context_note'"}
+    assert set(_rules(drift, "breaking")) == {"the recording can no longer be judged"}
+    assert drift["counts"]["noise"] == 0
+
+
+def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -> None:
+    drift = compare_dirs(before, _after(tmp_path, "compact-open-tool-call"))
+    breaking = _rules(drift, "breaking")
+    assert breaking["an error went away"] == 1
+    assert breaking["the analyzer's verdict changed"] == 1
+    assert breaking["key 'error' disappeared"] == 1
+    assert {c["probe"] for c in drift["changes"]} == {"compaction.open-tool-call"}
+
+
+def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path: Path) -> None:
+    same = _after(tmp_path / "same")
+    assert main(["drift", "--baseline", str(before), "--current", str(same)]) == 0
+    changed = _after(tmp_path / "changed", "miscount")
+    report = tmp_path / "report"
+    assert main(["drift", "--baseline", str(before), "--current", str(changed), "--report", str(report)]) == 1
+    assert "Drift: BREAKING DRIFT" in (report / "summary.md").read_text()
