@@ -86,14 +86,14 @@ def opens_new_request(message: Message) -> bool:
 def find_live_start(history: Sequence[Message]) -> int:
     """Returns the index where the task in flight begins; ``len(history)`` when it ends settled.
 
-    A settled turn is a final answer that is the last message or is followed by a new user
-    request; a text-only turn followed by another assistant turn or by tool results is not.
+    A settled turn is a final answer that is the last message or is followed (system messages
+    aside) by a new user request; one followed by more assistant work or tool results is not.
     """
     for i in range(len(history) - 1, -1, -1):
-        message = history[i]
-        if not is_final_answer(message):
+        if not is_final_answer(history[i]):
             continue
-        if i + 1 == len(history) or opens_new_request(history[i + 1]):
+        following = next((m for m in history[i + 1:] if m.get("role") != "system"), None)
+        if following is None or opens_new_request(following):
             return i + 1
     return 0
 

@@ -58,15 +58,41 @@ def _is_request(message: Message) -> bool:
     return not any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in _blocks(message))
 
 
+def _next_turn(history: Sequence[Message], i: int) -> Message | None:
+    """Returns the first message after ``i`` that is not a mid-conversation system message."""
+    for j in range(i + 1, len(history)):
+        if history[j].get("role") != "system":
+            return history[j]
+    return None
+
+
 def task_boundary(history: Sequence[Message]) -> int:
     """Returns the index of the first message of the task in flight (``len(history)`` if none).
 
-    A final answer settles a task only when it ends the history or a new user request follows it:
-    a text-only progress note followed by more assistant work does not.
+    A final answer settles a task only when it ends the history or a new user request follows it
+    (system messages between them aside): a progress note followed by more assistant work does not.
     """
     for i in range(len(history) - 1, -1, -1):
-        if _is_final_answer(history[i]) and (i + 1 == len(history) or _is_request(history[i + 1])):
-            return i + 1
+        if _is_final_answer(history[i]):
+            following = _next_turn(history, i)
+            if following is None or _is_request(following):
+                return i + 1
+    return 0
+
+
+def _opens_window(history: Sequence[Message], index: int) -> bool:
+    """Returns whether kept history may start at ``index``: a request, or the very start of the
+    history when it holds no result of an earlier call."""
+    if _is_request(history[index]):
+        return True
+    return index == 0 and not any(isinstance(b, Mapping) and "tool_use_id" in b for b in _blocks(history[0]))
+
+
+def _last_request(history: Sequence[Message]) -> int:
+    """Returns the index of the last user request (0 when there is none)."""
+    for i in range(len(history) - 1, -1, -1):
+        if _is_request(history[i]):
+            return i
     return 0
 
 
@@ -128,15 +154,17 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
     if keep_turns < 0:
         raise ValueError("keep_turns must be >= 0")
     boundary = task_boundary(history)
+    if boundary == len(history) and history and history[-1].get("role") == "assistant":
+        boundary = _last_request(history)  # the turn the next call continues from stays as it was
     window = max(0, boundary - keep_turns)
-    while window < boundary and not _is_request(history[window]):
-        window += 1  # open the window on a request: no orphaned result, no split pair
+    while window < boundary and not _opens_window(history, window):
+        window += 1  # open on a request (or a clean start): no orphaned result, no split pair
     _check_order(history, window)
     live = list(history[boundary:])
 
     settled: list[Message] = []
-    anchor = _last_compaction(history, window) if window > 0 else None
-    if anchor is not None and not any(isinstance(b, Mapping) and b.get("type") == "tool_use"
+    anchor = _last_compaction(history, boundary)
+    if anchor is not None and anchor < window and not any(isinstance(b, Mapping) and b.get("type") == "tool_use"
                                       for b in _blocks(history[anchor])):
         settled.append(history[anchor])  # the summary that stands for everything before it
     for message in history[window:boundary]:

@@ -28,8 +28,13 @@ def test_declared_truth_agrees_with_the_harness_analysis_or_says_why(shipped: Lo
     assert not disagree
 
 
-def test_declared_unanswered_ids_are_exactly_the_unanswered_tool_uses(shipped: LoadResult) -> None:
-    wrong = [s.id for s in shipped.scenarios if set(s.truth.unanswered) != set(unanswered_tool_uses(s.history))]
+def test_declared_unanswered_ids_are_the_calls_no_later_message_answers(shipped: LoadResult) -> None:
+    def never_answered(history: list) -> set[str]:
+        waiting = set(unanswered_tool_uses(history))
+        answered = {b.get("tool_use_id") for m in history if isinstance(m["content"], list) for b in m["content"]}
+        return waiting - answered
+
+    wrong = [s.id for s in shipped.scenarios if set(s.truth.unanswered) != never_answered(s.history)]
     assert not wrong
 
 

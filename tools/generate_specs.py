@@ -267,10 +267,13 @@ def build(key: str, settled_steps: list[int], live_steps: int | None, window: in
     elif end_on_request:
         history.append(user(REQUESTS[len(settled_steps) % len(REQUESTS)][0]))
     keep = 10 if window is None else window
-    first = max(0, boundary - keep)
-    kept_from = next((s for s in starts if s >= first), boundary)
-    output = [m for m in (strip_reasoning(x) for x in history[kept_from:boundary]) if m is not None]
-    output += history[boundary:]
+    # a history that ends on the assistant's answer keeps that last task as it was: it holds the
+    # turn the next call continues from
+    protect = starts[-1] if (live_steps is None and not end_on_request and starts) else boundary
+    first = max(0, protect - keep)
+    kept_from = next((s for s in starts if first <= s < protect), protect)
+    output = [m for m in (strip_reasoning(x) for x in history[kept_from:protect]) if m is not None]
+    output += history[protect:]
     scenario: dict[str, Any] = {"history": history, "truth": {"live_start": boundary}}
     if unanswered:
         scenario["truth"]["unanswered"] = unanswered
@@ -340,7 +343,7 @@ def arithmetic() -> list[dict[str, Any]]:
         prefix = (MATRIX_PREFIX * 2)[:n_tasks]
         s = build(f"settled{n_tasks}w{window}", prefix, None, window)
         add(f"arithmetic.ends-settled-{n_tasks}-tasks-window-{window}",
-            f"history ending on a final answer after {n_tasks} tasks, window {window}: no task in flight", s)
+            f"history ending on a final answer after {n_tasks} tasks, window {window}: last task kept as is", s)
 
     for window in [0, 4]:
         s = build(f"request{window}", MATRIX_PREFIX, None, window, end_on_request=True)

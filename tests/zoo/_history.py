@@ -28,11 +28,18 @@ def _request(message: dict[str, Any]) -> bool:
 
 
 def live_start(history: History) -> int:
-    """Returns where the task in flight begins, scanning forward; ``len(history)`` when settled."""
+    """Returns where the work to leave untouched begins, scanning forward.
+
+    That is the task in flight; when the history ends on the assistant's turn, the last task,
+    since the next call continues from that turn.
+    """
+    turns = [(i, m) for i, m in enumerate(history) if m["role"] != "system"]
     start = 0
-    for i, message in enumerate(history):
-        if _final(message) and (i + 1 == len(history) or _request(history[i + 1])):
+    for k, (i, message) in enumerate(turns):
+        if _final(message) and (k + 1 == len(turns) or _request(turns[k + 1][1])):
             start = i + 1
+    if start == len(history) and turns and turns[-1][1]["role"] == "assistant":
+        start = max((i for i, m in turns if _request(m)), default=0)
     return start
 
 
