@@ -1,0 +1,78 @@
+"""What reaches a cassette: allowlisted headers, scrubbed reasoning, decoded bodies, no retryables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from vcr.request import Request
+
+from conformance.provider import cassettes
+from conformance.provider.probes import Probe
+
+
+def test_placeholder_is_deterministic_and_idempotent() -> None:
+    once = cassettes.placeholder("secret plan")
+    assert once == cassettes.placeholder("secret plan") and cassettes.PLACEHOLDER.match(once)
+    assert cassettes.placeholder(once) == once
+
+
+def test_scrub_json_and_sse_bodies() -> None:
+    body = json.dumps({"content": [{"type": "thinking", "thinking": "raw idea", "signature": "s"},
+                                   {"type": "text", "text": "raw idea stays in text"}]}).encode()
+    scrubbed = cassettes.scrub_body(body)
+    assert b"raw idea\"" not in scrubbed and b"raw idea stays in text" in scrubbed and b"[scrubbed:" in scrubbed
+    assert cassettes.scrub_body(scrubbed) == scrubbed
+    sse = ("event: content_block_delta\n"
+           'data: {"type":"content_block_delta","delta":{"type":"thinking_delta","thinking":"step one"}}\n\n').encode()
+    assert b"step one" not in cassettes.scrub_body(sse) and b"event: content_block_delta" in cassettes.scrub_body(sse)
+    assert cassettes.scrub_body(b"plain text") == b"plain text"
+
+
+def test_request_headers_are_allowlisted() -> None:
+    request = Request("POST", "http://127.0.0.1:1/v1/messages", b"{}",
+                      {"Authorization": "Bearer sk-ant-abc", "x-api-key": "k", "anthropic-beta": "b",
+                       "x-stainless-os": "Linux"})
+    clean = cassettes.before_record_request(request)
+    assert set(clean.headers) == {"anthropic-beta"}
+
+
+def test_retryable_answers_are_dropped() -> None:
+    hook = cassettes.make_response_filter("x")
+    for code in (408, 409, 429, 500, 529):
+        assert hook({"status": {"code": code}, "headers": {}, "body": {"string": b"{}"}}) is None
+    assert hook({"status": {"code": 400}, "headers": {"x-should-retry": ["true"]}, "body": {"string": b"{}"}}) is None
+    kept = hook({"status": {"code": 400}, "headers": {"Request-Id": ["req_1"]}, "body": {"string": b"{}"}})
+    assert kept is not None and "request-id" not in kept["headers"] and kept["headers"]["x-conformance-server"] == ["x"]
+
+
+def test_hashed_matcher_names_the_difference() -> None:
+    a = Request("POST", "http://h/v1/messages", b'{"a":1,"b":2}', {})
+    b = Request("POST", "http://h/v1/messages", b'{"b":2,"a":1}', {})
+    c = Request("POST", "http://h/v1/messages", b'{"a":2}', {})
+    cassettes.body_hash_matcher(a, b)
+    with pytest.raises(AssertionError, match="request body differs"):
+        cassettes.body_hash_matcher(a, c)
+
+
+def test_recorded_cassette_is_scrubbed_decoded_and_named(record_with, probes: dict[str, Probe]) -> None:
+    out, outcomes = record_with(["clear-thinking.keep-one-turn"])
+    path = outcomes[0].path
+    assert path == out / "emulator" / "clear-thinking.keep-one-turn.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert data["metadata"]["server"] == "emulator" and data["metadata"]["probe"] == "clear-thinking.keep-one-turn"
+    for item in data["interactions"]:
+        assert set(item["request"]["headers"]) <= cassettes.REQUEST_HEADERS_KEPT
+        assert set(item["response"]["headers"]) <= cassettes.RESPONSE_HEADERS_KEPT | {"content-length"}
+        json.loads(item["response"]["body"]["string"])  # stored decoded, not gzip
+    text = path.read_text()
+    assert "Emulator deliberation" not in text and "Start with the deploy log" not in text
+    assert "anthropic-organization-id" not in text and "dummy" not in text
+
+
+def test_retryable_answer_writes_nothing(record_with) -> None:
+    out, outcomes = record_with(["clear-tool-uses.keep-below-live-task"], ["overloaded"])
+    assert not outcomes[0].ok and "529" in outcomes[0].note
+    assert not list(Path(out).rglob("*.yaml"))
