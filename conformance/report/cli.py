@@ -38,6 +38,9 @@ def cmd_drift(args: argparse.Namespace) -> int:
             return 2
     drift = compare.compare_dirs(args.baseline, args.current)
     print(drift_render.terminal(drift, verbose=args.verbose))
+    for name in ("json", "markdown", "update_baseline_delta"):
+        if getattr(args, name):
+            Path(getattr(args, name)).parent.mkdir(parents=True, exist_ok=True)
     if args.json:
         Path(args.json).write_text(drift_render.to_json(drift), encoding="utf-8")
     if args.markdown:
