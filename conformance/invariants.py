@@ -250,6 +250,23 @@ def reasoning_leads(scenario: Scenario, obs: Observation) -> list[str]:
     return problems
 
 
+def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    history = [m for m in scenario.history if m.get("role") != "system"]
+    if not history or history[-1].get("role") != "assistant":
+        return []
+    last = history[-1]
+    if not any(tx.is_reasoning(b) for b in tx.blocks(last)):
+        return []
+    out = _output(obs)
+    if out and out[-1] == last:
+        return []
+    where = f"input[{len(scenario.history) - 1}]"
+    if not out:
+        return [f"{where}, the latest assistant turn, is gone"]
+    return [f"output[{len(out) - 1}] is not {where}, the latest assistant turn:"] + [
+        "  " + line for line in message_diff(last, out[-1])]
+
+
 def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
                     history: Sequence[Mapping[str, Any]]) -> int | None:
     """Returns the input index an output message was cut from, if its blocks all come from one."""
@@ -371,6 +388,8 @@ CATALOG: tuple[Invariant, ...] = (
               "block.", no_trailing_reasoning),
     Invariant("assistant.reasoning-leads", "MUST", "A rewritten assistant message that holds reasoning opens "
               "with it.", reasoning_leads),
+    Invariant("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
+              "reasoned, the output ends on that turn unchanged.", latest_turn_intact),
     Invariant("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "
               "reasoning, known type or not.", no_silent_drop),
     Invariant("blocks.fields-preserved", "SHOULD", "A block that is kept keeps every field it had.",

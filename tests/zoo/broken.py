@@ -169,6 +169,19 @@ def keeps_settled_reasoning(history: History) -> History:
     return list(history)
 
 
+def essay_reference(history: History, keep_turns: int = 10) -> History:
+    """The essay's own fixed compactor: right about the task in flight, but it strips the
+    reasoning of the latest assistant turn when the history ends settled."""
+    boundary = 0
+    for i in range(len(history) - 1, -1, -1):
+        kinds = {b["type"] for b in blocks_of(history[i])}
+        if history[i]["role"] == "assistant" and "tool_use" not in kinds and "text" in kinds:
+            boundary = i + 1
+            break
+    trimmed = [m for m in (without_reasoning(m) for m in history[:boundary][-keep_turns:]) if m is not None]
+    return trimmed + history[boundary:]
+
+
 def wrong_type(history: History) -> tuple:
     """Returns a tuple of messages instead of a list."""
     return tuple(history)
@@ -206,6 +219,7 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "trailing_thinking": ("assistant.no-trailing-reasoning",),
     "reasoning_after_text": ("assistant.reasoning-leads",),
     "whitelist_settled": ("blocks.no-silent-drop",),
+    "essay_reference": ("reasoning.latest-turn-intact",),
     "non_idempotent": ("output.idempotent",),
     "wrong_type": ("output.well-formed",),
     "empty_content": ("output.well-formed",),
