@@ -86,14 +86,16 @@ def schema() -> dict[str, Any]:
 
 @cache
 def _validator(part: str) -> Any:
-    """Returns a validator for the whole file (``file``, scenarios unchecked) or one ``scenario``."""
+    """Returns a validator for the ``file`` (scenarios unchecked), one ``scenario`` (messages
+    unchecked), or one ``message``."""
     full = schema()
-    if part == "scenario":
-        sub = {"$schema": full["$schema"], "$defs": full["$defs"], "$ref": "#/$defs/scenario"}
-    else:
-        sub = {**full, "properties": {**full["properties"], "scenarios": {"type": "array", "minItems": 1}}}
     cls = jsonschema.validators.validator_for(full)
-    return cls(sub)
+    if part == "file":
+        return cls({**full, "properties": {**full["properties"], "scenarios": {"type": "array", "minItems": 1}}})
+    defs = dict(full["$defs"])
+    if part == "scenario":
+        defs["message"] = {"type": "object"}  # messages are checked one by one, once each
+    return cls({"$schema": full["$schema"], "$defs": defs, "$ref": f"#/$defs/{part}"})
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
@@ -124,6 +126,23 @@ def _schema_errors(part: str, instance: Any, locator: Locator,
                 errors.append(locator.error(where + (extra,), "unknown key"))
             continue
         errors.append(locator.error(where, err.message))
+    return errors
+
+
+def _message_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int, ...],
+                    checked: dict[str, list[tuple[tuple[str | int, ...], str]]]) -> list[SpecError]:
+    """Returns the schema errors of the scenario's messages, validating each distinct message once."""
+    lists: list[tuple[tuple[str | int, ...], list[Any]]] = [(("history",), raw["history"])]
+    output = raw.get("expect", {}).get("reference", {}).get("output")
+    if output is not None:
+        lists.append((("expect", "reference", "output"), output))
+    errors = []
+    for prefix, messages in lists:
+        for i, message in enumerate(messages):
+            key = json.dumps(message, sort_keys=True)
+            if key not in checked:
+                checked[key] = [(tuple(e.absolute_path), e.message) for e in _validator("message").iter_errors(message)]
+            errors.extend(locator.error(at + prefix + (i,) + path, text) for path, text in checked[key])
     return errors
 
 
@@ -174,9 +193,12 @@ def load_file(path: str | Path, text: str | None = None) -> LoadResult:
     result.errors.extend(_schema_errors("file", data, locator, ()))
     if result.errors:
         return result
+    checked: dict[str, list[tuple[tuple[str | int, ...], str]]] = {}
     for index, raw in enumerate(data["scenarios"]):
         at: tuple[str | int, ...] = ("scenarios", index)
         errors = _schema_errors("scenario", raw, locator, at)
+        if not errors:
+            errors = _message_errors(raw, locator, at, checked)
         if not errors:
             errors = _semantic_errors(raw, locator, at)
         if errors:

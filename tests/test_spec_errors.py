@@ -75,3 +75,11 @@ def test_cli_exits_2_on_a_spec_error_and_still_runs_the_rest(tmp_path: Path, cap
     assert code == 2
     assert "spec error:" in out and "bad.yaml" in out
     assert "target reference:compact: 2 scenarios" in out
+
+
+def test_a_block_missing_its_fields_names_message_and_block(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.", "bb.").replace("{type: tool_use, id: toolu_01, name: ls, input: {}}\n      - role: user",
+                                                 "{type: tool_use, name: ls, input: {}}\n      - role: user", 1)
+    (error,) = errors_for(tmp_path, text)
+    line = text.splitlines().index("          - {type: tool_use, name: ls, input: {}}") + 1
+    assert error == f"{tmp_path / 'bad.yaml'}:{line}: scenarios[0].history[3].content[1]: 'id' is a required property"
