@@ -126,8 +126,12 @@ def build(report: Any, results: Sequence[CheckResult], probes: Sequence[CheckRes
     families = _per_target(results, report.targets, "families")
     invariants = _per_target(results, report.targets, "invariants")
     statements = {inv.id: (inv.level, inv.statement) for inv in CATALOG}
+    verdict = verdict_of(gating, len(report.spec_errors))
+    if drift and not results and not probes:
+        from ..drift.render import verdict as drift_verdict
+        verdict = drift_verdict(drift)
     return {
-        "verdict": verdict_of(gating, len(report.spec_errors)),
+        "verdict": verdict,
         "exit_code": exit_code,
         "totals": summarize([*results, *probes])["outcomes"],
         "checks": len(results) + len(probes),

@@ -52,7 +52,8 @@ def test_breaking_drift_exits_1_and_writes_every_output(tmp_path: Path, capsys: 
     assert not jsonl.validate(lines)
     assert lines[0]["command"] == "drift" and lines[-1]["drift"]["breaking"] == 1 and lines[-1]["exit_code"] == 1
     assert [line["category"] for line in lines if line["record"] == "drift"] == ["breaking"]
-    assert "Drift: BREAKING DRIFT" in (out / "report" / "index.html").read_text()
+    page = (out / "report" / "index.html").read_text()
+    assert "<h1>BREAKING DRIFT</h1>" in page and "Drift: BREAKING DRIFT" in page
     assert "## Drift: BREAKING DRIFT" in (out / "report" / "summary.md").read_text()
 
 
