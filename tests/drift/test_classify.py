@@ -10,7 +10,7 @@ import pytest
 
 from conformance.drift.compare import compare_dirs
 
-from .helpers import folders
+from .builders import folders
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -120,7 +120,7 @@ def test_identical_recordings_have_no_drift(tmp_path: Path) -> None:
 
 def test_error_status_is_breaking(tmp_path: Path) -> None:
     baseline, current = folders(tmp_path)
-    from .helpers import SERVER, load, save
+    from .builders import SERVER, load, save
     path = current / SERVER / "json-probe.yaml"
     data = load(path)
     data["interactions"][0]["response"]["status"] = {"code": 400, "message": "Bad Request"}

@@ -11,7 +11,7 @@ from conformance.cli import main
 from conformance.drift import delta, normalise, recordings
 from conformance.report import jsonl
 
-from .helpers import BASELINE, SERVER, folders
+from .builders import BASELINE, SERVER, folders
 
 
 def test_a_stream_reads_as_the_message_it_assembles_to() -> None:
@@ -26,7 +26,7 @@ def test_a_stream_reads_as_the_message_it_assembles_to() -> None:
 def test_a_stream_and_the_same_message_as_json_do_not_drift(tmp_path: Path) -> None:
     baseline, current = folders(tmp_path)
     path = current / SERVER / "sse-probe.yaml"
-    from .helpers import load, save
+    from .builders import load, save
     data = load(path)
     message = normalise.reassemble(data["interactions"][0]["response"]["body"]["string"])
     data["interactions"][0]["response"]["body"]["string"] = json.dumps(message)
