@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,31 +200,28 @@ uses_answered_next = _introduced(_unanswered_uses)
 results_first = _introduced(_results_not_first)
 
 
-def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
-    known = Counter(_canon(b) for _, _, b in tx.reasoning_blocks(scenario.history))
-    problems = []
-    for i, j, block in tx.reasoning_blocks(_output(obs)):
+def _unmatched(wanted: Iterator[tuple[int, int, Mapping[str, Any]]],
+               pool: Iterator[tuple[int, int, Mapping[str, Any]]]) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
+    """Yields the blocks of ``wanted`` with no byte-identical partner left in ``pool``."""
+    available = Counter(_canon(b) for _, _, b in pool)
+    for i, j, block in wanted:
         key = _canon(block)
-        if known[key] > 0:
-            known[key] -= 1
+        if available[key] > 0:
+            available[key] -= 1
         else:
-            problems.append(f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical "
-                            "to any reasoning block of the input")
-    return problems
+            yield i, j, block
+
+
+def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any reasoning "
+            "block of the input"
+            for i, j, block in _unmatched(tx.reasoning_blocks(_output(obs)), tx.reasoning_blocks(scenario.history))]
 
 
 def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
-    have = Counter(_canon(b) for _, _, b in tx.reasoning_blocks(_output(obs)))
-    problems = []
     start = scenario.truth.live_start
-    for i, j, block in tx.reasoning_blocks(scenario.live_span):
-        key = _canon(block)
-        if have[key] > 0:
-            have[key] -= 1
-        else:
-            problems.append(f"input[{start + i}].content[{j}] ({block.get('type')}) of the task in flight "
-                            "is gone from the output")
-    return problems
+    return [f"input[{start + i}].content[{j}] ({block.get('type')}) of the task in flight is gone from the output"
+            for i, j, block in _unmatched(tx.reasoning_blocks(scenario.live_span), tx.reasoning_blocks(_output(obs)))]
 
 
 def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
