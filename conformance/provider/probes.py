@@ -145,9 +145,12 @@ def _check_padding(raw: dict[str, Any], where: tuple, locator: Locator) -> None:
     for index, pad in enumerate(raw.get("padding") or []):
         field = where + ("padding", index)
         try:
-            block = history[pad["message"]]["content"][pad["block"]]
-        except (IndexError, KeyError, TypeError):
-            raise locator.error(field, "points at no content block of the history") from None
+            content = history[pad["message"]]["content"]
+            block = content[pad["block"]] if isinstance(content, list) else None
+        except IndexError:
+            block = None
+        if not isinstance(block, dict):
+            raise locator.error(field, "points at no content block of the history")
         kind = block.get("type")
         if kind not in ("tool_result", "thinking", "text", "tool_use"):
             raise locator.error(field, f"cannot pad a {kind} block")

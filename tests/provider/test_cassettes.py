@@ -9,6 +9,7 @@ import pytest
 import yaml
 from vcr.request import Request
 
+from conformance.errors import SpecError
 from conformance.provider import cassettes
 from conformance.provider.probes import Probe
 
@@ -76,3 +77,21 @@ def test_retryable_answer_writes_nothing(record_with) -> None:
     out, outcomes = record_with(["clear-tool-uses.keep-below-live-task"], ["overloaded"])
     assert not outcomes[0].ok and "529" in outcomes[0].note
     assert not list(Path(out).rglob("*.yaml"))
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("version: 2\ninteractions: []\n", "format version must be 1"),
+    ("version: 1\ninteractions: []\n", "no interactions"),
+    ("- a\n- b\n", "not a vcrpy cassette"),
+    ("version: 1\ninteractions:\n- request: {method: POST, uri: u}\n  response: {}\n", "request lacks body"),
+    ("version: 1\ninteractions:\n- request: {method: POST, uri: u, body: ''}\n  response: {body: {string: ''}}\n",
+     "status.code"),
+    ("version: 1\ninteractions:\n- request: {method: POST, uri: u, body: ''}\n  response: {status: {code: 200}}\n",
+     "body.string"),
+])
+def test_malformed_cassettes_are_located(tmp_path: Path, text: str, needle: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError, match=needle) as raised:
+        cassettes.load_cassette(path)
+    assert raised.value.path == str(path)

@@ -1,0 +1,92 @@
+"""Analyzer checks on hand-built answers: each way a count can fail to add up is reported."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from anthropic.types.beta import BetaMessage
+
+from conformance.provider.analyzer import ApiFailure, analyze, compare
+from conformance.provider.probes import Probe
+
+
+def message(content: list[dict[str, Any]] | None = None, edits: list[dict[str, Any]] | None = None,
+            iterations: list[str] | None = None, stop: str = "end_turn") -> BetaMessage:
+    usage: dict[str, Any] = {"input_tokens": 10, "output_tokens": 1}
+    if iterations is not None:
+        usage["iterations"] = [{"type": t, "input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 0,
+                                "cache_read_input_tokens": 0} for t in iterations]
+    raw: dict[str, Any] = {"id": "m", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+                           "content": content or [{"type": "text", "text": "ok"}], "stop_reason": stop,
+                           "stop_sequence": None, "usage": usage}
+    if edits is not None:
+        raw["context_management"] = {"applied_edits": edits}
+    return BetaMessage.model_validate(raw)
+
+
+TOOLS = "clear_tool_uses_20250919"
+THINK = "clear_thinking_20251015"
+COMPACTION = [{"type": "compaction", "content": "summary"}]
+
+
+def test_documented_answer_is_settled_only(probes: dict[str, Probe]) -> None:
+    probe = probes["clear-tool-uses.keep-equals-live-task"]
+    found = analyze(probe, message(edits=[{"type": TOOLS, "cleared_tool_uses": 2, "cleared_input_tokens": 770}]))
+    assert found.verdict == "settled-only" and found.cleared_tool_use_ids == ["toolu_a1", "toolu_a2"]
+    assert compare(probe, found) == []
+
+
+@pytest.mark.parametrize(("probe_id", "answer", "needle"), [
+    ("clear-tool-uses.keep-equals-live-task",
+     message(edits=[{"type": TOOLS, "cleared_tool_uses": 2, "cleared_input_tokens": 333}]), "add up"),
+    ("clear-tool-uses.keep-equals-live-task",
+     message(edits=[{"type": TOOLS, "cleared_tool_uses": 1, "cleared_input_tokens": 510}]), "documented rules clear"),
+    ("clear-tool-uses.keep-equals-live-task",
+     message(edits=[{"type": TOOLS, "cleared_tool_uses": 9, "cleared_input_tokens": 510}]), "add up"),
+    ("clear-tool-uses.keep-equals-live-task",
+     message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 5}]), "no such edit"),
+    ("clear-thinking.keep-one-turn",
+     message(edits=[{"type": TOOLS, "cleared_tool_uses": 1, "cleared_input_tokens": 600}]), "no such edit"),
+    ("clear-thinking.keep-one-turn",
+     message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 510}]), "documented rules clear"),
+    ("clear-tool-uses.trigger-tool-uses-not-reached", message(COMPACTION), "no compaction was requested"),
+    ("compact.after-settled-answer", message(COMPACTION, iterations=["message"]), "without a compaction entry"),
+    ("compact.below-trigger", message(iterations=["compaction", "message"]), "no compaction block"),
+    ("compaction.after-settled-answer", message(COMPACTION, stop="end_turn"), "stop_reason"),
+])
+def test_unexplained_counts_are_inconsistent(probes: dict[str, Probe], probe_id: str, answer: BetaMessage,
+                                             needle: str) -> None:
+    found = analyze(probes[probe_id], answer)
+    expected = "reached-live-task" if probe_id.startswith("clear-tool-uses.trigger") else "inconsistent"
+    assert found.verdict == expected and any(needle in u for u in found.unexplained), found.unexplained
+    assert compare(probes[probe_id], found)
+
+
+def test_compaction_below_its_trigger_is_inconsistent(probes: dict[str, Probe]) -> None:
+    probe = probes["compact.below-trigger"]
+    found = analyze(probe, message(COMPACTION, iterations=["compaction", "message"]))
+    assert found.verdict == "reached-live-task" and any("below the trigger" in u for u in found.unexplained)
+    assert "counts the documented semantics cannot explain" in compare(probe, found)
+
+
+def test_rejection_code_prefers_error_details(probes: dict[str, Probe]) -> None:
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": "x",
+                                       "details": {"error_code": "compaction_incomplete_turn"}}}
+    found = analyze(probes["compaction.open-tool-call"], None, ApiFailure(400, body))
+    assert found.verdict == "rejected" and found.error_code == "compaction_incomplete_turn"
+    assert ApiFailure(500, "not json").code == "500"
+
+
+def test_every_verdict_can_come_out(probes: dict[str, Probe]) -> None:
+    verdicts = {
+        analyze(probes["clear-tool-uses.keep-equals-live-task"],
+                message(edits=[{"type": TOOLS, "cleared_tool_uses": 2, "cleared_input_tokens": 770}])).verdict,
+        analyze(probes["clear-tool-uses.keep-below-live-task"],
+                message(edits=[{"type": TOOLS, "cleared_tool_uses": 3, "cleared_input_tokens": 1770}])).verdict,
+        analyze(probes["clear-tool-uses.default-trigger-not-reached"], message(edits=[])).verdict,
+        analyze(probes["clear-tool-uses.missing-beta"], None, ApiFailure(400, {"error": {"type": "invalid_request_error"}})).verdict,
+        analyze(probes["clear-tool-uses.keep-equals-live-task"],
+                message(edits=[{"type": TOOLS, "cleared_tool_uses": 2, "cleared_input_tokens": 99}])).verdict,
+    }
+    assert verdicts == {"settled-only", "reached-live-task", "no-edit", "rejected", "inconsistent"}
