@@ -15,19 +15,14 @@ from ..results import CheckResult
 __all__ = ["default_cassettes", "default_specs", "verify_results"]
 
 
-def _local(name: str) -> Path | None:
-    here = Path.cwd() / name
-    return here if here.is_dir() else None
-
-
 def default_specs() -> Path:
-    """Returns ``specs/provider`` of the current directory if present, else of the installation."""
-    return _local("specs/provider") or shipped("specs") / "provider"
+    """Returns the shipped probe specs (``specs/provider``)."""
+    return shipped("specs") / "provider"
 
 
 def default_cassettes() -> Path:
-    """Returns ``cassettes`` of the current directory if present, else of the installation."""
-    return _local("cassettes") or shipped("cassettes")
+    """Returns the shipped cassettes folder."""
+    return shipped("cassettes")
 
 
 def verify_results(paths: list[Path] | None = None, *, specs: list[Path] | None = None) -> list[CheckResult]:

@@ -35,9 +35,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(render(results))
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=2) + "\n", encoding="utf-8")
-    if any(r.invariant == PROBE_VALID for r in results):
-        return 2
-    return 1 if any(r.outcome in ("fail", "error") for r in results) else 0
+    code = 2 if any(r.invariant == PROBE_VALID for r in results) else (
+        1 if any(r.outcome in ("fail", "error") for r in results) else 0)
+    if args.report:
+        from ..report import write_all
+        from ..runner import RunReport
+        write_all(args.report, RunReport(), results, code, command="verify")
+    return code
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -108,6 +112,7 @@ def register(subparsers: Any) -> None:
     v.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
     v.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     v.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    v.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     v.set_defaults(func=cmd_verify)
 
     r = subparsers.add_parser("record", help=f"record probes through the SDK into cassettes (needs {KEY_VARIABLE})")

@@ -49,10 +49,13 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             for result in shown:
                 out.extend(render_failure(result, where.get(result.scenario, "")))
     if probe_results:
+        from ..provider.table import strategy_table
+
         out.append("")
-        out.append(f"provider recordings: {len(probe_results)} checks")
+        out.append(f"provider recordings: {len(probe_results)} probes replayed (details: conformance verify)")
+        out.extend(strategy_table(probe_results))
         for result in probe_results:
-            if result.outcome in ("fail", "error"):
+            if result.outcome in ("fail", "error", "xpass"):
                 out.extend(render_failure(result))
     out.append("")
     totals = summarize([*report.results, *probe_results])["outcomes"]
