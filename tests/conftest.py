@@ -16,3 +16,22 @@ SPECS = ROOT / "specs"
 def shipped() -> LoadResult:
     """Returns the shipped scenarios (probe files are skipped by the loader)."""
     return load([SPECS])
+
+
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refuses every socket connection from a test except to loopback addresses."""
+    import socket
+
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        host = address[0] if isinstance(address, tuple) else None
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not str(host).startswith(_LOOPBACK):
+            raise ConnectionRefusedError(f"tests may not reach the network ({address!r})")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)

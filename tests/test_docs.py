@@ -19,3 +19,4 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_test_command() -> No
     assert "conformance run" in block[0]
     test_command = block[1].split("&&")[-1].strip()
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
