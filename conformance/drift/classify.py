@@ -1,7 +1,8 @@
 """Diff two normalised recordings with deepdiff and sort every change: breaking, additive or noise.
 
-Breaking: a type changed, a key disappeared, a block or edit type disappeared, an enum value
-(``type``, ``stop_reason``, ``role``, ...) changed, the status changed or an error appeared.
+Breaking: a type changed, a key disappeared, a block or edit type disappeared, the order of block
+or edit types changed (thinking no longer first, say), an enum value (``type``, ``stop_reason``,
+``role``, ...) changed, the status changed or an error appeared.
 Additive: a new key, a new block or edit type, a new interaction. Noise: everything else (free
 text, counts, more or fewer blocks of types already present).
 """
@@ -35,6 +36,13 @@ def _types(items: Any) -> set[str]:
     if not isinstance(items, list):
         return set()
     return {str(i.get("type")) for i in items if isinstance(i, dict) and "type" in i}
+
+
+def _type_order(items: Any) -> list[str]:
+    """Returns the ``type`` of each typed item of a list, in order (empty for anything else)."""
+    if not isinstance(items, list):
+        return []
+    return [str(i["type"]) for i in items if isinstance(i, dict) and "type" in i]
 
 
 def _typed(value: Any) -> bool:
@@ -105,6 +113,11 @@ def classify_level(probe: str, kind: str, level: Any, before: Any, after: Any) -
         return _change(probe, "noise", kind, where, f"{'one fewer' if removed else 'one more'} {kind_of!r} item",
                        kind_of if removed else None, None if removed else kind_of)
     if kind == "iterable_item_moved":
+        order_before = _type_order(_parent(before, path))
+        order_after = _type_order(_parent(after, path))
+        if order_before != order_after and set(order_before) == set(order_after):
+            return _change(probe, "breaking", kind, where, "the order of block or edit types changed",
+                           order_before, order_after)
         return _change(probe, "noise", kind, where, "items changed order", None, None)
     return _change(probe, "noise", kind, where, kind.replace("_", " "), level.t1, level.t2)
 
@@ -121,9 +134,19 @@ def _list_of(path: str) -> str:
 
 
 def _drop_shifts(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Returns ``changes`` without item moves in lists that also gained or lost items (index shifts)."""
+    """Returns ``changes`` without item moves in lists that also gained or lost items (index shifts),
+    and with one move change per reordered list."""
     resized = {_list_of(c["path"]) for c in changes if c["change"] in ("iterable_item_added", "iterable_item_removed")}
-    return [c for c in changes if not (c["change"] == "iterable_item_moved" and _list_of(c["path"]) in resized)]
+    kept, moved = [], set()
+    for c in changes:
+        if c["change"] == "iterable_item_moved":
+            where = _list_of(c["path"])
+            if where in resized or where in moved:
+                continue
+            moved.add(where)
+            c = {**c, "path": where}
+        kept.append(c)
+    return kept
 
 
 def _merge_replaced(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -55,6 +55,7 @@ BREAKING = {
                               "block or edit type 'clear_tool_uses_20250919' disappeared"),
     "error appeared": (_set(("error",), {"type": "invalid_request_error", "message": "no"}), "an error appeared"),
     "token count became text": (_set(("usage", "input_tokens"), "many"), "type changed: int → str"),
+    "block order changed": (lambda b: b["content"].reverse(), "the order of block or edit types changed"),
 }
 ADDITIVE = {
     "new key": (_set(("context_management", "applied_edits", 0, "cleared_inputs"), 1), "new key 'cleared_inputs'"),
@@ -146,3 +147,16 @@ def test_servers_with_different_names_pair_by_probe(tmp_path: Path) -> None:
     (current / "api.example").rename(current / "emulator+fault")
     drift = compare_dirs(baseline, current)
     assert [(c["probe"], c["category"]) for c in drift["changes"]] == [("json-probe", "breaking")]
+
+
+def test_reordered_blocks_of_one_type_are_noise(tmp_path: Path) -> None:
+    def two_texts(body: dict[str, Any]) -> None:
+        body["content"] = [{"type": "text", "text": "A."}, {"type": "text", "text": "B."}]
+
+    def swapped(body: dict[str, Any]) -> None:
+        body["content"] = [{"type": "text", "text": "B."}, {"type": "text", "text": "A."}]
+
+    folders(tmp_path / "b", "json-probe", two_texts)
+    _, current = folders(tmp_path / "c", "json-probe", swapped)
+    drift = compare_dirs(tmp_path / "b" / "current", current)
+    assert drift["exit_code"] == 0 and drift["counts"]["breaking"] == 0 and drift["counts"]["noise"] >= 1
