@@ -224,27 +224,25 @@ def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
             for i, j, block in _unmatched(tx.reasoning_blocks(scenario.live_span), tx.reasoning_blocks(_output(obs)))]
 
 
-def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
+def _rewritten_assistant_turns(scenario: Scenario, obs: Observation) -> Iterator[tuple[int, list[Any]]]:
+    """Yields ``(index, content)`` of output assistant messages with blocks that no input message equals."""
     original = _unchanged_from_input(scenario)
-    problems = []
     for i, message in enumerate(_output(obs)):
         content = message.get("content")
-        if (message.get("role") == "assistant" and isinstance(content, list) and content
-                and tx.is_reasoning(content[-1]) and _canon(message) not in original):
-            problems.append(f"output[{i}] ends with a {content[-1].get('type')} block")
-    return problems
+        if message.get("role") == "assistant" and isinstance(content, list) and content \
+                and _canon(message) not in original:
+            yield i, content
+
+
+def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
+    return [f"output[{i}] ends with a {content[-1].get('type')} block"
+            for i, content in _rewritten_assistant_turns(scenario, obs) if tx.is_reasoning(content[-1])]
 
 
 def reasoning_leads(scenario: Scenario, obs: Observation) -> list[str]:
-    original = _unchanged_from_input(scenario)
-    problems = []
-    for i, message in enumerate(_output(obs)):
-        content = message.get("content")
-        if (message.get("role") == "assistant" and isinstance(content, list) and content
-                and any(tx.is_reasoning(b) for b in content) and not tx.is_reasoning(content[0])
-                and _canon(message) not in original):
-            problems.append(f"output[{i}] holds reasoning but opens with {tx.describe_block(content[0])}")
-    return problems
+    return [f"output[{i}] holds reasoning but opens with {tx.describe_block(content[0])}"
+            for i, content in _rewritten_assistant_turns(scenario, obs)
+            if any(tx.is_reasoning(b) for b in content) and not tx.is_reasoning(content[0])]
 
 
 def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
