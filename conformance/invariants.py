@@ -151,7 +151,7 @@ def _orphan_results(messages: Sequence[Any]) -> dict[str, str]:
             seen: set[str] = set()
             for block in tx.blocks(message):
                 if block.get("type") in tx.SERVER_TOOL_USE_TYPES:
-                    seen.add(block.get("id"))
+                    seen.add(str(block.get("id")))
                 elif "tool_use_id" in block and block.get("type") != tx.CLIENT_TOOL_RESULT:
                     if block["tool_use_id"] not in seen | server_calls:
                         problems[block["tool_use_id"]] = (f"output[{i}] holds a {block.get('type')} for "

@@ -19,7 +19,7 @@ from .invariants import BY_ID
 from .results import CheckResult
 from .runner import RunOptions, check_scenario
 from .spec import Scenario, discover, load_file
-from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Target, resolve
+from .target import DEFAULT_TIME_LIMIT, Target, resolve
 
 
 class ConformanceFailure(Exception):

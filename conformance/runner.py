@@ -6,6 +6,7 @@ The CLI, the pytest plugin and the reports are shells over ``run`` and ``check_s
 from __future__ import annotations
 
 import re
+from functools import partial
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -108,11 +109,7 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     malformed = obs.returned and bool(_safe(shape, scenario, obs))
     results = []
     for inv in invariants:
-        def record(outcome: str, message: str, diff: list[str] | None = None) -> CheckResult:
-            details = {"diff": diff} if diff else {}
-            return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
-                               message, details)
-
+        record = partial(_record, target, scenario, inv)
         if inv.id in scenario.expect.skip:
             results.append(record("skip", scenario.expect.skip[inv.id]))
             continue
@@ -133,6 +130,12 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
             lines = "\n".join(violations).splitlines()
             results.append(record("fail", lines[0], lines[1:]))
     return results
+
+
+def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: str, message: str,
+            diff: list[str] | None = None) -> CheckResult:
+    return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
+                       message, {"diff": diff} if diff else {})
 
 
 def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:

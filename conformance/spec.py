@@ -117,7 +117,7 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
 
 def _schema_errors(part: str, instance: Any, locator: Locator,
                    prefix: tuple[str | int, ...]) -> list[SpecError]:
-    errors = []
+    errors: list[SpecError] = []
     for err in sorted(_validator(part).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         where = prefix + tuple(err.absolute_path)
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
@@ -136,7 +136,7 @@ def _message_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int, 
     output = raw.get("expect", {}).get("reference", {}).get("output")
     if output is not None:
         lists.append((("expect", "reference", "output"), output))
-    errors = []
+    errors: list[SpecError] = []
     for prefix, messages in lists:
         for i, message in enumerate(messages):
             key = json.dumps(message, sort_keys=True)

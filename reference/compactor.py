@@ -46,9 +46,9 @@ def _is_final_answer(message: Message) -> bool:
         if kind == "text":
             has_text = True
         elif kind in _SERVER_TOOL_USES:
-            open_server_uses.add(block.get("id"))
+            open_server_uses.add(str(block.get("id")))
         elif "tool_use_id" in block:
-            open_server_uses.discard(block.get("tool_use_id"))
+            open_server_uses.discard(str(block.get("tool_use_id")))
     return has_text and not open_server_uses
 
 
@@ -103,7 +103,7 @@ def _check_order(history: Sequence[Message], start: int) -> None:
         message = history[i]
         if message.get("role") != "user":
             continue
-        results = [b.get("tool_use_id") for b in _blocks(message)
+        results = [str(b.get("tool_use_id")) for b in _blocks(message)
                    if isinstance(b, Mapping) and b.get("type") == "tool_result"]
         if not results:
             continue

@@ -163,7 +163,7 @@ def _header(headers: Mapping[str, Any] | None, name: str) -> str:
 
 def request_digest(request: Mapping[str, Any]) -> str:
     """Returns a short hash of the request body as parsed JSON (key order ignored)."""
-    parsed = body((request.get("body") or ""))
+    parsed = body(request.get("body") or "")
     canonical = json.dumps(parsed, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

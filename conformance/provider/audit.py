@@ -100,8 +100,8 @@ def audit_file(path: Path) -> list[Finding]:
     findings = []
     for number, line in enumerate(text.splitlines(), start=1):
         for label, rule in TEXT_RULES:
-            if rule.search(line):
-                findings.append(Finding(path, number, f"{label}: {rule.search(line).group(0)[:24]}..."))
+            if match := rule.search(line):
+                findings.append(Finding(path, number, f"{label}: {match.group(0)[:24]}..."))
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:

@@ -167,7 +167,7 @@ def server_name(faults: Iterable[str]) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: "_Server"
+    server: _Server
 
     def setup(self) -> None:
         super().setup()
@@ -250,7 +250,7 @@ class Emulator:
         """Returns the server name recorded with every cassette made against it."""
         return self._server.name
 
-    def start(self) -> "Emulator":
+    def start(self) -> Emulator:
         """Starts serving in a daemon thread; returns self."""
         self._thread.start()
         return self
@@ -260,7 +260,7 @@ class Emulator:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> "Emulator":
+    def __enter__(self) -> Emulator:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

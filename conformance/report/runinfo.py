@@ -43,5 +43,5 @@ def header(command: str, targets: list[str], scenarios: int) -> dict[str, Any]:
         "targets": list(targets),
         "scenarios": scenarios,
         "run_info": run_info(),
-        "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }

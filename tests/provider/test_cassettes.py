@@ -26,8 +26,8 @@ def test_scrub_json_and_sse_bodies() -> None:
     scrubbed = cassettes.scrub_body(body)
     assert b"raw idea\"" not in scrubbed and b"raw idea stays in text" in scrubbed and b"[scrubbed:" in scrubbed
     assert cassettes.scrub_body(scrubbed) == scrubbed
-    sse = ("event: content_block_delta\n"
-           'data: {"type":"content_block_delta","delta":{"type":"thinking_delta","thinking":"step one"}}\n\n').encode()
+    sse = (b"event: content_block_delta\n"
+           b'data: {"type":"content_block_delta","delta":{"type":"thinking_delta","thinking":"step one"}}\n\n')
     assert b"step one" not in cassettes.scrub_body(sse) and b"event: content_block_delta" in cassettes.scrub_body(sse)
     assert cassettes.scrub_body(b"plain text") == b"plain text"
 
