@@ -39,8 +39,9 @@ def _canon(value: Any) -> str:
 
 
 def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
-    """Returns up to ``limit`` readable lines of what changed from ``expected`` to ``actual``."""
-    lines = DeepDiff(expected, actual, verbose_level=2).pretty().splitlines()
+    """Returns up to ``limit`` readable lines of what changed from ``expected`` to ``actual``;
+    reasoning text shows only as its hash and length."""
+    lines = DeepDiff(tx.redact_reasoning(expected), tx.redact_reasoning(actual), verbose_level=2).pretty().splitlines()
     return lines[:limit] + ([f"... {len(lines) - limit} more"] if len(lines) > limit else [])
 
 

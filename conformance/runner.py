@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from .errors import SpecError, UsageError
 from .expectations import KnownGap, apply_gaps
 from .invariants import CATALOG, Invariant
+from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded
@@ -101,9 +102,17 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
 
 def check_scenario(target: Target, scenario: Scenario, options: RunOptions = RunOptions(),
                    obs: Observation | None = None) -> list[CheckResult]:
-    """Returns one result per applicable invariant of ``scenario`` on ``target``; never raises."""
+    """Returns one result per applicable invariant of ``scenario`` on ``target``; never raises.
+
+    No reasoning text of the input or the output reaches a result's message or details.
+    """
     if obs is None:
         obs = observe(target, scenario, options)
+    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output)])
+    return [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+
+
+def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
     invariants = applicable(scenario, target, options)
     shape = next(inv for inv in CATALOG if inv.id == "output.well-formed")
     malformed = obs.returned and bool(_safe(shape, scenario, obs))

@@ -7,6 +7,7 @@ any compactor, used to cross-check declared truth and to label generated cases.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -122,6 +123,35 @@ def reasoning_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Blo
         for j, block in enumerate(blocks(message)):
             if isinstance(block, Mapping) and is_reasoning(block):
                 yield i, j, block
+
+
+_REASONING_FIELD = {"thinking": "thinking", "redacted_thinking": "data"}
+
+
+def fingerprint(text: str) -> str:
+    """Returns the first 12 hex digits of the SHA-256 of ``text``."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def reasoning_text(block: Any) -> str | None:
+    """Returns the reasoning text (``thinking`` or ``data``) of a reasoning block, else None."""
+    if not isinstance(block, Mapping) or block.get("type") not in REASONING_TYPES:
+        return None
+    value = block.get(_REASONING_FIELD[str(block.get("type"))])
+    return value if isinstance(value, str) else None
+
+
+def redact_reasoning(value: Any) -> Any:
+    """Returns a copy of plain data in which every reasoning block's text reads as hash and length."""
+    if isinstance(value, Mapping):
+        text = reasoning_text(value)
+        out = {k: redact_reasoning(v) for k, v in value.items()}
+        if text is not None:
+            out[_REASONING_FIELD[str(value.get("type"))]] = f"[#{fingerprint(text)}, {len(text)} chars]"
+        return out
+    if isinstance(value, (list, tuple)):
+        return [redact_reasoning(v) for v in value]
+    return value
 
 
 def describe_block(block: Any) -> str:

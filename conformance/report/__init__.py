@@ -8,7 +8,7 @@ from typing import Any
 
 from ..results import CheckResult, gating_failures
 from . import html, jsonl, markdown, model
-from .redact import redactor_for
+from ..redaction import redactor_for
 
 __all__ = ["write_all"]
 

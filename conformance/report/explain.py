@@ -16,7 +16,7 @@ from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
 from ..target import Target
 from ..transcript import blocks, find_live_start
-from .redact import Redactor, block_label, secrets_in
+from ..redaction import Redactor, block_label, secrets_in
 from .timeline import MessageView, align, counts
 
 _MARK = {"pass": "pass", "fail": "FAIL", "error": "ERROR", "skip": "skip", "xfail": "xfail", "xpass": "XPASS"}

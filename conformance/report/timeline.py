@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..transcript import blocks as blocks_of
-from .redact import block_label
+from ..redaction import block_label
 
 
 @dataclass(frozen=True)

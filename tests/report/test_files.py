@@ -85,11 +85,25 @@ def test_a_conforming_run_says_so(tmp_path: Path) -> None:
 
 def test_no_reasoning_text_in_any_report(mixed_dir: Path, mixed_report: RunReport) -> None:
     raw = json.dumps([r.to_dict() for r in mixed_report.results])
-    assert any(s in raw for s in SECRETS), "the fixture must put reasoning text into a diff"
+    assert "thinking" in raw  # failures about reasoning blocks are reported...
+    assert not [s for s in SECRETS if s in raw]  # ...but the runner keeps their text out of every record
     for name in ("results.jsonl", "summary.md", "index.html"):
         text = (mixed_dir / name).read_text()
         assert not [s for s in SECRETS if s in text], name
-    assert "[redacted" in (mixed_dir / "results.jsonl").read_text()
+
+
+def test_the_writer_redacts_reasoning_text_that_reaches_it(mixed_report: RunReport, tmp_path: Path) -> None:
+    from conformance.redaction import secrets_in
+    texts = [t for s in mixed_report.scenarios for t in secrets_in(s.history) if SECRETS[0] in t]
+    first = mixed_report.results[0]
+    leaky = CheckResult(first.target, first.scenario, first.family, first.invariant, "MUST", "fail",
+                        f"a target quoted {texts[0]!r} in its error", {"diff": [f"'thinking': '{SECRETS[1]}'"]})
+    report = RunReport(results=[leaky], targets=mixed_report.targets, scenarios=mixed_report.scenarios)
+    write_all(tmp_path, report, [], 1)
+    for name in ("results.jsonl", "summary.md", "index.html"):
+        text = (tmp_path / name).read_text()
+        assert not [s for s in SECRETS if s in text], name
+    assert "[redacted" in (tmp_path / "results.jsonl").read_text()
 
 
 def test_untrusted_strings_are_escaped(mixed_dir: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.report.redact import Redactor, block_label, safe_block
+from conformance.redaction import Redactor, block_label, safe_block
 from conformance.report.timeline import align, compare_blocks, counts
 
 THINK = {"type": "thinking", "thinking": "private plan for the next step", "signature": "s"}

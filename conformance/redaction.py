@@ -12,26 +12,19 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..results import CheckResult
-from ..transcript import REASONING_TYPES, describe_block
+from .results import CheckResult
+from .transcript import REASONING_TYPES, describe_block, fingerprint, reasoning_text
 
 _SECRET_FIELDS = {"thinking": "thinking", "redacted_thinking": "data"}
+__all__ = ["Redactor", "block_label", "fingerprint", "redactor_for", "safe_block", "secret_of", "secrets_in"]
 _MIN_SECRET = 4
 # A quoted "thinking"/"data" value in repr or JSON text (deepdiff lines, messages): replaced whole.
 _QUOTED_FIELD = re.compile(r"""(['"](?:thinking|data)['"]\s*:\s*)(['"])(?:\\.|(?!\2).)*\2""", re.DOTALL)
 
 
-def fingerprint(text: str) -> str:
-    """Returns the first 12 hex digits of the SHA-256 of ``text``."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
 def secret_of(block: Any) -> str | None:
     """Returns the reasoning text (``thinking`` or ``data``) of a reasoning block, else None."""
-    if not isinstance(block, Mapping) or block.get("type") not in REASONING_TYPES:
-        return None
-    value = block.get(_SECRET_FIELDS.get(str(block.get("type")), "thinking"))
-    return value if isinstance(value, str) else None
+    return reasoning_text(block)
 
 
 def block_label(block: Any) -> str:

@@ -1,0 +1,43 @@
+"""No reasoning text reaches the terminal, the JSON records or a pytest failure, whatever a target does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+from ._specs import GOOD, write
+
+SECRET = "plan 2"  # the thinking text of the tiny scenario's task in flight
+
+
+def edit_thinking(history: list) -> list:
+    """Rewrites every thinking block, quoting the original text in the new one and in an error."""
+    return [{**m, "content": [{**b, "thinking": b["thinking"] + " (edited)"} if b["type"] == "thinking" else b
+                              for b in m["content"]]} if isinstance(m["content"], list) else m for m in history]
+
+
+def raise_with_thinking(history: list) -> list:
+    """Raises an error whose message quotes a thinking block."""
+    text = next(b["thinking"] for m in history if isinstance(m["content"], list) for b in m["content"]
+                if b["type"] == "thinking")
+    raise ValueError(f"could not parse thinking {text!r}")
+
+
+@pytest.mark.parametrize("name", ["edit_thinking", "raise_with_thinking"])
+def test_cli_output_and_json_hold_no_reasoning_text(name: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    write(folder, "tiny.yaml", GOOD)
+    out_file = tmp_path / "out.json"
+    code = main(["run", "--no-provider", "--specs", str(folder), "--target", f"tests.test_no_reasoning_text:{name}",
+                 "--json", str(out_file)])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "thinking" in printed  # the failures are reported...
+    assert SECRET not in printed and SECRET not in out_file.read_text()  # ...without their text
+    assert json.loads(out_file.read_text())["records"]
