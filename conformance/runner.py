@@ -6,13 +6,13 @@ The CLI, the pytest plugin and the reports are shells over ``run`` and ``check_s
 from __future__ import annotations
 
 import re
-from functools import partial
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from .errors import SpecError, UsageError
 from .expectations import KnownGap, apply_gaps
-from .invariants import CATALOG, Invariant
+from .invariants import BY_ID, CATALOG, Invariant
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
@@ -108,13 +108,15 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     """
     if obs is None:
         obs = observe(target, scenario, options)
-    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output)])
+    second = obs.extra.get("second")
+    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
+                         *secrets_in(second.output if second is not None else None)])
     return [redactor.result(r) for r in _checks(target, scenario, options, obs)]
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
     invariants = applicable(scenario, target, options)
-    shape = next(inv for inv in CATALOG if inv.id == "output.well-formed")
+    shape = BY_ID["output.well-formed"]
     malformed = obs.returned and bool(_safe(shape, scenario, obs))
     results = []
     for inv in invariants:
