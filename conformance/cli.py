@@ -13,7 +13,7 @@ from pathlib import Path
 from . import __version__
 from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
-from .expectations import load_gaps
+from .expectations import apply_gaps, load_gaps
 from .invariants import BY_ID, catalog_table
 from .report import jsonfile, terminal
 from .results import CheckResult
@@ -38,23 +38,28 @@ def _provider_results(args: argparse.Namespace) -> list[CheckResult]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Runs the scenarios on every target; returns the exit code."""
+    """Runs the scenarios on every target and replays the recordings; returns the exit code."""
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
+    probes = _provider_results(args)
     gaps = []
     for path in args.expectations or []:
-        gaps.extend(load_gaps(path, [s.id for s in scenarios], BY_ID))
+        gaps.extend(load_gaps(path, [s.id for s in scenarios] + [p.scenario for p in probes],
+                              [*BY_ID, *(p.invariant for p in probes)]))
     if args.generated:
         from .generate import generated_scenarios
         scenarios = scenarios + generated_scenarios(args.generated, args.seed)
     if args.keyword:
-        scenarios = [s for s in scenarios if keyword_filter(args.keyword)(s)]
+        selected = keyword_filter(args.keyword)
+        scenarios = [s for s in scenarios if selected(s)]
+        probes = [p for p in probes if selected.matches(p.scenario, p.family)]
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
     report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
-    probes = _provider_results(args)
+    probes = apply_gaps(probes, gaps)
+    probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
-    code = report.exit_code if report.exit_code else (1 if probe_failed else 0)
+    code = report.exit_code or (2 if probe_spec_error else 1 if probe_failed else 0)
     print(terminal.render(report, probes, verbose=args.verbose))
     if args.json:
         jsonfile.write(args.json, report, probes, code)

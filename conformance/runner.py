@@ -6,7 +6,7 @@ The CLI, the pytest plugin and the reports are shells over ``run`` and ``check_s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -56,22 +56,30 @@ class RunReport:
 _WORD = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
 
-def keyword_filter(expression: str) -> Callable[[Scenario], bool]:
-    """Returns a predicate for ``-k``: words match id, family or feature substrings; and/or/not/().
+class KeywordFilter:
+    """A ``-k`` expression: words match substrings of an id, family or feature; and/or/not/()."""
 
-    Raises ``UsageError`` for an expression that does not parse.
-    """
-    tokens = _WORD.findall(expression)
+    def __init__(self, expression: str) -> None:
+        self._tokens = _WORD.findall(expression)
+        try:
+            self.matches("")
+        except SyntaxError:
+            raise UsageError(f"-k expression does not parse: {expression!r}") from None
 
-    def evaluate(haystack: str) -> bool:
-        parts = [t if t in ("and", "or", "not", "(", ")") else str(t in haystack) for t in tokens]
+    def matches(self, *words: str) -> bool:
+        """Returns whether the expression holds for a subject described by ``words``."""
+        haystack = " ".join(words)
+        parts = [t if t in ("and", "or", "not", "(", ")") else str(t in haystack) for t in self._tokens]
         return bool(eval(" ".join(parts) or "True", {"__builtins__": {}}, {}))  # noqa: S307 - True/False/ops only
 
-    try:
-        evaluate("")
-    except SyntaxError:
-        raise UsageError(f"-k expression does not parse: {expression!r}") from None
-    return lambda scenario: evaluate(" ".join((scenario.id, scenario.family, *scenario.features)))
+    def __call__(self, scenario: Scenario) -> bool:
+        """Returns whether ``scenario`` is selected."""
+        return self.matches(scenario.id, scenario.family, *scenario.features)
+
+
+def keyword_filter(expression: str) -> KeywordFilter:
+    """Returns the ``-k`` filter of ``expression``; raises ``UsageError`` when it does not parse."""
+    return KeywordFilter(expression)
 
 
 def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[Invariant]:

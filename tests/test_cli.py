@@ -118,3 +118,14 @@ def test_catalog_prints_every_invariant(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["catalog"]) == 0
     out = capsys.readouterr().out
     assert all(f"`{inv.id}`" in out for inv in CATALOG)
+
+
+def test_known_gaps_and_keywords_reach_provider_probes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gaps = write(tmp_path, "gaps.yaml", "format_version: 1\ngaps:\n  - scenario: compact.mid-task\n"
+                 "    reason: assumed to contradict\n    invariants: [provider.verdict-matches-prediction]\n")
+    code = main(["run", "-k", "compact.mid-task", "--expectations", str(gaps)])
+    out = capsys.readouterr().out
+    assert code == 1 and "compact.mid-task :: provider.verdict-matches-prediction (xpass)" in out
+    code = main(["run", "-k", "compact.mid-task"])
+    out = capsys.readouterr().out
+    assert code == 0 and "provider recordings: 1 probes replayed" in out
