@@ -245,17 +245,27 @@ def load_cassette(path: Path) -> dict[str, Any]:
         request, response = item["request"], item["response"]
         for name in ("method", "uri", "body"):
             _need(name in request, path, locator, where + ("request",), f"request lacks {name}")
+        _need(isinstance(request["uri"], str), path, locator, where + ("request", "uri"), "uri is not text")
+        _need(isinstance(request["body"], (str, bytes, type(None))), path, locator, where + ("request", "body"),
+              "request body is not text")
         _need(isinstance(response.get("status"), dict) and isinstance(response["status"].get("code"), int),
               path, locator, where + ("response", "status"), "response lacks status.code")
         _need(isinstance(response.get("body"), dict) and "string" in response["body"], path, locator,
               where + ("response", "body"), "response lacks body.string")
+        _need(isinstance(response["body"]["string"], (str, bytes)), path, locator,
+              where + ("response", "body", "string"), "response body is not text")
+        for side, part in (("request", request), ("response", response)):
+            _need(isinstance(part.get("headers", {}), dict), path, locator, where + (side, "headers"),
+                  "headers are not a mapping")
     _LOADED[key] = data
     return data
 
 
 def cassette_meta(data: dict[str, Any]) -> dict[str, str]:
     """Returns ``{"server", "probe"}`` from the cassette's metadata (empty strings when missing)."""
-    meta = data.get("metadata") or {}
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
     return {"server": str(meta.get("server", "")), "probe": str(meta.get("probe", ""))}
 
 

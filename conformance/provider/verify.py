@@ -77,6 +77,8 @@ def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
         return None, ApiFailure(exc.status_code, exc.body)
     except anthropic.APIResponseValidationError as exc:
         raise CassetteProblem(_explain_validation(exc)) from None
+    except ValueError as exc:  # the SDK decodes a 2xx body as JSON before validating it
+        raise CassetteProblem(f"response body is not JSON: {exc}") from None
     except anthropic.APIConnectionError as exc:
         cause = exc.__cause__
         if isinstance(cause, CannotOverwriteExistingCassetteException):
@@ -143,6 +145,9 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
         found = analyze(probe, replayed.message, replayed.failure, replayed.count)
     except CassetteProblem as exc:
         return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}", {"path": str(path)})
+    except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others
+        return _result(probe, probe_id, server, VALID, "error",
+                       f"{path}: cannot replay: {type(exc).__name__}: {exc}", {"path": str(path)})
     differences = compare(probe, found)
     details = _details(probe, found, path)
     if differences:

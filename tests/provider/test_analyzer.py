@@ -76,6 +76,7 @@ def test_rejection_code_prefers_error_details(probes: dict[str, Probe]) -> None:
     found = analyze(probes["compaction.open-tool-call"], None, ApiFailure(400, body))
     assert found.verdict == "rejected" and found.error_code == "compaction_incomplete_turn"
     assert ApiFailure(500, "not json").code == "500"
+    assert ApiFailure(400, {"error": {"type": "invalid_request_error", "details": "text"}}).code == "invalid_request_error"
 
 
 def test_every_verdict_can_come_out(probes: dict[str, Probe]) -> None:

@@ -6,8 +6,10 @@ import socket
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.provider import cassettes, verify_results
+from conformance.provider import verify as verify_module
 from conformance.provider.emulator_edits import FAULTS
 from conformance.provider.probes import Probe, load_probes
 from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
@@ -163,3 +165,48 @@ def test_replay_never_records(shipped_copy: Path, probes: dict[str, Probe]) -> N
     before = {p: p.read_bytes() for p in shipped_copy.iterdir()}
     verify([shipped_copy], probes)
     assert {p: p.read_bytes() for p in shipped_copy.iterdir()} == before
+
+
+ODD_CASSETTES = {
+    "uri is not text": lambda d: d["interactions"][0]["request"].__setitem__("uri", 5),
+    "headers are not a mapping": lambda d: d["interactions"][1]["response"].__setitem__("headers", ["x"]),
+    "response body is not text": lambda d: d["interactions"][1]["response"]["body"].__setitem__("string", 5),
+    "response body is not JSON": lambda d: d["interactions"][1]["response"]["body"].__setitem__("string", "<html>"),
+}
+
+
+@pytest.mark.parametrize("needle", sorted(ODD_CASSETTES))
+def test_odd_cassettes_are_a_per_probe_error(needle: str, shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    path = shipped_copy / "clear-tool-uses.keep-below-live-task.yaml"
+    data = yaml.safe_load(path.read_text())
+    ODD_CASSETTES[needle](data)
+    path.write_text(cassettes.dump(data))
+    results = {r.scenario: r for r in verify([shipped_copy], probes)}
+    odd = results.pop("clear-tool-uses.keep-below-live-task")
+    assert odd.outcome == "error" and odd.invariant == VALID and needle in odd.message, odd.message
+    assert {r.outcome for r in results.values()} == {"pass"}
+
+
+def test_metadata_that_is_not_a_mapping_falls_back_to_the_path(shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    path = shipped_copy / "compact.mid-task.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["metadata"] = ["not", "a", "mapping"]
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.outcome == "pass" and (result.target, result.scenario) == ("emulator", "compact.mid-task")
+
+
+def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Path, probes: dict[str, Probe],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    real = verify_module.analyze
+
+    def analyze(probe: Probe, *args: object) -> object:
+        if probe.id == "compact.mid-task":
+            raise KeyError("usage")
+        return real(probe, *args)
+
+    monkeypatch.setattr(verify_module, "analyze", analyze)
+    results = {r.scenario: r for r in verify([shipped_copy], probes)}
+    broken = results.pop("compact.mid-task")
+    assert broken.outcome == "error" and "cannot replay: KeyError" in broken.message
+    assert {r.outcome for r in results.values()} == {"pass"}
