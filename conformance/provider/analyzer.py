@@ -175,7 +175,11 @@ def _compaction(message: BetaMessage, request: dict[str, Any], found: Analysis) 
 
 
 def _count_tokens(count: BetaMessageTokensCount | None, message: BetaMessage, request: dict[str, Any],
-                  found: Analysis) -> None:
+                  found: Analysis, refused: ApiFailure | None) -> None:
+    if refused is not None:
+        found.evidence["count_tokens_error"] = refused.code
+        found.unexplained.append(f"count_tokens was rejected ({refused.code}) but the same request was accepted")
+        return
     if count is None or count.context_management is None:
         return
     original = count.context_management.original_input_tokens
@@ -190,8 +194,11 @@ def _count_tokens(count: BetaMessageTokensCount | None, message: BetaMessage, re
 
 
 def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | None = None,
-            count: BetaMessageTokensCount | None = None) -> Analysis:
-    """Returns the verdict for one exchange: rejected, reached-live-task, inconsistent, settled-only or no-edit."""
+            count: BetaMessageTokensCount | None = None, count_failure: ApiFailure | None = None) -> Analysis:
+    """Returns the verdict for one exchange: rejected, reached-live-task, inconsistent, settled-only or no-edit.
+
+    ``count``/``count_failure`` are the ``count_tokens`` answer to the same request, when it was sent.
+    """
     if failure is not None or message is None:
         code = failure.code if failure else "no-response"
         body = failure.body if failure else None
@@ -202,13 +209,13 @@ def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | Non
     applied = message.context_management.applied_edits if message.context_management else []
     found.evidence["applied_edits"] = [e.model_dump() for e in applied]
     found.evidence["stop_reason"] = message.stop_reason
-    for item in applied:
-        if isinstance(item, BetaClearToolUses20250919EditResponse) and item.cleared_tool_uses:
+    for item in applied:  # a report of zero items is checked too: its tokens and the rules must agree
+        if isinstance(item, BetaClearToolUses20250919EditResponse):
             _tool_edit(item, request, found)
-        elif isinstance(item, BetaClearThinking20251015EditResponse) and item.cleared_thinking_turns:
+        elif isinstance(item, BetaClearThinking20251015EditResponse):
             _thinking_edit(item, request, found)
     _compaction(message, request, found)
-    _count_tokens(count, message, request, found)
+    _count_tokens(count, message, request, found, count_failure)
     if found.summarized:
         touched_tools = [s.tool_use_id for s in sem.tool_steps(request["messages"])]
         touched_turns = [t.number for t in sem.assistant_turns(request["messages"]) if t.has_thinking]

@@ -38,6 +38,7 @@ class Replay:
     message: Any = None
     failure: ApiFailure | None = None
     count: Any = None
+    count_failure: ApiFailure | None = None
 
 
 class CassetteProblem(Exception):
@@ -102,7 +103,7 @@ def replay(probe: Probe, path: Path, data: dict[str, Any]) -> Replay:
     with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette:
         count_kwargs = probe.count_kwargs()
         if count_kwargs is not None:
-            result.count, _ = _call(client.beta.messages.count_tokens, count_kwargs)
+            result.count, result.count_failure = _call(client.beta.messages.count_tokens, count_kwargs)
         result.message, result.failure = _call(client.beta.messages.create, probe.create_kwargs())
         unplayed = len(cassette) - cassette.play_count
     if unplayed:
@@ -142,7 +143,7 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
                        {"path": str(path)})
     try:
         replayed = replay(probe, path, data)
-        found = analyze(probe, replayed.message, replayed.failure, replayed.count)
+        found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
     except CassetteProblem as exc:
         return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}", {"path": str(path)})
     except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others

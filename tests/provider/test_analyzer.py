@@ -91,3 +91,34 @@ def test_every_verdict_can_come_out(probes: dict[str, Probe]) -> None:
                 message(edits=[{"type": TOOLS, "cleared_tool_uses": 2, "cleared_input_tokens": 99}])).verdict,
     }
     assert verdicts == {"settled-only", "reached-live-task", "no-edit", "rejected", "inconsistent"}
+
+
+@pytest.mark.parametrize("edit", [
+    {"type": TOOLS, "cleared_tool_uses": 0, "cleared_input_tokens": 500},
+    {"type": TOOLS, "cleared_tool_uses": 0, "cleared_input_tokens": 0},
+])
+def test_an_edit_reporting_no_items_is_still_checked(probes: dict[str, Probe], edit: dict[str, Any]) -> None:
+    probe = probes["clear-tool-uses.keep-equals-live-task"]
+    found = analyze(probe, message(edits=[edit]))
+    assert found.verdict == "inconsistent" and found.unexplained, found
+
+
+def test_an_empty_report_where_the_rules_clear_nothing_is_no_edit(probes: dict[str, Probe]) -> None:
+    probe = probes["clear-tool-uses.default-trigger-not-reached"]
+    found = analyze(probe, message(edits=[{"type": TOOLS, "cleared_tool_uses": 0, "cleared_input_tokens": 0}]))
+    assert found.verdict == "no-edit" and not found.unexplained and compare(probe, found) == []
+
+
+def test_a_thinking_edit_reporting_no_turns_but_tokens_is_inconsistent(probes: dict[str, Probe]) -> None:
+    found = analyze(probes["clear-thinking.keep-one-turn"],
+                    message(edits=[{"type": THINK, "cleared_thinking_turns": 0, "cleared_input_tokens": 400}]))
+    assert found.verdict == "inconsistent" and any("add up" in u for u in found.unexplained)
+
+
+def test_count_tokens_refused_while_create_was_accepted_is_inconsistent(probes: dict[str, Probe]) -> None:
+    probe = probes["clear-tool-uses.keep-equals-live-task"]
+    refused = ApiFailure(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "x"}})
+    found = analyze(probe, message(edits=[{"type": TOOLS, "cleared_tool_uses": 2, "cleared_input_tokens": 770}]),
+                    count_failure=refused)
+    assert found.verdict == "inconsistent" and found.evidence["count_tokens_error"] == "invalid_request_error"
+    assert any("count_tokens was rejected" in u for u in found.unexplained)

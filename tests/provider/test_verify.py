@@ -210,3 +210,15 @@ def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Pat
     broken = results.pop("compact.mid-task")
     assert broken.outcome == "error" and "cannot replay: KeyError" in broken.message
     assert {r.outcome for r in results.values()} == {"pass"}
+
+
+def test_a_refused_count_tokens_beside_an_accepted_create_fails(shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    path = shipped_copy / "clear-tool-uses.keep-equals-live-task.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["interactions"][0]["response"]["status"]["code"] = 400
+    data["interactions"][0]["response"]["body"]["string"] = (
+        '{"type":"error","error":{"type":"invalid_request_error","message":"no"},"request_id":"req_scrubbed"}')
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.outcome == "fail" and result.details["verdict"] == "inconsistent"
+    assert "count_tokens was rejected (invalid_request_error)" in result.message
