@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..redaction import Redactor, block_label, secrets_in
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
 from ..target import Target
 from ..transcript import blocks, find_live_start
-from ..redaction import Redactor, block_label, secrets_in
-from .timeline import MessageView, align, counts
+from .timeline import MessageView, align, counts, labeller
 
 _MARK = {"pass": "pass", "fail": "FAIL", "error": "ERROR", "skip": "skip", "xfail": "xfail", "xpass": "XPASS"}
 
@@ -70,15 +70,17 @@ def _expectations(scenario: Scenario) -> list[str]:
 def _row(row: MessageView) -> str:
     where = f"{row.index if row.index is not None else '-'}→{row.out_index if row.out_index is not None else '-'}"
     labels = " · ".join(b.label + ("" if b.status == "kept" else f" ({b.status})") for b in row.blocks)
-    return f"  [{where:>7}] {row.role:<9} {row.status.upper() if row.status != 'kept' else 'kept':<8} {labels}"
+    note = f" [{row.note}]" if row.note else ""
+    return f"  [{where:>7}] {row.role:<9} {row.status.upper() if row.status != 'kept' else 'kept':<8} {labels}{note}"
 
 
 def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> list[str]:
     obs = observe(target, scenario, options)
-    results = check_scenario(target, scenario, options, obs)
+    results = check_scenario(target, scenario, options, obs)  # redacted by the runner
     second = obs.extra.get("second")
-    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
-                         *secrets_in(second.output if second is not None else None)])
+    secrets = [*secrets_in(scenario.history), *secrets_in(obs.output),
+               *secrets_in(second.output if second is not None else None)]
+    redactor = Redactor(secrets)
     lines = [f"target {target.name}:"]
     if obs.timed_out:
         lines.append(f"  hung: {obs.error}")
@@ -88,7 +90,7 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
         size = len(obs.output) if isinstance(obs.output, list) else type(obs.output).__name__
         lines.append(f"  returned {size} messages in {obs.elapsed:.3f} s"
                      + ("; it changed the input it was given" if obs.mutated else ""))
-        rows = align(scenario.history, obs.output, scenario.truth.live_start)
+        rows = align(scenario.history, obs.output, scenario.truth.live_start, labeller(secrets))
         tally = counts(rows)
         lines.append("  " + ", ".join(f"{n} {k}" for k, n in tally.items()) + " (input → output):")
         marked = False
@@ -99,7 +101,6 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
             lines.append(_row(row))
     lines.append("results:")
     for result in results:
-        result = redactor.result(result)
         lines.append(f"  {_MARK[result.outcome]:<5} {result.level:<9} {result.invariant}"
                      + (f": {result.message}" if result.message else ""))
         lines += [f"        {d}" for d in result.details.get("diff", [])]

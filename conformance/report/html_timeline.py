@@ -6,9 +6,6 @@ from collections.abc import Mapping, Sequence
 from html import escape as e
 from typing import Any
 
-STATUS_TEXT = {"kept": "kept", "changed": "changed", "removed": "removed", "added": "added", "cleared": "cleared"}
-
-
 def _where(row: Mapping[str, Any]) -> str:
     left = f"in[{row['index']}]" if row["index"] is not None else "—"
     right = f"out[{row['out_index']}]" if row["out_index"] is not None else "—"
@@ -18,7 +15,7 @@ def _where(row: Mapping[str, Any]) -> str:
 def _block(block: Mapping[str, Any]) -> str:
     kind = "".join(ch if ch.isalnum() else "-" for ch in str(block["type"]))[:40]
     status = block["status"]
-    note = "" if status == "kept" else f'<span class="bs">{e(STATUS_TEXT.get(status, status))}</span>'
+    note = "" if status == "kept" else f'<span class="bs">{e(status)}</span>'
     return (f'<span class="blk t-{e(kind)} s-{e(status)}" title="{e(block["label"])}">'
             f'<b>{e(str(block["type"]))}</b> {e(block["label"].partition(" ")[2])}{note}</span>')
 
@@ -34,6 +31,8 @@ def render(rows: Sequence[Mapping[str, Any]], live_start: int | None, unanswered
                          f'(truth.live_start){_unanswered(unanswered)}</li>')
             marked = True
         blocks = "".join(_block(b) for b in row["blocks"]) or '<span class="blk s-kept">(no content)</span>'
+        if row.get("note"):
+            blocks += f'<span class="note">{e(row["note"])}</span>'
         parts.append(f'<li class="msg sp-{e(row["span"])} m-{e(row["status"])}">'
                      f'<span class="where">{e(_where(row))}</span>'
                      f'<span class="role r-{e(row["role"])}">{e(row["role"])}</span>'

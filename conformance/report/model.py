@@ -11,8 +11,9 @@ from dataclasses import asdict
 from typing import Any
 
 from ..invariants import CATALOG
+from ..redaction import Redactor, secrets_in
 from ..results import OUTCOMES, CheckResult, gating_failures, summarize
-from .timeline import align, counts
+from .timeline import align, counts, labeller
 
 # Worst first: the outcome a cell of the matrix shows.
 SEVERITY = ("error", "fail", "xpass", "xfail", "pass", "skip")
@@ -105,15 +106,16 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
                                  "description": scenario.description if scenario else "",
                                  "results": [r.to_dict() for r in failed], "timeline": [], "tally": {},
                                  "error": None, "live_start": None, "unanswered": []}
+        output = obs.output if obs is not None and obs.returned else None
+        secrets = [*secrets_in(scenario.history if scenario else None), *secrets_in(output)]
         if scenario is not None and len(out) < MAX_TIMELINES:
-            output = obs.output if obs is not None and obs.returned else None
-            rows = align(scenario.history, output, scenario.truth.live_start)
+            rows = align(scenario.history, output, scenario.truth.live_start, labeller(secrets))
             entry["timeline"] = [asdict(row) for row in rows]
             entry["tally"] = counts(rows)
             entry["live_start"] = scenario.truth.live_start
             entry["unanswered"] = list(scenario.truth.unanswered)
         if obs is not None and not obs.returned:
-            entry["error"] = f"{obs.error_type or 'timeout'}: {obs.error}"
+            entry["error"] = Redactor(secrets).text(f"{obs.error_type or 'timeout'}: {obs.error}")
         out.append(entry)
     return out
 

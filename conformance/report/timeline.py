@@ -9,12 +9,17 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..redaction import Redactor, block_label, fingerprint
+from ..transcript import REASONING_TYPES
 from ..transcript import blocks as blocks_of
-from ..redaction import block_label
+
+Labeller = Callable[[Any], str]
+# Shown text this long or longer that also occurs inside a reasoning text counts as quoting it.
+_MIN_QUOTE = 8
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,7 @@ class MessageView:
     span: str  # "settled", "live" or "output"
     status: str  # "kept", "changed", "removed", "added"; "input" when there is no output to compare
     blocks: list[BlockView] = field(default_factory=list)
+    note: str = ""  # what changed besides the blocks (the content's form, other fields)
 
 
 def _canon(value: Any) -> str:
@@ -51,48 +57,85 @@ def _identity(block: Any) -> tuple[str, str] | None:
     return None
 
 
-def _view(block: Any, status: str) -> BlockView:
+def labeller(secrets: Iterable[str]) -> Labeller:
+    """Returns a block labeller like ``block_label`` that also hides text quoting any of ``secrets``.
+
+    A text block whose text holds a reasoning text, or whose shown prefix lies inside one, reads as
+    ``text [redacted thinking #<hash>]``; any other label has reasoning text replaced by its hash.
+    """
+    every = set(secrets)
+    known = sorted(s for s in every if len(s) >= _MIN_QUOTE)
+    redactor = Redactor(every)
+
+    def label(block: Any) -> str:
+        text = block.get("text") if isinstance(block, Mapping) and block.get("type") not in REASONING_TYPES else None
+        if isinstance(text, str):
+            shown = text[:24]
+            quoted = next((s for s in known if s in text or (len(shown) >= _MIN_QUOTE and shown in s)), None)
+            if quoted is not None:
+                return f"{block.get('type')} [redacted thinking #{fingerprint(quoted)}]"
+        return redactor.text(block_label(block))
+
+    return label
+
+
+def _view(block: Any, status: str, label: Labeller) -> BlockView:
     kind = str(block.get("type", "?")) if isinstance(block, Mapping) else type(block).__name__
-    return BlockView(kind, block_label(block), status)
+    return BlockView(kind, label(block), status)
 
 
 def _message_blocks(message: Any) -> list[Any]:
     return blocks_of(message) if isinstance(message, Mapping) else []
 
 
-def compare_blocks(before: Any, after: Any) -> list[BlockView]:
+def compare_blocks(before: Any, after: Any, label: Labeller = block_label) -> list[BlockView]:
     """Returns the input blocks marked kept/removed/changed/cleared, then the output's added blocks."""
     got = _message_blocks(after)
+    canon = [_canon(b) for b in got]
     unused = list(range(len(got)))
     views = []
     for block in _message_blocks(before):
         key = _canon(block)
-        same = next((k for k in unused if _canon(got[k]) == key), None)
+        same = next((k for k in unused if canon[k] == key), None)
         if same is not None:
             unused.remove(same)
-            views.append(_view(block, "kept"))
+            views.append(_view(block, "kept", label))
             continue
         identity = _identity(block)
         twin = next((k for k in unused if identity is not None and _identity(got[k]) == identity), None)
         if twin is None:
-            views.append(_view(block, "removed"))
+            views.append(_view(block, "removed", label))
             continue
         unused.remove(twin)
-        shrunk = len(_canon(got[twin])) < len(key)
-        views.append(_view(block, "cleared" if shrunk else "changed"))
-    views.extend(_view(got[k], "added") for k in unused)
+        views.append(_view(block, "cleared" if len(canon[twin]) < len(key) else "changed", label))
+    views.extend(_view(got[k], "added", label) for k in unused)
     return views
+
+
+def form_change(before: Any, after: Any) -> str:
+    """Returns what changed in a message besides its blocks ("" when nothing did)."""
+    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
+        return ""
+    was, now = isinstance(before.get("content"), str), isinstance(after.get("content"), str)
+    if was != now:
+        return "content: a string became a list of blocks" if was else "content: a list of blocks became a string"
+    if {k: v for k, v in before.items() if k != "content"} != {k: v for k, v in after.items() if k != "content"}:
+        return "fields other than content changed"
+    return ""
 
 
 def _span(index: int, live_start: int) -> str:
     return "live" if index >= live_start else "settled"
 
 
-def align(history: Sequence[Any], output: Any, live_start: int) -> list[MessageView]:
-    """Returns the timeline of ``history`` against ``output`` (rows marked ``input`` when it is not a list)."""
+def align(history: Sequence[Any], output: Any, live_start: int, label: Labeller = block_label) -> list[MessageView]:
+    """Returns the timeline of ``history`` against ``output`` (rows marked ``input`` when it is not a list).
+
+    ``label`` names each block; pass ``labeller(secrets)`` to hide text that quotes reasoning.
+    """
     if not isinstance(output, list):
         return [MessageView(i, None, str(m.get("role", "?")) if isinstance(m, Mapping) else "?",
-                            _span(i, live_start), "input", [_view(b, "kept") for b in _message_blocks(m)])
+                            _span(i, live_start), "input", [_view(b, "kept", label) for b in _message_blocks(m)])
                 for i, m in enumerate(history)]
     before = [_canon(m) for m in history]
     after = [_canon(m) for m in output]
@@ -103,7 +146,7 @@ def align(history: Sequence[Any], output: Any, live_start: int) -> list[MessageV
             for k in range(i2 - i1):
                 message = history[i1 + k]
                 rows.append(MessageView(i1 + k, j1 + k, str(message.get("role", "?")), _span(i1 + k, live_start),
-                                        "kept", [_view(b, "kept") for b in _message_blocks(message)]))
+                                        "kept", [_view(b, "kept", label) for b in _message_blocks(message)]))
             continue
         j = j1
         for i in range(i1, i2):
@@ -113,22 +156,22 @@ def align(history: Sequence[Any], output: Any, live_start: int) -> list[MessageV
                           and output[k].get("role") == role), None)
             if match is None:
                 rows.append(MessageView(i, None, str(role or "?"), _span(i, live_start), "removed",
-                                        [_view(b, "removed") for b in _message_blocks(message)]))
+                                        [_view(b, "removed", label) for b in _message_blocks(message)]))
                 continue
             for extra in range(j, match):
-                rows.append(_added(output, extra))
+                rows.append(_added(output, extra, label))
             rows.append(MessageView(i, match, str(role), _span(i, live_start), "changed",
-                                    compare_blocks(message, output[match])))
+                                    compare_blocks(message, output[match], label), form_change(message, output[match])))
             j = match + 1
         for extra in range(j, j2):
-            rows.append(_added(output, extra))
+            rows.append(_added(output, extra, label))
     return rows
 
 
-def _added(output: Sequence[Any], k: int) -> MessageView:
+def _added(output: Sequence[Any], k: int, label: Labeller) -> MessageView:
     message = output[k]
     role = str(message.get("role", "?")) if isinstance(message, Mapping) else type(message).__name__
-    return MessageView(None, k, role, "output", "added", [_view(b, "added") for b in _message_blocks(message)])
+    return MessageView(None, k, role, "output", "added", [_view(b, "added", label) for b in _message_blocks(message)])
 
 
 def counts(rows: Sequence[MessageView]) -> dict[str, int]:

@@ -54,3 +54,21 @@ def clear_results(history: History) -> History:
 def raises(history: History) -> History:
     """Raises ``RuntimeError`` <always>."""
     raise RuntimeError("compaction failed <script>alert(1)</script>")
+
+
+def thinking_to_text(history: History) -> History:
+    """Returns the history with every thinking block turned into a text block quoting its reasoning."""
+    out = []
+    for message in history:
+        content = message["content"]
+        if isinstance(content, list):
+            content = [{"type": "text", "text": b["thinking"]} if b.get("type") == "thinking" else b for b in content]
+        out.append({**message, "content": content})
+    return out
+
+
+def raises_quoting_reasoning(history: History) -> History:
+    """Raises ``ValueError`` whose message quotes the first thinking text of the history."""
+    quoted = next(b["thinking"] for m in history if isinstance(m["content"], list)
+                  for b in m["content"] if b.get("type") == "thinking")
+    raise ValueError(f"cannot keep {quoted}")

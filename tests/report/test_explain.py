@@ -60,6 +60,14 @@ def test_no_reasoning_text_even_when_the_target_rewrites_it(capsys: pytest.Captu
     assert "(edited)" not in out
 
 
+@pytest.mark.parametrize("target", ["thinking_to_text", "raises_quoting_reasoning"])
+def test_no_reasoning_text_when_the_target_quotes_it(capsys: pytest.CaptureFixture[str], target: str) -> None:
+    _, out, _ = _explain(capsys, "mini.inflight-two-steps", "--specs", SPEC,
+                         "--target", f"tests.report.targets:{target}")
+    assert "[redacted thinking #" in out
+    assert not [s for s in SECRETS if s[:12] in out]
+
+
 def test_unknown_id_exits_2_with_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _explain(capsys, "mini.inflight-two-step", "--specs", SPEC)
     assert code == 2 and "did you mean: mini.inflight-two-steps" in err

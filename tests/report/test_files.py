@@ -106,6 +106,18 @@ def test_the_writer_redacts_reasoning_text_that_reaches_it(mixed_report: RunRepo
     assert "[redacted" in (tmp_path / "results.jsonl").read_text()
 
 
+def test_no_reasoning_text_when_a_target_quotes_it_in_text_or_an_error(tmp_path: Path) -> None:
+    report = run_fixtures(targets.thinking_to_text, targets.raises_quoting_reasoning)
+    write_all(tmp_path, report, [], report.exit_code)
+    page = (tmp_path / "index.html").read_text()
+    assert 'id="f-targets-thinking-to-text-mini-inflight-two-steps"' in page
+    assert "the call failed: ValueError: cannot keep [redacted thinking #" in page
+    assert "text [redacted thinking #" in page  # the quoting text block is named, not shown
+    for name in ("results.jsonl", "summary.md", "index.html"):
+        text = (tmp_path / name).read_text()
+        assert not [s for s in SECRETS if s[:12] in text], name
+
+
 def test_untrusted_strings_are_escaped(mixed_dir: Path) -> None:
     page = (mixed_dir / "index.html").read_text()
     summary = (mixed_dir / "summary.md").read_text()

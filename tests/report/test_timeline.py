@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.redaction import Redactor, block_label, safe_block
-from conformance.report.timeline import align, compare_blocks, counts
+from conformance.report.timeline import align, compare_blocks, counts, labeller
 
 THINK = {"type": "thinking", "thinking": "private plan for the next step", "signature": "s"}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}
@@ -64,3 +64,18 @@ def test_redactor_catches_raw_escaped_and_quoted_forms() -> None:
         out = r.text(f"before {form} after")
         assert "plan" not in out and "anything" not in out, out
     assert r.text("nothing here") == "nothing here"
+
+
+def test_a_content_form_change_is_noted_when_no_block_changed() -> None:
+    output = [{"role": "user", "content": [{"type": "text", "text": "first"}]}, *HISTORY[1:]]
+    row = align(HISTORY, output, 2)[0]
+    assert (row.status, [b.status for b in row.blocks]) == ("changed", ["kept"])
+    assert row.note == "content: a string became a list of blocks"
+
+
+def test_labeller_hides_text_quoting_reasoning_whole_or_cut_short() -> None:
+    label = labeller([THINK["thinking"]])
+    assert label({"type": "text", "text": "I said: " + THINK["thinking"]}).startswith("text [redacted thinking #")
+    assert label({"type": "text", "text": THINK["thinking"][:20]}).startswith("text [redacted thinking #")
+    assert label({"type": "text", "text": "plan"}) == "text 'plan'"  # too short to count as a quote
+    assert label(THINK) == block_label(THINK)
