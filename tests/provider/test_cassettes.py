@@ -88,8 +88,8 @@ def test_retryable_answer_writes_nothing(record_with) -> None:
      "status.code"),
     ("version: 1\ninteractions:\n- request: {method: POST, uri: u, body: ''}\n  response: {status: {code: 200}}\n",
      "body.string"),
-    ("version: 1\ninteractions:\n- request: {method: POST, uri: u, body: [1]}\n"
-     "  response: {status: {code: 200}, body: {string: ''}}\n", "request body is not text"),
+    (("version: 1\ninteractions:\n- request: {method: POST, uri: u, body: [1]}\n"
+      "  response: {status: {code: 200}, body: {string: ''}}\n"), "request body is not text"),
 ])
 def test_malformed_cassettes_are_located(tmp_path: Path, text: str, needle: str) -> None:
     path = tmp_path / "c.yaml"
