@@ -46,17 +46,11 @@ class ApiFailure:
 
 
 @dataclass
-class Analysis:
-    """The analyzer's finding for one exchange; ``to_dict`` gives plain data."""
+class Analysis(sem.Outcome):
+    """The analyzer's finding for one exchange: the outcome, what of it was live, what does not add up."""
 
-    verdict: str
-    cleared_tool_use_ids: list[str] = field(default_factory=list)
-    cleared_tool_inputs: list[str] = field(default_factory=list)
-    cleared_thinking_turns: list[int] = field(default_factory=list)
-    summarized: bool = False
     reached_tool_use_ids: list[str] = field(default_factory=list)
     reached_thinking_turns: list[int] = field(default_factory=list)
-    error_code: str | None = None
     unexplained: list[str] = field(default_factory=list)
     evidence: dict[str, Any] = field(default_factory=dict)
 
@@ -216,13 +210,8 @@ def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | Non
             _thinking_edit(item, request, found)
     _compaction(message, request, found)
     _count_tokens(count, message, request, found, count_failure)
-    if found.summarized:
-        touched_tools = [s.tool_use_id for s in sem.tool_steps(request["messages"])]
-        touched_turns = [t.number for t in sem.assistant_turns(request["messages"]) if t.has_thinking]
-    else:
-        touched_tools, touched_turns = found.cleared_tool_use_ids, found.cleared_thinking_turns
-    found.reached_tool_use_ids = [i for i in touched_tools if i in probe.live.tool_use_ids]
-    found.reached_thinking_turns = [n for n in touched_turns if n in probe.live.thinking_turns]
+    found.reached_tool_use_ids, found.reached_thinking_turns = sem.reached(
+        probe.live, found.cleared_tool_use_ids, found.cleared_thinking_turns, found.summarized, request["messages"])
     if found.reached_live:
         found.verdict = "reached-live-task"
     elif found.unexplained:
@@ -238,7 +227,7 @@ def compare(probe: Probe, found: Analysis) -> list[str]:
     differences = []
     if found.verdict != expected["verdict"]:
         differences.append(f"verdict {found.verdict}, predicted {expected['verdict']}")
-    for key in ("cleared_tool_use_ids", "cleared_tool_inputs", "cleared_thinking_turns", "summarized", "error_code"):
+    for key in sem.OUTCOME_FIELDS[1:]:
         if key in expected and getattr(found, key) != expected[key]:
             differences.append(f"{key} {getattr(found, key)!r}, predicted {expected[key]!r}")
     if found.unexplained and found.verdict != "inconsistent":

@@ -168,12 +168,12 @@ def _check_live(probe: Probe, where: tuple, locator: Locator) -> None:
         opener = messages[span.from_message]
         if opener["role"] != "user" or sem.is_tool_result_message(opener):
             raise locator.error(field + ("from_message",), "a live span starts at a user request, not here")
-    if sem.last_settled_index(messages) > span.from_message:
+    settled = sem.last_settled_index(messages)
+    if settled > span.from_message:
         raise locator.error(field + ("from_message",),
                             "a settled assistant answer follows it; the task in flight starts later")
-    if sem.last_settled_index(messages) < span.from_message and any(
-            m["role"] == "user" and not sem.is_tool_result_message(m)
-            for m in messages[sem.last_settled_index(messages):span.from_message]):
+    if any(m["role"] == "user" and not sem.is_tool_result_message(m)
+           for m in messages[settled:span.from_message]):
         raise locator.error(field + ("from_message",), "an earlier user request is still unanswered")
     tools = [s.tool_use_id for s in sem.tool_steps(messages) if s.message >= span.from_message]
     if list(span.tool_use_ids) != tools:
@@ -186,10 +186,7 @@ def _check_live(probe: Probe, where: tuple, locator: Locator) -> None:
 def _check_prediction(probe: Probe, where: tuple, locator: Locator) -> None:
     documented = probe.documented()
     declared = probe.predict
-    expected = {"verdict": documented.verdict, "cleared_tool_use_ids": documented.cleared_tool_use_ids,
-                "cleared_tool_inputs": documented.cleared_tool_inputs,
-                "cleared_thinking_turns": documented.cleared_thinking_turns,
-                "summarized": documented.summarized, "error_code": documented.error_code}
+    expected = {key: getattr(documented, key) for key in sem.OUTCOME_FIELDS}
     for key, value in declared.items():
         if expected[key] != value:
             reason = "; ".join(documented.reasons)

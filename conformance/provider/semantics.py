@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
@@ -324,8 +324,12 @@ class Span:
 
 
 @dataclass
-class Prediction:
-    """The outcome the documented rules give for one request and its declared live span."""
+class Outcome:
+    """What one exchange did to the prompt: the verdict and the items cleared, summarised or refused.
+
+    A probe's ``predict`` mapping uses the same field names (``OUTCOME_FIELDS``); the documented
+    ``Prediction`` and the analyzer's finding both extend this.
+    """
 
     verdict: str
     cleared_tool_use_ids: list[str] = field(default_factory=list)
@@ -333,6 +337,15 @@ class Prediction:
     cleared_thinking_turns: list[int] = field(default_factory=list)
     summarized: bool = False
     error_code: str | None = None
+
+
+OUTCOME_FIELDS = tuple(f.name for f in fields(Outcome))
+
+
+@dataclass
+class Prediction(Outcome):
+    """The outcome the documented rules give for one request and its declared live span, with the reasons."""
+
     reasons: list[str] = field(default_factory=list)
 
 
@@ -344,17 +357,24 @@ def compaction_fires(request: Mapping[str, Any]) -> bool:
     return any(e.get("type") == COMPACT and tokens >= compact_trigger(e) for e in edits_of(request))
 
 
+def reached(span: Span, tool_ids: Sequence[str], turns: Sequence[int], summarized: bool,
+            messages: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[int]]:
+    """Returns the live span's tool use ids and thinking turns that were removed, in history order.
+
+    Removed means cleared (``tool_ids``, ``turns``) or, when ``summarized``, anywhere in ``messages``:
+    a compaction summarises the whole prompt before it.
+    """
+    if summarized:
+        tool_ids = [s.tool_use_id for s in tool_steps(messages)]
+        turns = [t.number for t in assistant_turns(messages) if t.has_thinking]
+    return ([i for i in tool_ids if i in span.tool_use_ids], [n for n in turns if n in span.thinking_turns])
+
+
 def verdict_for(span: Span, tool_ids: Sequence[str], turns: Sequence[int], summarized: bool,
                 messages: Sequence[Mapping[str, Any]]) -> str:
     """Returns the verdict for the items an edit removed, measured against the live span."""
-    live_tools = set(span.tool_use_ids)
-    live_turns = set(span.thinking_turns)
-    if summarized:
-        touched_tools = {s.tool_use_id for s in tool_steps(messages)}
-        touched_turns = {t.number for t in assistant_turns(messages) if t.has_thinking}
-    else:
-        touched_tools, touched_turns = set(tool_ids), set(turns)
-    if touched_tools & live_tools or touched_turns & live_turns:
+    live_tools, live_turns = reached(span, tool_ids, turns, summarized, messages)
+    if live_tools or live_turns:
         return "reached-live-task"
     if tool_ids or turns or summarized:
         return "settled-only"

@@ -157,13 +157,8 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
 
 
 def _details(probe: Probe, found: Analysis, path: Path) -> dict[str, Any]:
-    return {"verdict": found.verdict, "predicted": probe.predict["verdict"],
-            "cleared_tool_use_ids": found.cleared_tool_use_ids, "cleared_tool_inputs": found.cleared_tool_inputs,
-            "cleared_thinking_turns": found.cleared_thinking_turns, "summarized": found.summarized,
-            "reached_live": found.reached_live, "reached_tool_use_ids": found.reached_tool_use_ids,
-            "reached_thinking_turns": found.reached_thinking_turns, "error_code": found.error_code,
-            "unexplained": found.unexplained, "config": probe.config_label(), "live_task": live_size(probe),
-            "cassette": str(path), "evidence": found.evidence}
+    return {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
+            "live_task": live_size(probe), "cassette": str(path)}
 
 
 def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
