@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..results import CheckResult, gating_failures
-from . import html, jsonl, markdown, model
 from ..redaction import redactor_for
+from ..results import CheckResult
+from . import html, jsonl, markdown, model
 
 __all__ = ["write_all"]
 
@@ -25,8 +25,7 @@ def write_all(directory: str | Path, report: Any, probe_results: Sequence[CheckR
     results = [redactor.result(r) for r in report.results]
     probes = [redactor.result(r) for r in probe_results]
     view = model.build(report, results, probes, exit_code, drift)
-    gating = len(report.failures()) + len(gating_failures(probes))
-    lines = jsonl.records(report, [*results, *probes], exit_code, command=command, drift=drift, gating=gating)
+    lines = jsonl.records(report, [*results, *probes], exit_code, command=command, drift=drift, gating=view["gating"])
     jsonl.write(out / "results.jsonl", lines)
     (out / "summary.md").write_text(markdown.render(view), encoding="utf-8")
     (out / "index.html").write_text(html.render(view, lines[0]), encoding="utf-8")

@@ -32,7 +32,7 @@ def _fraction(pair: Sequence[int] | None) -> str:
 
 
 def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
-    ok = view["verdict"] in ("CONFORMS", "NO DRIFT", "ADDITIVE DRIFT")
+    ok = view["ok"]
     chips = "".join(f'<span class="chip o-{o}"><b>{view["totals"][o]}</b> {o}</span>'
                     for o in OUTCOMES if view["totals"][o])
     info = header.get("run_info", {})

@@ -39,13 +39,20 @@ def verdict_of(gating: int, spec_errors: int) -> str:
     return "CONFORMS" if gating == 0 else "DOES NOT CONFORM"
 
 
-def _target_rows(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
+def _summaries(results: Sequence[CheckResult], targets: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Returns ``summarize`` of each target's results, by target name."""
+    mine: dict[str, list[CheckResult]] = {t: [] for t in targets}
+    for r in results:
+        mine.setdefault(r.target, []).append(r)
+    return {t: summarize(mine[t]) for t in targets}
+
+
+def _target_rows(report: Any, summaries: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    failing = [r.target for r in report.failures()]
     rows = []
-    failing = report.failures()
     for name in report.targets:
-        mine = [r for r in results if r.target == name]
-        gating = sum(1 for r in failing if r.target == name)
-        rows.append({"name": name, "summary": summarize(mine), "gating": gating,
+        gating = failing.count(name)
+        rows.append({"name": name, "summary": summaries[name], "gating": gating,
                      "verdict": verdict_of(gating, 0), "reference": name in report.reference_targets})
     return rows
 
@@ -60,17 +67,15 @@ def _scenario_rows(report: Any, results: Sequence[CheckResult]) -> list[dict[str
         for t in report.targets:
             mine = by_pair.get((t, s.id), [])
             cells[t] = {"outcome": worst([r.outcome for r in mine]),
-                        "counts": {o: sum(1 for r in mine if r.outcome == o) for o in OUTCOMES},
                         "failing": [r.invariant for r in mine if r.outcome in ("fail", "error", "xpass")]}
-        rows.append({"id": s.id, "family": s.family, "description": s.description,
-                     "where": f"{s.path}:{s.line}", "cells": cells})
+        rows.append({"id": s.id, "family": s.family, "description": s.description, "cells": cells,
+                     "all_pass": all(c["outcome"] in ("pass", "skip") for c in cells.values())})
     return rows
 
 
-def _per_target(results: Sequence[CheckResult], targets: Sequence[str], key: str) -> dict[str, dict[str, list[int]]]:
+def _per_target(summaries: Mapping[str, dict[str, Any]], key: str) -> dict[str, dict[str, list[int]]]:
     table: dict[str, dict[str, list[int]]] = {}
-    for t in targets:
-        summary = summarize([r for r in results if r.target == t])
+    for t, summary in summaries.items():
         for name, tally in summary[key].items():
             table.setdefault(name, {})[t] = passing(tally)
     return table
@@ -122,36 +127,42 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
 
 def build(report: Any, results: Sequence[CheckResult], probes: Sequence[CheckResult], exit_code: int,
           drift: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Returns the whole report view as plain data (``results``/``probes`` already redacted)."""
-    probe_gating = len(gating_failures(probes))
-    gating = len(report.failures()) + probe_gating + (drift or {}).get("counts", {}).get("breaking", 0)
-    families = _per_target(results, report.targets, "families")
-    invariants = _per_target(results, report.targets, "invariants")
-    statements = {inv.id: (inv.level, inv.statement) for inv in CATALOG}
-    verdict = verdict_of(gating, len(report.spec_errors))
+    """Returns the whole report view as plain data (``results``/``probes`` already redacted).
+
+    ``gating`` counts the checks that fail the run (the footer's ``gating_failures``); breaking drift
+    is counted apart, in ``drift``, and both make ``ok`` false.
+    """
+    gating = len(report.failures()) + len(gating_failures(probes))
+    breaking = (drift or {}).get("counts", {}).get("breaking", 0)
+    summaries = _summaries(results, report.targets)
+    verdict = verdict_of(gating + breaking, len(report.spec_errors))
     if drift and not results and not probes:
         from ..drift.render import verdict as drift_verdict
         verdict = drift_verdict(drift)
     return {
         "verdict": verdict,
+        "ok": gating + breaking == 0 and not report.spec_errors,
         "exit_code": exit_code,
         "totals": summarize([*results, *probes])["outcomes"],
         "checks": len(results) + len(probes),
         "gating": gating,
-        "targets": _target_rows(report, results),
+        "targets": _target_rows(report, summaries),
         "scenarios": _scenario_rows(report, results),
-        "families": families,
-        "invariants": [{"id": k, "level": statements.get(k, ("", ""))[0], "statement": statements.get(k, ("", ""))[1],
-                        "cells": cells} for k, cells in
-                       sorted(invariants.items(), key=lambda kv: _catalog_order(kv[0]))],
+        "families": _per_target(summaries, "families"),
+        "invariants": _invariant_rows(_per_target(summaries, "invariants")),
         "probes": _probe_rows(probes),
-        "probe_gating": probe_gating,
         "failures": _failures(report, results),
         "spec_errors": [str(e) for e in report.spec_errors],
         "drift": dict(drift) if drift else None,
     }
 
 
-def _catalog_order(invariant: str) -> tuple[int, str]:
-    ids = [inv.id for inv in CATALOG]
-    return (ids.index(invariant) if invariant in ids else len(ids), invariant)
+def _invariant_rows(table: Mapping[str, dict[str, list[int]]]) -> list[dict[str, Any]]:
+    """Returns one row per invariant in catalog order (unknown ids last), with its level and statement."""
+    order = {inv.id: (n, inv) for n, inv in enumerate(CATALOG)}
+    rows = []
+    for key in sorted(table, key=lambda k: (order.get(k, (len(order), None))[0], k)):
+        inv = order.get(key, (0, None))[1]
+        rows.append({"id": key, "level": inv.level if inv else "", "statement": inv.statement if inv else "",
+                     "cells": table[key]})
+    return rows

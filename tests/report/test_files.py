@@ -63,6 +63,21 @@ def test_one_record_per_check_and_footer_counts(mixed_dir: Path, mixed_report: R
     assert lines[-1]["exit_code"] == 1
 
 
+def _footer_counts_in_every_file(folder: Path) -> tuple[dict, str, str]:
+    footer = _lines(folder)[-1]
+    return footer, (folder / "summary.md").read_text(), (folder / "index.html").read_text()
+
+
+def test_the_three_files_agree_on_the_counts(mixed_dir: Path) -> None:
+    footer, summary, page = _footer_counts_in_every_file(mixed_dir)
+    checks = sum(footer["counts"].values())
+    assert f'<span id="checks">{checks}</span>' in page and f'<span id="gating">{footer["gating_failures"]}</span>' in page
+    assert summary.splitlines()[2].startswith(f"{checks} checks (")
+    for outcome, n in footer["counts"].items():
+        if n:
+            assert f"{n} {outcome}" in summary.splitlines()[2] and f"<b>{n}</b> {outcome}" in page
+
+
 def test_summary_shows_targets_side_by_side(mixed_dir: Path) -> None:
     text = (mixed_dir / "summary.md").read_text()
     assert text.startswith("# context-conformance: DOES NOT CONFORM")
