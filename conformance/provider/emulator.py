@@ -91,7 +91,10 @@ def validate(body: dict[str, Any], betas: set[str], faults: set[str], counting: 
             raise _bad(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
                        f"immediately after: {', '.join(missing)}.")
     last = messages[-1]
-    open_call = last.get("role") == "assistant" and any(b.get("type") == "tool_use" for b in _blocks(last))
+    results = {b.get("tool_use_id") for b in _blocks(last)}
+    open_call = last.get("role") == "assistant" and any(
+        b.get("type") == "tool_use" or (b.get("type") in ("server_tool_use", "mcp_tool_use") and b.get("id") not in results)
+        for b in _blocks(last))
     if (body.get("compaction") is not None and not counting and open_call
             and "compact-open-tool-call" not in faults):
         raise _bad("The compaction request ends on an `assistant` turn that is not finished.",

@@ -173,11 +173,21 @@ def assistant_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
     return turns
 
 
+SERVER_CALL_TYPES = ("server_tool_use", "mcp_tool_use")
+
+
 def open_tool_call(messages: Sequence[Mapping[str, Any]]) -> bool:
-    """Returns whether the history ends in an assistant turn with a tool_use that has no result."""
+    """Returns whether the history ends in an assistant message with a tool call that has no result.
+
+    A client ``tool_use`` there has no result yet by construction; a ``server_tool_use`` or
+    ``mcp_tool_use`` is open when no block of the same message answers its id (a paused turn).
+    """
     if not messages or messages[-1].get("role") != "assistant":
         return False
-    return any(b.get("type") == "tool_use" for b in content_blocks(messages[-1]))
+    blocks = content_blocks(messages[-1])
+    answered = {b.get("tool_use_id") for b in blocks}
+    return any(b.get("type") == "tool_use" or (b.get("type") in SERVER_CALL_TYPES and b.get("id") not in answered)
+               for b in blocks)
 
 
 def last_settled_index(messages: Sequence[Mapping[str, Any]]) -> int:

@@ -35,3 +35,15 @@ def test_gzip_when_asked() -> None:
         response = httpx2.post(f"{emulator.url}/v1/messages", json={"messages": [{"role": "user", "content": "x"}]},
                                headers={"x-api-key": "k", "accept-encoding": "gzip"})
         assert response.headers["content-encoding"] == "gzip" and response.json()["type"] == "message"
+
+
+def test_on_demand_compaction_refuses_a_paused_server_tool_call() -> None:
+    paused = [{"role": "user", "content": "look it up"},
+              {"role": "assistant", "content": [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                                                 "input": {"query": "x"}}]}]
+    with Emulator() as emulator:
+        response = httpx2.post(f"{emulator.url}/v1/messages", headers={"x-api-key": "k",
+                               "anthropic-beta": "compact-2026-09-04"},
+                               json={"messages": paused, "compaction": {"type": "summarize"}})
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["error_code"] == "compaction_incomplete_turn"

@@ -88,3 +88,20 @@ def test_compaction_after_results_reaches_the_live_task() -> None:
     request = {"compaction": {"type": "summarize"}, "messages": history("s")}
     prediction = sem.predict(request, [sem.ON_DEMAND_BETA], sem.Span(0, ("t1",)))
     assert prediction.verdict == "reached-live-task" and prediction.summarized
+
+
+SEARCH = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}}
+FOUND = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+
+
+@pytest.mark.parametrize(("content", "open_"), [
+    ([SEARCH], True),
+    ([SEARCH, FOUND, {"type": "text", "text": "done"}], False),
+    ([{**SEARCH, "type": "mcp_tool_use", "server_name": "s"}], True),
+    ([{"type": "text", "text": "done"}], False),
+])
+def test_an_unanswered_server_tool_call_is_an_open_turn(content: list[dict[str, Any]], open_: bool) -> None:
+    messages = [{"role": "user", "content": "look it up"}, {"role": "assistant", "content": content}]
+    assert sem.open_tool_call(messages) is open_
+    rejected = sem.rejection({"compaction": {"type": "summarize"}, "messages": messages}, [sem.ON_DEMAND_BETA])
+    assert (rejected is not None and rejected[0] == "compaction_incomplete_turn") is open_
