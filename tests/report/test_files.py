@@ -173,6 +173,16 @@ def test_the_reports_show_provider_probes(tmp_path: Path) -> None:
     assert [line["kind"] for line in _lines(tmp_path) if line["record"] == "result"] == ["probe", "probe"]
 
 
+def test_validate_agrees_with_the_whole_schema_on_every_kind_of_line(mixed_dir: Path) -> None:
+    validator = jsonschema.Draft202012Validator(jsonl.schema())
+    lines = _lines(mixed_dir)
+    footer = lines[-1]
+    bad = [{"record": "nope"}, "not an object", {**footer, "counts": {**footer["counts"], "pass": "x"}},
+           {**lines[0], "command": "other"}, {**lines[1], "extra": 1}]
+    for line in [*lines[:3], footer, *bad]:
+        assert (not jsonl.validate([line])) == validator.is_valid(line), line
+
+
 def test_write_refuses_records_that_break_the_schema(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="schema"):
         jsonl.write(tmp_path / "x.jsonl", [{"record": "result", "seq": 0}])
