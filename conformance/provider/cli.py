@@ -88,6 +88,9 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     """Lints a context_management configuration; returns 1 when it can reach into a task in flight."""
     from .lint import lint, load_config, render
 
+    if args.max_task_steps is not None and args.max_task_steps < 1:
+        print("conformance lint-config: --max-task-steps must be at least 1", file=sys.stderr)
+        return 2
     try:
         config = load_config(Path(args.file))
     except SpecError as exc:

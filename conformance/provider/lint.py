@@ -20,7 +20,7 @@ from ..errors import SpecError
 from . import semantics as sem
 from .probes import subschema_validator
 
-MAX_STEPS = 200
+MAX_STEPS = 200  # lengths tried past the first one that could be reached, when no limit is given
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,18 @@ def _task(steps: int, result_tokens: int) -> list[dict[str, Any]]:
     return history
 
 
-def smallest_tool_task(edit: dict[str, Any], limit: int = MAX_STEPS) -> tuple[int, int] | None:
-    """Returns (tool steps, prompt tokens) of the smallest live-only task the edit reaches into, or None."""
+def smallest_tool_task(edit: dict[str, Any], limit: int | None = None) -> tuple[int, int] | None:
+    """Returns (tool steps, prompt tokens) of the smallest live-only task the edit reaches into.
+
+    Returns None when no task of at most ``limit`` steps is reached (no limit: every length is
+    tried from the first one that can be, so only a limit makes the answer None).
+    """
     trigger = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
     least = int((edit.get("clear_at_least") or {}).get("value", 0))
-    for steps in range(1, limit + 1):
+    keep = int((edit.get("keep") or {}).get("value", sem.DEFAULT_TOOL_KEEP))
+    # Fewer than keep + 1 results leave nothing to clear; a tool_uses trigger needs more uses than its value.
+    first = max(1, keep + 1, int(trigger["value"]) + 1 if trigger["type"] == "tool_uses" else 1)
+    for steps in range(first, (limit if limit is not None else first + MAX_STEPS) + 1):
         size = max(1, least)
         if trigger["type"] == "input_tokens":
             size = max(size, math.ceil((trigger["value"] + 1) / steps) + 1)
@@ -67,7 +74,7 @@ def _tool_finding(edit: dict[str, Any], max_steps: int | None) -> Finding:
         label += f", clear_at_least {edit['clear_at_least']['value']}"
     if edit.get("exclude_tools"):
         label += f", exclude_tools {edit['exclude_tools']}"
-    found = smallest_tool_task(edit, max_steps if max_steps is not None else MAX_STEPS)
+    found = smallest_tool_task(edit, max_steps)
     if found is None:
         return Finding(edit["type"], label, False, f"none up to {max_steps} tool steps",
                        "nothing to change for tasks of that length")

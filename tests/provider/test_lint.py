@@ -72,3 +72,18 @@ def test_configs_the_api_rejects_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
             "  - {type: clear_thinking_20251015, keep: {type: thinking_turns, value: 1}}\n")
     assert main(["lint-config", write(tmp_path, "c.yaml", text)]) == 2
     assert "must be listed first" in capsys.readouterr().err
+
+
+def test_a_keep_beyond_the_search_still_reaches_without_a_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.yaml", "edits:\n  - {type: clear_tool_uses_20250919, keep: {type: tool_uses, value: 250}}\n")
+    assert main(["lint-config", path]) == 1
+    out = capsys.readouterr().out
+    assert "251 tool steps" in out and "None" not in out
+    assert main(["lint-config", path, "--max-task-steps", "250"]) == 0
+    assert "none up to 250 tool steps" in capsys.readouterr().out
+
+
+def test_max_task_steps_below_one_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.yaml", "edits:\n  - {type: clear_tool_uses_20250919}\n")
+    assert main(["lint-config", path, "--max-task-steps", "0"]) == 2
+    assert "at least 1" in capsys.readouterr().err
