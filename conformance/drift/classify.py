@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from deepdiff import DeepDiff
+from deepdiff import DeepDiff, extract
 from deepdiff.helper import CannotCompare
 
 ENUM_KEYS = frozenset({"type", "stop_reason", "role", "stop_sequence_type", "status", "error_code", "code"})
@@ -45,6 +45,15 @@ def _type_order(items: Any) -> list[str]:
     return [str(i["type"]) for i in items if isinstance(i, dict) and "type" in i]
 
 
+def _first_seen(order: Sequence[str], among: set[str]) -> list[str]:
+    """Returns the types of ``among`` in the order they first appear in ``order``."""
+    seen: list[str] = []
+    for kind in order:
+        if kind in among and kind not in seen:
+            seen.append(kind)
+    return seen
+
+
 def _typed(value: Any) -> bool:
     return isinstance(value, dict) and "type" in value
 
@@ -59,8 +68,9 @@ def _parent(root: Any, path: Sequence[Any]) -> Any:
     return node
 
 
-def _change(probe: str, category: str, kind: str, path: str, rule: str, before: Any = None,
-            after: Any = None) -> dict[str, Any]:
+def change(probe: str, category: str, kind: str, path: str, rule: str, before: Any = None,
+           after: Any = None) -> dict[str, Any]:
+    """Returns one classified change as plain data, its values cut to report size."""
     return {"probe": probe, "category": category, "change": kind, "path": path, "rule": rule,
             "before": _value(before), "after": _value(after)}
 
@@ -75,51 +85,56 @@ def classify_level(probe: str, kind: str, level: Any, before: Any, after: Any) -
     where = level.path()
     key = _key(path)
     if kind == "type_changes":
-        return _change(probe, "breaking", kind, where, f"type changed: {type(level.t1).__name__} → "
+        return change(probe, "breaking", kind, where, f"type changed: {type(level.t1).__name__} → "
                        f"{type(level.t2).__name__}", level.t1, level.t2)
     if kind == "dictionary_item_removed":
-        return _change(probe, "breaking", kind, where, f"key {key!r} disappeared", level.t1)
+        return change(probe, "breaking", kind, where, f"key {key!r} disappeared", level.t1)
     if kind == "dictionary_item_added":
         if key == "error":
-            return _change(probe, "breaking", kind, where, "an error appeared", after=level.t2)
-        return _change(probe, "additive", kind, where, f"new key {key!r}", after=level.t2)
+            return change(probe, "breaking", kind, where, "an error appeared", after=level.t2)
+        return change(probe, "additive", kind, where, f"new key {key!r}", after=level.t2)
     if kind == "values_changed":
         if len(path) == 2 and key == "status":
-            before_error, after_error = (level.t1 or 0) >= 400, (level.t2 or 0) >= 400
-            rule = ("an error code appeared" if after_error and not before_error else
-                    "an error code changed" if after_error else "an error went away: the request is now accepted")
-            return _change(probe, "breaking", kind, where, rule, level.t1, level.t2)
+            return change(probe, "breaking", kind, where, _status_rule(level.t1, level.t2), level.t1, level.t2)
         if _typed(level.t1) and _typed(level.t2) and level.t1["type"] != level.t2["type"]:
-            return _change(probe, "breaking", kind, where + "['type']", "enum value 'type' changed",
+            return change(probe, "breaking", kind, where + "['type']", "enum value 'type' changed",
                            level.t1["type"], level.t2["type"])
         if key in ENUM_KEYS and not isinstance(level.t1, bool):
-            return _change(probe, "breaking", kind, where, f"enum value {key!r} changed", level.t1, level.t2)
-        return _change(probe, "noise", kind, where, f"value of {key or 'item'!r} changed", level.t1, level.t2)
+            return change(probe, "breaking", kind, where, f"enum value {key!r} changed", level.t1, level.t2)
+        return change(probe, "noise", kind, where, f"value of {key or 'item'!r} changed", level.t1, level.t2)
     if kind in ("iterable_item_removed", "iterable_item_added"):
         removed = kind == "iterable_item_removed"
         item = level.t1 if removed else level.t2
         if len(path) == 1:
-            return _change(probe, "breaking" if removed else "additive", kind, where,
+            return change(probe, "breaking" if removed else "additive", kind, where,
                            "an interaction disappeared" if removed else "a new interaction", item if not removed else None)
         kind_of = item.get("type") if isinstance(item, dict) else None
         if kind_of is None:
-            return _change(probe, "noise", kind, where, "an untyped list item " + ("went" if removed else "came"),
+            return change(probe, "noise", kind, where, "an untyped list item " + ("went" if removed else "came"),
                            item if removed else None, None if removed else item)
         other_side = _types(_parent(after if removed else before, path))
         if removed and kind_of not in other_side:
-            return _change(probe, "breaking", kind, where, f"block or edit type {kind_of!r} disappeared", kind_of)
+            return change(probe, "breaking", kind, where, f"block or edit type {kind_of!r} disappeared", kind_of)
         if not removed and kind_of not in other_side:
-            return _change(probe, "additive", kind, where, f"new block or edit type {kind_of!r}", after=kind_of)
-        return _change(probe, "noise", kind, where, f"{'one fewer' if removed else 'one more'} {kind_of!r} item",
+            return change(probe, "additive", kind, where, f"new block or edit type {kind_of!r}", after=kind_of)
+        return change(probe, "noise", kind, where, f"{'one fewer' if removed else 'one more'} {kind_of!r} item",
                        kind_of if removed else None, None if removed else kind_of)
     if kind == "iterable_item_moved":
         order_before = _type_order(_parent(before, path))
         order_after = _type_order(_parent(after, path))
         if order_before != order_after and set(order_before) == set(order_after):
-            return _change(probe, "breaking", kind, where, "the order of block or edit types changed",
+            return change(probe, "breaking", kind, where, "the order of block or edit types changed",
                            order_before, order_after)
-        return _change(probe, "noise", kind, where, "items changed order", None, None)
-    return _change(probe, "noise", kind, where, kind.replace("_", " "), level.t1, level.t2)
+        return change(probe, "noise", kind, where, "items changed order", None, None)
+    return change(probe, "noise", kind, where, kind.replace("_", " "), level.t1, level.t2)
+
+
+def _status_rule(before: Any, after: Any) -> str:
+    """Returns why an HTTP status change is breaking, in words."""
+    was, now = (before or 0) >= 400, (after or 0) >= 400
+    if now:
+        return "an error code changed" if was else "an error code appeared"
+    return "an error went away: the request is now accepted" if was else "the status changed"
 
 
 def same_item(x: Any, y: Any, level: Any = None) -> bool:
@@ -133,18 +148,31 @@ def _list_of(path: str) -> str:
     return path.rsplit("[", 1)[0]
 
 
-def _drop_shifts(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Returns ``changes`` without item moves in lists that also gained or lost items (index shifts),
-    and with one move change per reordered list."""
+def _resized_order(probe: str, where: str, before: Any, after: Any) -> dict[str, Any] | None:
+    """Returns a breaking change when the types both sides of a resized list share first appear in
+    another order (thinking no longer first, say), else None: there, moves are mostly index shifts."""
+    old, new = (_type_order(extract(side, where)) for side in (before, after))
+    common = set(old) & set(new)
+    if _first_seen(old, common) == _first_seen(new, common):
+        return None
+    return change(probe, "breaking", "iterable_item_moved", where, "the order of block or edit types changed", old, new)
+
+
+def _drop_shifts(probe: str, changes: list[dict[str, Any]], before: Any, after: Any) -> list[dict[str, Any]]:
+    """Returns ``changes`` with one move change per reordered list; in a list that also gained or lost
+    items, moves count only when the order in which its types first appear changed."""
     resized = {_list_of(c["path"]) for c in changes if c["change"] in ("iterable_item_added", "iterable_item_removed")}
     kept, moved = [], set()
     for c in changes:
         if c["change"] == "iterable_item_moved":
             where = _list_of(c["path"])
-            if where in resized or where in moved:
+            if where in moved:
                 continue
             moved.add(where)
-            c = {**c, "path": where}
+            found = _resized_order(probe, where, before, after) if where in resized else {**c, "path": where}
+            if found is None:
+                continue
+            c = found
         kept.append(c)
     return kept
 
@@ -173,10 +201,10 @@ def classify(probe: str, before: list[dict[str, Any]], after: list[dict[str, Any
     for kind in sorted(diff):
         for level in diff[kind]:
             changes.append(classify_level(probe, kind, level, before, after))
-    changes = _merge_replaced(_drop_shifts(changes))
+    changes = _merge_replaced(_drop_shifts(probe, changes, before, after))
     for index, (b, a) in enumerate(zip(before, after)):
         if b["request"] != a["request"]:
-            changes.append(_change(probe, "noise", "request_changed", f"root[{index}]['request']",
+            changes.append(change(probe, "noise", "request_changed", f"root[{index}]['request']",
                                    "the probe's own request changed: response changes may come from the spec",
                                    b["request"]["digest"], a["request"]["digest"]))
     return changes

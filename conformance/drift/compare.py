@@ -20,19 +20,19 @@ def _probe(key: str, before: Path | None, after: Path | None, probes: dict[str, 
     entry["verdict_before"], entry["verdict_after"] = (j["verdict"] if j else None for j in judged)
     if before is None:
         entry["status"] = "added"
-        return entry, [classify._change(key, "additive", "probe_added", "", "a new recording")]
+        return entry, [classify.change(key, "additive", "probe_added", "", "a new recording")]
     if after is None:
         entry["status"] = "removed"
-        return entry, [classify._change(key, "breaking", "probe_removed", "", "the recording is missing")]
+        return entry, [classify.change(key, "breaking", "probe_removed", "", "the recording is missing")]
     changes: list[dict[str, Any]] = []
     try:
         old, new = normalise.cassette(recordings.read(before)), normalise.cassette(recordings.read(after))
     except SpecError as exc:
         entry["status"] = "unreadable"
-        return entry, [classify._change(key, "breaking", "unreadable", "", str(exc))]
+        return entry, [classify.change(key, "breaking", "unreadable", "", str(exc))]
     changed = verdicts.verdict_change(*judged)
     if changed is not None:
-        changes.append(classify._change(key, "breaking", "verdict_changed", "verdict", *changed))
+        changes.append(classify.change(key, "breaking", "verdict_changed", "verdict", *changed))
     changes += classify.classify(key, old, new)
     entry["status"] = "changed" if changes else "unchanged"
     return entry, changes

@@ -6,11 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import shutil
+
 import pytest
 
 from conformance.drift.compare import compare_dirs
 
-from .builders import folders
+from .builders import SERVER, folders, load, save
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -121,7 +123,6 @@ def test_identical_recordings_have_no_drift(tmp_path: Path) -> None:
 
 def test_error_status_is_breaking(tmp_path: Path) -> None:
     baseline, current = folders(tmp_path)
-    from .builders import SERVER, load, save
     path = current / SERVER / "json-probe.yaml"
     data = load(path)
     data["interactions"][0]["response"]["status"] = {"code": 400, "message": "Bad Request"}
@@ -147,6 +148,89 @@ def test_servers_with_different_names_pair_by_probe(tmp_path: Path) -> None:
     (current / "api.example").rename(current / "emulator+fault")
     drift = compare_dirs(baseline, current)
     assert [(c["probe"], c["category"]) for c in drift["changes"]] == [("json-probe", "breaking")]
+
+
+def _between(tmp_path: Path, before: Edit, after: Edit) -> dict[str, Any]:
+    """Returns the drift between two edited copies of the fixture recordings."""
+    folders(tmp_path / "b", "json-probe", before)
+    _, current = folders(tmp_path / "c", "json-probe", after)
+    return compare_dirs(tmp_path / "b" / "current", current)
+
+
+def _texts(*texts: str) -> Edit:
+    return _set(("content",), [{"type": "text", "text": t} for t in texts])
+
+
+def _citations(*quotes: str) -> Edit:
+    return _set(("content",), [{"type": "text", "text": "A.", "citations": list(quotes)}])
+
+
+@pytest.mark.parametrize(("before", "after", "rule"), [
+    (_texts("A.", "B."), _texts("A."), "one fewer 'text' item"),
+    (_citations("x"), _citations("x", "y"), "an untyped list item came"),
+    (_citations("x", "y"), _citations("x"), "an untyped list item went"),
+], ids=["one fewer block of a known type", "an untyped item came", "an untyped item went"])
+def test_noise_between_two_edits(tmp_path: Path, before: Edit, after: Edit, rule: str) -> None:
+    change = _only(_between(tmp_path, before, after))
+    assert (change["category"], change["rule"]) == ("noise", rule)
+
+
+def _interactions(count: int) -> Callable[[Path], None]:
+    def edit(path: Path) -> None:
+        data = load(path)
+        data["interactions"] = (data["interactions"] * count)[:count]
+        save(path, data)
+    return edit
+
+
+@pytest.mark.parametrize(("before", "after", "category", "rule"), [
+    (1, 2, "additive", "a new interaction"),
+    (2, 1, "breaking", "an interaction disappeared"),
+])
+def test_interactions_within_a_recording(tmp_path: Path, before: int, after: int, category: str, rule: str) -> None:
+    baseline, current = folders(tmp_path / "c")
+    base_copy = tmp_path / "b"
+    shutil.copytree(baseline, base_copy)
+    _interactions(before)(base_copy / SERVER / "json-probe.yaml")
+    _interactions(after)(current / SERVER / "json-probe.yaml")
+    change = _only(compare_dirs(base_copy, current))
+    assert (change["category"], change["rule"]) == (category, rule)
+
+
+def test_a_changed_request_is_noise(tmp_path: Path) -> None:
+    baseline, current = folders(tmp_path)
+    path = current / SERVER / "json-probe.yaml"
+    data = load(path)
+    data["interactions"][0]["request"]["body"] = data["interactions"][0]["request"]["body"].replace("64", "65")
+    save(path, data)
+    change = _only(compare_dirs(baseline, current))
+    assert (change["category"], change["change"]) == ("noise", "request_changed")
+
+
+def test_an_unreadable_recording_is_breaking(tmp_path: Path) -> None:
+    baseline, current = folders(tmp_path)
+    (current / SERVER / "json-probe.yaml").write_text("interactions: not a list\n", encoding="utf-8")
+    change = _only(compare_dirs(baseline, current))
+    assert (change["category"], change["change"]) == ("breaking", "unreadable")
+
+
+@pytest.mark.parametrize(("code", "rule"), [(201, "the status changed"), (500, "an error code appeared")])
+def test_every_status_change_is_breaking(tmp_path: Path, code: int, rule: str) -> None:
+    baseline, current = folders(tmp_path)
+    path = current / SERVER / "json-probe.yaml"
+    data = load(path)
+    data["interactions"][0]["response"]["status"]["code"] = code
+    save(path, data)
+    change = _only(compare_dirs(baseline, current))
+    assert (change["category"], change["rule"]) == ("breaking", rule)
+
+
+def test_thinking_no_longer_first_is_breaking_even_when_a_block_is_added(tmp_path: Path) -> None:
+    drift = _changes(tmp_path, lambda b: b.update(content=[b["content"][1], b["content"][0],
+                                                           {"type": "text", "text": "More."}]))
+    found = {(c["category"], c["rule"]) for c in drift["changes"]}
+    assert found == {("breaking", "the order of block or edit types changed"), ("noise", "one more 'text' item")}
+    assert drift["exit_code"] == 1
 
 
 def test_reordered_blocks_of_one_type_are_noise(tmp_path: Path) -> None:
