@@ -1,13 +1,15 @@
 """``conformance audit``: fail on anything secret or any unscrubbed reasoning text in a cassette.
 
 Checks the raw text (key-shaped strings, bearer tokens, organization ids, thinking fields whose
-value is not a placeholder) and the parsed interactions (header names that carry credentials or
-account ids; thinking blocks in JSON and SSE bodies). A file that cannot be parsed is still
+value is not a placeholder) and the parsed interactions (header names that carry credentials,
+sessions or account ids; thinking blocks in JSON and SSE bodies; bodies stored as binary or gzip,
+which the raw text shows only as base64, are decoded and scanned like the text). A file that cannot be parsed is still
 scanned as text and is reported, so nothing passes by being unreadable.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Iterable
@@ -21,6 +23,9 @@ from .cassettes import PLACEHOLDER
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
                             "anthropic-organization-id", "request-id", "cf-ray"})
+# Any other header whose name says it carries a credential, a session or an account id.
+SECRET_HEADER_NAME = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session|organi[sz]ation|account"
+                                r"|request[-_]?id", re.IGNORECASE)
 TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")),
     ("API key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}")),
@@ -58,18 +63,30 @@ def _thinking_leaks(value: Any, where: str) -> list[str]:
     return leaks
 
 
+def _text_leaks(text: str, where: str) -> list[str]:
+    return [f"{label} in {where}: {match.group(0)[:24]}..." for label, rule in TEXT_RULES
+            if (match := rule.search(text))]
+
+
 def _body_leaks(body: Any, where: str) -> list[str]:
     if isinstance(body, dict):
         body = body.get("string", "")
+    leaks: list[str] = []
     if isinstance(body, bytes):
+        # Stored as binary, so the line scan of the file saw only base64: decode it and scan it here.
+        if body[:2] == b"\x1f\x8b":
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError):
+                return [f"{where} is gzip that does not decompress; it cannot be audited"]
         body = body.decode("utf-8", "replace")
+        leaks += _text_leaks(body, where)
     if not isinstance(body, str) or not body:
-        return []
+        return leaks
     try:
-        return _thinking_leaks(json.loads(body), where)
+        return leaks + _thinking_leaks(json.loads(body), where)
     except ValueError:
         pass
-    leaks = []
     for number, line in enumerate(body.splitlines()):
         if line.startswith("data:"):
             try:
@@ -80,12 +97,16 @@ def _body_leaks(body: Any, where: str) -> list[str]:
 
 
 def _structure(data: Any) -> list[str]:
-    found = []
-    for index, item in enumerate((data or {}).get("interactions") or []):
+    found: list[str] = []
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    for index, item in enumerate(interactions if isinstance(interactions, list) else []):
         for side in ("request", "response"):
-            part = (item or {}).get(side) or {}
-            for name in (part.get("headers") or {}):
-                if str(name).lower() in SECRET_HEADERS:
+            part = item.get(side) if isinstance(item, dict) else None
+            if not isinstance(part, dict):
+                continue
+            headers = part.get("headers")
+            for name in (headers if isinstance(headers, dict) else {}):
+                if str(name).lower() in SECRET_HEADERS or SECRET_HEADER_NAME.search(str(name)):
                     found.append(f"interactions[{index}].{side} carries header {name!r}")
             found += _body_leaks(part.get("body"), f"interactions[{index}].{side}.body")
     return found

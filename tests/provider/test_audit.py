@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
 
 from conformance.cli import main
 from conformance.provider.audit import audit
+from conformance.provider.cassettes import dump
 
 from .conftest import CASSETTES
 
@@ -49,3 +52,33 @@ def test_unparseable_cassette_is_a_finding(tmp_path: Path) -> None:
 def test_audit_cli_passes_clean_cassettes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(CASSETTES)]) == 0
     assert "0 finding(s)" in capsys.readouterr().out
+
+
+def _cassette(tmp_path: Path, body: object, headers: dict | None = None) -> Path:
+    path = tmp_path / "c.yaml"
+    path.write_text(dump({"version": 1, "interactions": [{
+        "request": {"method": "POST", "uri": "http://127.0.0.1:1/v1/messages", "body": "{}", "headers": {}},
+        "response": {"status": {"code": 200}, "headers": headers or {}, "body": {"string": body}}}]}))
+    return path
+
+
+@pytest.mark.parametrize("name", ["x-goog-api-key", "X-Session-Token", "x-account-id", "openai-organization"])
+def test_any_credential_shaped_header_name_is_found(tmp_path: Path, name: str) -> None:
+    findings, _ = audit([_cassette(tmp_path, "{}", {name: ["v"]})])
+    assert any(f"carries header {name!r}" in f.message for f in findings), [str(f) for f in findings]
+
+
+def test_binary_and_gzip_bodies_are_decoded_and_audited(tmp_path: Path) -> None:
+    thinking = json.dumps({"content": [{"type": "thinking", "thinking": "raw plan", "signature": "s"}]}).encode()
+    findings, _ = audit([_cassette(tmp_path, gzip.compress(thinking))])
+    assert any("unscrubbed reasoning text" in f.message for f in findings), [str(f) for f in findings]
+    findings, _ = audit([_cassette(tmp_path, b"\xff key sk-ant-api03-AbCdEfGhIjKlMnOp")])
+    assert any("API key in interactions[0].response.body" in f.message for f in findings), [str(f) for f in findings]
+    findings, _ = audit([_cassette(tmp_path, b"\x1f\x8b not gzip")])
+    assert any("does not decompress" in f.message for f in findings)
+
+
+def test_a_yaml_file_that_is_not_a_cassette_is_scanned_as_text(tmp_path: Path) -> None:
+    (tmp_path / "x.yaml").write_text("- interactions\n- Bearer abcdefghijklmnop\n")
+    findings, _ = audit([tmp_path])
+    assert [f.message.split(":")[0] for f in findings] == ["bearer token"]
