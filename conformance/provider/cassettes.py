@@ -131,19 +131,34 @@ def before_record_request(request: Request) -> Request:
     return clean
 
 
+def should_retry(code: int, should_retry_headers: list[str]) -> bool:
+    """Returns whether the SDK would retry an answer with this status and ``x-should-retry`` values."""
+    return code in RETRYABLE or code >= 500 or "true" in (v.lower() for v in should_retry_headers)
+
+
 def is_retryable(response: dict[str, Any]) -> bool:
-    """Returns whether the SDK would retry this answer (408, 409, 429, 5xx or ``x-should-retry: true``)."""
-    code = int(response["status"]["code"])
-    should = [v.lower() for k, vs in response.get("headers", {}).items() if k.lower() == "x-should-retry" for v in vs]
-    return code in RETRYABLE or code >= 500 or "true" in should
+    """Returns whether the SDK would retry this recorded answer (408, 409, 429, 5xx or ``x-should-retry: true``)."""
+    should = [v for k, vs in response.get("headers", {}).items() if k.lower() == "x-should-retry" for v in vs]
+    return should_retry(int(response["status"]["code"]), should)
+
+
+class UnscrubbableResponse(ValueError):
+    """Raised while recording when a response body is in an encoding the recorder cannot decode."""
 
 
 def make_response_filter(server: str) -> Any:
-    """Returns a ``before_record_response`` hook that stamps ``server`` and scrubs, or drops retryables."""
+    """Returns a ``before_record_response`` hook that stamps ``server`` and scrubs, or drops retryables.
+
+    The hook raises ``UnscrubbableResponse`` for a body still compressed after vcrpy's decoding.
+    """
 
     def before_record_response(response: dict[str, Any]) -> dict[str, Any] | None:
         if is_retryable(response):
             return None
+        encoding = [v for k, vs in response.get("headers", {}).items() if k.lower() == "content-encoding" for v in vs]
+        if any(v.lower() != "identity" for v in encoding):
+            # vcrpy decodes gzip and deflate only; an encoded body could not be scrubbed or replayed.
+            raise UnscrubbableResponse(f"response body is still encoded as {', '.join(encoding)}; not recorded")
         headers = {k.lower(): v for k, v in response.get("headers", {}).items() if k.lower() in RESPONSE_HEADERS_KEPT}
         headers.setdefault("x-conformance-server", [server])
         body = scrub_body(_as_bytes(response["body"]["string"]))

@@ -68,7 +68,7 @@ def _send(client: anthropic.Anthropic, probe: Probe) -> tuple[list[str], int | N
                 warnings.simplefilter("ignore")
                 call(**kwargs)
         except anthropic.APIStatusError as exc:
-            if exc.status_code in cassettes.RETRYABLE or exc.status_code >= 500:
+            if cassettes.should_retry(exc.status_code, exc.response.headers.get_list("x-should-retry")):
                 return notes + [f"{name}: server answered {exc.status_code}; not recorded, run again"], exc.status_code
             notes.append(f"{name}: answered {exc.status_code}")
         except anthropic.APIResponseValidationError:

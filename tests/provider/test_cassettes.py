@@ -97,3 +97,11 @@ def test_malformed_cassettes_are_located(tmp_path: Path, text: str, needle: str)
     with pytest.raises(SpecError, match=needle) as raised:
         cassettes.load_cassette(path)
     assert raised.value.path == str(path)
+
+
+def test_a_body_left_compressed_is_refused_not_stored() -> None:
+    hook = cassettes.make_response_filter("x")
+    with pytest.raises(cassettes.UnscrubbableResponse, match="encoded as br"):
+        hook({"status": {"code": 200}, "headers": {"Content-Encoding": ["br"]}, "body": {"string": b"\x8b\x00"}})
+    kept = hook({"status": {"code": 200}, "headers": {"content-encoding": ["identity"]}, "body": {"string": b"{}"}})
+    assert kept is not None and "content-encoding" not in kept["headers"]
