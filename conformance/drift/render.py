@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from html import escape as e
 from typing import Any
 
-CATEGORIES = ("breaking", "additive", "noise")
+from ..report.markdown import cell as _cell
+from .compare import CATEGORIES
+
 MAX_LINES = 60
 
 
@@ -42,10 +44,6 @@ def terminal(drift: Mapping[str, Any], verbose: bool = False) -> str:
         lines.append(f"  ... {len(shown) - MAX_LINES} more in the JSON report")
     lines.append(f"{c['breaking']} breaking, {c['additive']} additive, {c['noise']} noise -- {verdict(drift)}")
     return "\n".join(lines)
-
-
-def _cell(value: Any) -> str:
-    return e(str(value), quote=False).replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
 def markdown_lines(drift: Mapping[str, Any], heading: str = "#") -> list[str]:
