@@ -122,3 +122,8 @@ def test_count_tokens_refused_while_create_was_accepted_is_inconsistent(probes: 
                     count_failure=refused)
     assert found.verdict == "inconsistent" and found.evidence["count_tokens_error"] == "invalid_request_error"
     assert any("count_tokens was rejected" in u for u in found.unexplained)
+
+
+def test_no_answer_at_all_is_rejected_with_no_response(probes: dict[str, Probe]) -> None:
+    found = analyze(probes["compact.mid-task"], None)
+    assert found.verdict == "rejected" and found.error_code == "no-response"

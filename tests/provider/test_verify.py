@@ -153,12 +153,15 @@ def test_verify_results_never_raises(tmp_path: Path) -> None:
 
 
 def test_replay_blocks_the_network() -> None:
+    saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection)
     with cassettes.network_blocked():
         with pytest.raises(cassettes.NetworkBlocked):
             socket.create_connection(("127.0.0.1", 9))
         with socket.socket() as sock, pytest.raises(cassettes.NetworkBlocked):
             sock.connect(("127.0.0.1", 9))
-    assert socket.create_connection is not None
+        with socket.socket() as sock, pytest.raises(cassettes.NetworkBlocked):
+            sock.connect_ex(("127.0.0.1", 9))
+    assert (socket.socket.connect, socket.socket.connect_ex, socket.create_connection) == saved
 
 
 def test_replay_never_records(shipped_copy: Path, probes: dict[str, Probe]) -> None:
@@ -222,3 +225,12 @@ def test_a_refused_count_tokens_beside_an_accepted_create_fails(shipped_copy: Pa
     [result] = verify([path], probes)
     assert result.outcome == "fail" and result.details["verdict"] == "inconsistent"
     assert "count_tokens was rejected (invalid_request_error)" in result.message
+
+
+def test_a_response_the_sdk_types_refuse_is_named(shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    path = shipped_copy / "compact.mid-task.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["interactions"][-1]["response"]["body"]["string"] = '{"type": "message"}'
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.outcome == "error" and "does not parse as the SDK's beta type" in result.message
