@@ -40,8 +40,9 @@ class ApiFailure:
         """Returns ``error.details.error_code`` when present, else ``error.type``, else the status."""
         error = (self.body or {}).get("error") if isinstance(self.body, dict) else None
         if isinstance(error, dict):
-            details = error.get("details") if isinstance(error.get("details"), dict) else {}
-            return str(details.get("error_code") or error.get("type") or self.status)
+            details = error.get("details")
+            code = details.get("error_code") if isinstance(details, dict) else None
+            return str(code or error.get("type") or self.status)
         return str(self.status)
 
 

@@ -50,7 +50,7 @@ def smallest_tool_task(edit: dict[str, Any], limit: int | None = None) -> tuple[
     Returns None when no task of at most ``limit`` steps is reached (no limit: every length is
     tried from the first one that can be, so only a limit makes the answer None).
     """
-    trigger = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
+    trigger: dict[str, Any] = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
     least = int((edit.get("clear_at_least") or {}).get("value", 0))
     keep = int((edit.get("keep") or {}).get("value", sem.DEFAULT_TOOL_KEEP))
     # Fewer than keep + 1 results leave nothing to clear; a tool_uses trigger needs more uses than its value.
@@ -94,7 +94,7 @@ def _tool_finding(edit: dict[str, Any], max_steps: int | None) -> Finding:
 def _thinking_finding(edit: dict[str, Any]) -> Finding:
     keep = sem.thinking_keep(edit)
     label = "keep all thinking turns" if keep is None else f"keep {keep} thinking turns"
-    history = []
+    history: list[dict[str, Any]] = []
     for n in range(1, 6):
         history += [{"role": "user", "content": f"Request {n}."},
                     {"role": "assistant", "content": [{"type": "thinking", "thinking": f"Plan {n}.", "signature": "s"},
