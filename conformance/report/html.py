@@ -31,6 +31,21 @@ def _fraction(pair: Sequence[int] | None) -> str:
     return f'<td class="frac {tone}">{pair[0]}/{pair[1]}</td>'
 
 
+def _why(view: Mapping[str, Any]) -> str:
+    """Returns the banner's line saying what decided the verdict ("" when there is nothing to add)."""
+    failing = [t for t in view["targets"] if t["gating"]]
+    probes = sum(1 for row in view["probes"]["rows"] for c in row["cells"].values()
+                 if c["outcome"] in ("fail", "error"))
+    parts = [f'<code>{e(t["name"])}</code>: {t["gating"]} gating failures' for t in failing]
+    if probes:
+        parts.append(f"{probes} provider recordings contradict their prediction")
+    if view["spec_errors"]:
+        parts.append(f'{len(view["spec_errors"])} spec errors')
+    if not parts and view["targets"]:
+        parts.append(f'every MUST holds on {len(view["targets"])} of {len(view["targets"])} targets')
+    return f'<p class="why">{" · ".join(parts)}</p>' if parts else ""
+
+
 def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
     ok = view["ok"]
     chips = "".join(f'<span class="chip o-{o}"><b>{view["totals"][o]}</b> {o}</span>'
@@ -46,11 +61,12 @@ def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
         c = drift["counts"]
         drift_line = (f'<p class="driftline">drift: <b>{c["breaking"]}</b> breaking · {c["additive"]} additive'
                       f' · {c["noise"]} noise</p>')
+    scope = "".join(f" · {n} {what}" for n, what in ((len(view["targets"]), "targets"),
+                                                       (len(view["scenarios"]), "scenarios")) if n)
     return (f'<header class="banner {"ok" if ok else "bad"}" id="verdict">'
-            f'<h1>{e(view["verdict"])}</h1>'
+            f'<h1>{e(view["verdict"])}</h1>{_why(view)}'
             f'<p class="big"><span id="checks">{view["checks"]}</span> checks · '
-            f'<span id="gating">{view["gating"]}</span> gating failures · '
-            f'{len(view["targets"])} targets · {len(view["scenarios"])} scenarios · exit code {view["exit_code"]}</p>'
+            f'<span id="gating">{view["gating"]}</span> gating failures{scope} · exit code {view["exit_code"]}</p>'
             f'<p class="chips">{chips}</p>{drift_line}<p class="meta">{meta}</p></header>')
 
 
@@ -68,25 +84,33 @@ def _targets(view: Mapping[str, Any]) -> str:
     return f'<section><h2>Targets side by side</h2><div class="cards">{"".join(cards)}</div></section>'
 
 
+def _scenario_row(s: Mapping[str, Any], targets: Sequence[str]) -> str:
+    cells = []
+    for t in targets:
+        c = s["cells"][t]
+        title = ", ".join(c["failing"]) or c["outcome"]
+        mark = _SYMBOL[c["outcome"]]
+        if c["failing"]:
+            mark = f'<a href="#{anchor(t, s["id"])}">{mark} {len(c["failing"])}</a>'
+        cells.append(f'<td class="cell o-{c["outcome"]}" title="{e(title)}">{mark}</td>')
+    return (f'<tr><th class="rowh" title="{e(s["description"])}"><code>{e(s["id"])}</code>'
+            f'<small>{e(s["family"])}</small></th>{"".join(cells)}</tr>')
+
+
 def _matrix(view: Mapping[str, Any]) -> str:
+    """Returns the scenarios × targets table: rows with a problem first, the rows that pass on
+    every target folded below them."""
     targets = [t["name"] for t in view["targets"]]
     if not view["scenarios"] or not targets:
         return ""
-    head = "".join(f"<th><code>{e(t)}</code></th>" for t in targets)
-    rows = []
-    for s in view["scenarios"]:
-        cells = []
-        for t in targets:
-            c = s["cells"][t]
-            title = ", ".join(c["failing"]) or c["outcome"]
-            mark = _SYMBOL[c["outcome"]]
-            if c["failing"]:
-                mark = f'<a href="#{anchor(t, s["id"])}">{mark} {len(c["failing"])}</a>'
-            cells.append(f'<td class="cell o-{c["outcome"]}" title="{e(title)}">{mark}</td>')
-        rows.append(f'<tr><th class="rowh"><code>{e(s["id"])}</code><small>{e(s["family"])}</small></th>'
-                    f'{"".join(cells)}</tr>')
-    return (f'<section><h2>Scenarios × targets</h2><table class="matrix"><thead><tr><th>scenario</th>{head}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
+    head = f'<thead><tr><th>scenario</th>{"".join(f"<th><code>{e(t)}</code></th>" for t in targets)}</tr></thead>'
+    bad = [_scenario_row(s, targets) for s in view["scenarios"] if not s["all_pass"]]
+    good = [_scenario_row(s, targets) for s in view["scenarios"] if s["all_pass"]]
+    table = f'<table class="matrix">{head}<tbody>{"".join(bad)}</tbody></table>' if bad else ""
+    folded = (f'<details><summary>{len(good)} scenarios pass on every target</summary><table class="matrix">'
+              f'{head}<tbody>{"".join(good)}</tbody></table></details>') if good else ""
+    title = f"Scenarios × targets <small>{len(bad)} with a failure</small>" if bad else "Scenarios × targets"
+    return f'<section><h2>{title}</h2>{table}{folded}</section>'
 
 
 def _probes(view: Mapping[str, Any]) -> str:
@@ -155,7 +179,8 @@ def _failures(view: Mapping[str, Any]) -> str:
     legend = ('<p class="legend">spans: <span class="msg sp-settled">settled</span> <span class="msg sp-live">'
               'task in flight</span> · edits: <span class="blk s-removed">removed</span> <span class="blk s-changed">'
               'changed</span> <span class="blk s-cleared">cleared</span> <span class="blk s-added">added</span>'
-              ' · reasoning blocks show a hash and length, never their text</p>')
+              ' · <span class="msg sp-live m-changed">a red row</span> is an edit inside the task in flight;'
+              ' edits to settled history are grey · reasoning blocks show a hash and length, never their text</p>')
     return (f'<section><h2>Failing scenarios ({len(view["failures"])})</h2>{legend}'
             f'{"".join(_failure(f) for f in view["failures"])}</section>')
 

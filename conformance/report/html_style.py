@@ -10,7 +10,9 @@ h2 small{font-weight:normal;color:var(--muted);font-size:13px}
 .banner{border-radius:10px;padding:18px 22px;color:#fff}.banner.ok{background:var(--ok)}.banner.bad{background:var(--bad)}
 .banner h1{margin:0;font-size:34px;letter-spacing:.5px}.banner .big{font-size:18px;margin:6px 0}
 .banner .meta{opacity:.85;font-size:12px;margin:4px 0 0}.banner .chip{background:rgba(255,255,255,.92)}
-.driftline{font-size:16px;margin:4px 0}
+.driftline{font-size:16px;margin:4px 0}.banner .why{font-size:16px;margin:6px 0 2px;font-weight:600}
+.banner .why code{font-size:15px;background:rgba(255,255,255,.18);padding:0 4px;border-radius:4px}
+details>summary{margin:6px 0}
 .chip{display:inline-block;border-radius:12px;padding:1px 9px;margin:2px 4px 2px 0;font-size:12.5px;background:var(--bg);color:#1f2328}
 .o-pass{color:var(--ok)}.o-fail,.o-error,.o-xpass{color:var(--bad)}.o-xfail{color:var(--mid)}.o-skip{color:var(--muted)}
 .cards{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid var(--line);border-top:5px solid;border-radius:8px;padding:10px 14px;min-width:230px}
@@ -34,7 +36,11 @@ summary{cursor:pointer;color:var(--muted)}
 .boundary{color:#0969da;font-weight:600;padding:4px 6px;border-top:2px dashed #0969da;margin-top:2px}
 .where{font:11px ui-monospace,monospace;color:var(--muted);min-width:110px}
 .role{font-weight:600;min-width:70px}.ms{font-size:11px;min-width:60px;color:var(--muted)}
-.m-removed .ms,.m-changed .ms{color:var(--bad);font-weight:700}.m-added .ms{color:var(--ok);font-weight:700}
+.m-removed .ms,.m-changed .ms,.m-added .ms{font-weight:700}
+.sp-live.m-removed,.sp-live.m-changed{background:#ffebe9;border-left-color:var(--bad)}.sp-live.m-removed .ms,.sp-live.m-changed .ms{color:var(--bad)}
+.sp-settled .blk.s-removed,.sp-settled .blk.s-changed,.sp-settled .blk.s-cleared{background:#fff;border-color:#afb8c1;color:var(--muted)}
+.sp-settled .blk .bs{color:var(--muted)}.note{font-size:12px;color:var(--bad);font-style:italic;margin-left:4px}
+.sp-settled .note{color:var(--muted)}
 .blocks{display:flex;flex-wrap:wrap;gap:4px}
 .blk{display:inline-block;border:1px solid var(--line);border-radius:4px;padding:0 6px;font-size:12px;background:#fff}
 .blk b{font-weight:600}.bs{margin-left:6px;font-size:10.5px;font-weight:700;text-transform:uppercase}

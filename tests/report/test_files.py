@@ -159,6 +159,29 @@ def test_index_html_draws_the_failing_transcript(mixed_dir: Path) -> None:
     assert 'id="f-targets-keep-all' not in page and 'id="f-targets-raises-mini' in page
 
 
+def test_the_banner_names_what_failed_and_passing_rows_are_folded(mixed_dir: Path, mixed_report: RunReport,
+                                                                  tmp_path: Path) -> None:
+    page = (mixed_dir / "index.html").read_text()
+    why = page[page.index('<p class="why">'):]
+    why = why[: why.index("</p>")]
+    for target in ("targets:whitelist", "targets:leak_thinking", "targets:raises"):
+        gating = sum(1 for r in mixed_report.failures() if r.target == target)
+        assert f"<code>{target}</code>: {gating} gating failures" in why
+    assert "targets:keep_all" not in why
+    assert "pass on every target" not in page  # raises fails both scenarios: nothing to fold
+
+    report = run_fixtures(targets.keep_all, targets.whitelist)
+    write_all(tmp_path, report, [], report.exit_code)
+    page = (tmp_path / "index.html").read_text()
+    assert page.index("mini.inflight-two-steps") < page.index("1 scenarios pass on every target</summary>")
+    assert page.index("1 scenarios pass on every target</summary>") < page.index("<code>mini.settled-only</code>")
+    report = run_fixtures(targets.keep_all)
+    write_all(tmp_path, report, [], report.exit_code)
+    page = (tmp_path / "index.html").read_text()
+    assert page.index("2 scenarios pass on every target</summary>") < page.index("mini.inflight-two-steps")
+    assert "every MUST holds on 1 of 1 targets" in page
+
+
 def test_the_reports_show_provider_probes(tmp_path: Path) -> None:
     probes = [CheckResult("emulator", "clear-tool-uses.keep-3", "clear-tool-uses", "probe.verdict", "MUST", "pass",
                           "", {"verdict": "settled-only"}, "probe"),
