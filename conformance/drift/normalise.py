@@ -19,6 +19,7 @@ SCRUBBED = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 ID_KEYS = frozenset({"id", "request_id", "tool_use_id", "container_id", "file_id"})
 DATE_KEYS = frozenset({"created_at", "expires_at", "date"})
+REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 STAND_IN = {"scrubbed": "<scrubbed>", "reasoning": "<reasoning>", "id": "<id>", "date": "<date>"}
 
 
@@ -33,19 +34,22 @@ def is_token_count(key: str) -> bool:
     return key.endswith("_tokens") or key == "tokens"
 
 
-def mask(value: Any, key: str = "", in_usage: bool = False) -> Any:
-    """Returns a copy of ``value`` with volatile values replaced by stand-ins of the same type."""
+def mask(value: Any, key: str = "", in_usage: bool = False, in_reasoning: bool = False) -> Any:
+    """Returns a copy of ``value`` with volatile values replaced by stand-ins of the same type.
+
+    Every string of a reasoning block except its ``type`` and ``signature`` (a field added later
+    included) and every ``thinking`` string reads as the reasoning stand-in.
+    """
     if isinstance(value, Mapping):
-        out = {k: mask(v, str(k), in_usage or k == "usage") for k, v in value.items()}
-        if value.get("type") == "redacted_thinking" and isinstance(out.get("data"), str):
-            out["data"] = STAND_IN["reasoning"]
-        return out
+        block = value.get("type") in REASONING_BLOCKS
+        return {k: mask(v, str(k), in_usage or k == "usage",
+                        in_reasoning or (block and k not in ("type", "signature"))) for k, v in value.items()}
     if isinstance(value, list):
-        return [mask(v, key, in_usage) for v in value]
+        return [mask(v, key, in_usage, in_reasoning) for v in value]
     if isinstance(value, str):
         if SCRUBBED.match(value):
             return STAND_IN["scrubbed"]
-        if key == "thinking":
+        if in_reasoning or key == "thinking":
             return STAND_IN["reasoning"]
         if key in ID_KEYS:
             return STAND_IN["id"]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import json
 import shutil
 
 import pytest
@@ -244,3 +245,11 @@ def test_reordered_blocks_of_one_type_are_noise(tmp_path: Path) -> None:
     _, current = folders(tmp_path / "c", "json-probe", swapped)
     drift = compare_dirs(tmp_path / "b" / "current", current)
     assert drift["exit_code"] == 0 and drift["counts"]["breaking"] == 0 and drift["counts"]["noise"] >= 1
+
+
+def test_no_reasoning_text_in_a_change_even_under_a_new_key(tmp_path: Path) -> None:
+    drift = _changes(tmp_path, lambda b: b["content"][0].update(summary="SECRET-PLAN-TEXT of the model"))
+    change = _only(drift)
+    assert (change["category"], change["rule"], change["after"]) == ("additive", "new key 'summary'", "<reasoning>")
+    drift = _changes(tmp_path / "2", _set(("content", 0, "thinking"), {"text": "SECRET-PLAN-TEXT of the model"}))
+    assert "SECRET-PLAN-TEXT" not in json.dumps(drift)
