@@ -56,18 +56,18 @@ def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
             f' · Python {e(str(info.get("python")))} · anthropic {e(str(sdk.get("anthropic")))}'
             f' · {e(str(header.get("started")))}')
     drift = view.get("drift")
-    drift_line = ""
-    if drift:
+    if drift and not view["checks"]:  # a drift page: its counts are the whole story
         c = drift["counts"]
-        drift_line = (f'<p class="driftline">drift: <b>{c["breaking"]}</b> breaking · {c["additive"]} additive'
-                      f' · {c["noise"]} noise</p>')
-    scope = "".join(f" · {n} {what}" for n, what in ((len(view["targets"]), "targets"),
-                                                       (len(view["scenarios"]), "scenarios")) if n)
+        big = (f'<p class="big">drift: <b>{c["breaking"]}</b> breaking · {c["additive"]} additive · '
+               f'{c["noise"]} noise · {len(drift["probes"])} recordings · exit code {view["exit_code"]}</p>')
+    else:
+        scope = "".join(f" · {n} {what}" for n, what in ((len(view["targets"]), "targets"),
+                                                           (len(view["scenarios"]), "scenarios")) if n)
+        big = (f'<p class="big"><span id="checks">{view["checks"]}</span> checks · <span id="gating">'
+               f'{view["gating"]}</span> gating failures{scope} · exit code {view["exit_code"]}</p>')
     return (f'<header class="banner {"ok" if ok else "bad"}" id="verdict">'
-            f'<h1>{e(view["verdict"])}</h1>{_why(view)}'
-            f'<p class="big"><span id="checks">{view["checks"]}</span> checks · '
-            f'<span id="gating">{view["gating"]}</span> gating failures{scope} · exit code {view["exit_code"]}</p>'
-            f'<p class="chips">{chips}</p>{drift_line}<p class="meta">{meta}</p></header>')
+            f'<h1>{e(view["verdict"])}</h1>{_why(view)}{big}'
+            f'{f"<p class=chips>{chips}</p>" if chips else ""}<p class="meta">{meta}</p></header>')
 
 
 def _targets(view: Mapping[str, Any]) -> str:

@@ -10,7 +10,7 @@ h2 small{font-weight:normal;color:var(--muted);font-size:13px}
 .banner{border-radius:10px;padding:18px 22px;color:#fff}.banner.ok{background:var(--ok)}.banner.bad{background:var(--bad)}
 .banner h1{margin:0;font-size:34px;letter-spacing:.5px}.banner .big{font-size:18px;margin:6px 0}
 .banner .meta{opacity:.85;font-size:12px;margin:4px 0 0}.banner .chip{background:rgba(255,255,255,.92)}
-.driftline{font-size:16px;margin:4px 0}.banner .why{font-size:16px;margin:6px 0 2px;font-weight:600}
+.banner .why{font-size:16px;margin:6px 0 2px;font-weight:600}
 .banner .why code{font-size:15px;background:rgba(255,255,255,.18);padding:0 4px;border-radius:4px}
 details>summary{margin:6px 0}
 .chip{display:inline-block;border-radius:12px;padding:1px 9px;margin:2px 4px 2px 0;font-size:12.5px;background:var(--bg);color:#1f2328}

@@ -55,7 +55,7 @@ def test_breaking_drift_exits_1_and_writes_every_output(tmp_path: Path, capsys: 
     page = (out / "report" / "index.html").read_text()
     assert "<h1>BREAKING DRIFT</h1>" in page and "Drift: BREAKING DRIFT" in page
     assert lines[-1]["gating_failures"] == 0  # breaking drift is counted in the drift counts, not as a check
-    assert f'<span id="gating">{lines[-1]["gating_failures"]}</span>' in page
+    assert "drift: <b>1</b> breaking · 0 additive · 0 noise" in page and "gating failures" not in page
     assert "## Drift: BREAKING DRIFT" in (out / "report" / "summary.md").read_text()
 
 
