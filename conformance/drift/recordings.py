@@ -18,7 +18,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def read(path: Path) -> dict[str, Any]:
     """Returns the cassette data; raises ``SpecError`` when it is not a vcrpy cassette."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506 - a safe loader
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise SpecError(path, None, "", f"cannot read cassette: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):

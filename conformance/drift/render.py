@@ -50,8 +50,8 @@ def markdown_lines(drift: Mapping[str, Any], heading: str = "#") -> list[str]:
     """Returns the Markdown of a drift run as lines: counts, per-probe table, then the changes."""
     c = drift["counts"]
     lines = [f"{heading} Drift: {verdict(drift)}", "",
-             f"**{c['breaking']} breaking** · {c['additive']} additive · {c['noise']} noise · "
-             f"{len(drift['probes'])} probes (`{_cell(drift['baseline'])}` → `{_cell(drift['current'])}`)", ""]
+             (f"**{c['breaking']} breaking** · {c['additive']} additive · {c['noise']} noise · "
+              f"{len(drift['probes'])} probes (`{_cell(drift['baseline'])}` → `{_cell(drift['current'])}`)"), ""]
     rows = [p for p in drift["probes"] if p["status"] != "unchanged" or p.get("counts", {}).get("breaking")]
     if rows:
         lines += ["| probe | status | verdict | breaking | additive | noise |", "|---|---|---|---|---|---|"]

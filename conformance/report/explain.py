@@ -19,6 +19,7 @@ from ..target import Target
 from ..transcript import blocks, find_live_start
 from .timeline import MessageView, align, counts, labeller
 
+_DEFAULT_OPTIONS = RunOptions()
 _MARK = {"pass": "pass", "fail": "FAIL", "error": "ERROR", "skip": "skip", "xfail": "xfail", "xpass": "XPASS"}
 
 
@@ -26,7 +27,7 @@ def _message_line(index: int | str, message: Any) -> str:
     if not isinstance(message, Mapping):
         return f"  [{index}] {type(message).__name__}"
     labels = " · ".join(block_label(b) for b in blocks(message)) or "(no content)"
-    return f"  [{index}] {str(message.get('role', '?')):<9} {labels}"
+    return f"  [{index}] {message.get('role', '?')!s:<9} {labels}"
 
 
 def boundary_line(live_start: int, total: int) -> str:
@@ -108,7 +109,7 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
 
 
 def explain_scenario(scenario: Scenario, target: Target | None = None,
-                     options: RunOptions = RunOptions()) -> str:
+                     options: RunOptions = _DEFAULT_OPTIONS) -> str:
     """Returns the terminal explanation of a scenario, and what ``target`` did to it when given."""
     truth = scenario.truth
     features = ", ".join(scenario.features) or "none"
@@ -118,8 +119,8 @@ def explain_scenario(scenario: Scenario, target: Target | None = None,
              f"  family {scenario.family} · features {features} · params {_params(scenario.params)}",
              "", f"messages ({len(scenario.history)}):", *messages_lines(scenario.history, truth.live_start), "",
              "truth:",
-             f"  live_start: {truth.live_start} (task in flight: {len(scenario.live_span)} messages, "
-             f"settled prefix: {len(scenario.settled_prefix)})",
+             (f"  live_start: {truth.live_start} (task in flight: {len(scenario.live_span)} messages, "
+              f"settled prefix: {len(scenario.settled_prefix)})"),
              f"  unanswered tool uses: {', '.join(truth.unanswered) or 'none'}",
              f"  the harness's own boundary analysis finds {found}"
              + (" (agrees)" if found == truth.live_start else " (differs from the declared truth)"),
@@ -140,8 +141,8 @@ def explain_probe(probe: Any) -> str:
              + (f" · compaction: {json.dumps(probe.request['compaction'])}" if probe.request.get("compaction") else ""),
              "", f"messages ({len(messages)}):", *messages_lines(messages, live.from_message), "",
              "truth (declared live span):",
-             f"  from message {live.from_message}; tool uses {', '.join(live.tool_use_ids) or 'none'}; "
-             f"thinking turns {', '.join(map(str, live.thinking_turns)) or 'none'}",
+             (f"  from message {live.from_message}; tool uses {', '.join(live.tool_use_ids) or 'none'}; "
+              f"thinking turns {', '.join(map(str, live.thinking_turns)) or 'none'}"),
              "", "expected (documented prediction):"]
     lines += [f"  {key}: {json.dumps(value)}" for key, value in probe.predict.items()]
     return "\n".join(lines)

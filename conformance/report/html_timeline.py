@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from html import escape as e
 from typing import Any
 
+
 def _where(row: Mapping[str, Any]) -> str:
     left = f"in[{row['index']}]" if row["index"] is not None else "—"
     right = f"out[{row['out_index']}]" if row["out_index"] is not None else "—"

@@ -119,8 +119,8 @@ def render(view: Mapping[str, Any]) -> str:
     totals = view["totals"]
     counts = ", ".join(f"{totals[o]} {o}" for o in OUTCOMES if totals[o]) or "no checks"
     lines = [f"# context-conformance: {view['verdict']}", "",
-             f"{view['checks']} checks ({counts}) · {len(targets)} target(s) · "
-             f"{len(view['scenarios'])} scenarios · exit code {view['exit_code']}", ""]
+             (f"{view['checks']} checks ({counts}) · {len(targets)} target(s) · "
+              f"{len(view['scenarios'])} scenarios · exit code {view['exit_code']}"), ""]
     for error in view["spec_errors"]:
         lines.append(f"- spec error: {cell(error)}")
     if view["spec_errors"]:

@@ -103,7 +103,7 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
     for r in results:
         if r.outcome in ("fail", "error", "xpass"):
             grouped.setdefault((r.target, r.scenario), []).append(r)
-    out = []
+    out: list[dict[str, Any]] = []
     for (target, scenario_id), failed in grouped.items():
         scenario = scenarios.get(scenario_id)
         obs = report.observations.get((target, scenario_id))

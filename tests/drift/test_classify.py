@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import json
-import shutil
 
 import pytest
 

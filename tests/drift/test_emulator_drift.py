@@ -14,8 +14,8 @@ emulator = pytest.importorskip("conformance.provider.emulator")
 record = pytest.importorskip("conformance.provider.record")
 probes_module = pytest.importorskip("conformance.provider.probes")
 
-from conformance.cli import main  # noqa: E402
-from conformance.drift.compare import compare_dirs  # noqa: E402
+from conformance.cli import main
+from conformance.drift.compare import compare_dirs
 
 SPECS = Path(__file__).resolve().parents[2] / "specs" / "provider"
 
