@@ -18,6 +18,9 @@ from .transcript import REASONING_TYPES, describe_block, fingerprint, reasoning_
 _SECRET_FIELDS = {"thinking": "thinking", "redacted_thinking": "data"}
 __all__ = ["Redactor", "block_label", "fingerprint", "redactor_for", "safe_block", "secret_of", "secrets_in"]
 _MIN_SECRET = 4
+# a piece of reasoning copied into other text is caught from 30 characters on: every piece that
+# long holds one of the 20-character chunks taken every 10 characters
+_CHUNK, _CHUNK_STEP = 20, 10
 # A quoted "thinking"/"data" value in repr or JSON text (deepdiff lines, messages): replaced whole.
 _QUOTED_FIELD = re.compile(r"""(['"](?:thinking|data)['"]\s*:\s*)(['"])(?:\\.|(?!\2).)*\2""", re.DOTALL)
 
@@ -59,28 +62,47 @@ def secrets_in(messages: Any) -> Iterable[str]:
             yield from secrets_in(value)
 
 
+def _forms_of(secret: str) -> tuple[str, ...]:
+    """Returns the ways a text can appear inside other text: raw, repr-escaped, JSON-escaped."""
+    return (secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])
+
+
 class Redactor:
     """Replaces known reasoning texts (raw, repr- or JSON-escaped) and quoted thinking fields in strings."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        forms: set[str] = set()
-        for secret in secrets:
-            if len(secret) < _MIN_SECRET:
-                continue
-            forms.update({secret, repr(secret)[1:-1], json.dumps(secret)[1:-1],
-                          json.dumps(secret, ensure_ascii=False)[1:-1]})
-        self._forms = sorted((f for f in forms if len(f) >= _MIN_SECRET), key=len, reverse=True)
-        self._hashes = {form: fingerprint(secret) for secret in secrets for form in
-                        (secret, repr(secret)[1:-1], json.dumps(secret)[1:-1],
-                         json.dumps(secret, ensure_ascii=False)[1:-1])}
+        kept = [s for s in set(secrets) if len(s) >= _MIN_SECRET]
+        self._hashes = {form: fingerprint(secret) for secret in kept for form in _forms_of(secret)}
+        self._forms = sorted(self._hashes, key=len, reverse=True)
+        self._chunks = {form[i:i + _CHUNK]: form for form in self._forms
+                        for i in range(0, len(form) - _CHUNK + 1, _CHUNK_STEP)}
 
     def text(self, value: str) -> str:
-        """Returns ``value`` with every reasoning text in it replaced by a hash placeholder."""
+        """Returns ``value`` with every reasoning text, and every piece of one of 30 characters or
+        more, replaced by a hash placeholder."""
         value = _QUOTED_FIELD.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]{m.group(2)}", value)
         for form in self._forms:
             if form in value:
-                value = value.replace(form, f"[redacted thinking #{self._hashes.get(form, '')}]")
+                value = value.replace(form, self._placeholder(form))
+        for chunk, form in self._chunks.items():
+            while (at := value.find(chunk)) != -1:
+                value = self._cut_piece(value, at, chunk, form)
         return value
+
+    def _placeholder(self, form: str) -> str:
+        return f"[redacted thinking #{self._hashes.get(form, '')}]"
+
+    def _cut_piece(self, value: str, at: int, chunk: str, form: str) -> str:
+        """Returns ``value`` with the longest piece of ``form`` around ``value[at:]`` replaced."""
+        k = form.find(chunk)
+        left = 0
+        while at - left > 0 and k - left > 0 and value[at - left - 1] == form[k - left - 1]:
+            left += 1
+        end, form_end = at + len(chunk), k + len(chunk)
+        right = 0
+        while end + right < len(value) and form_end + right < len(form) and value[end + right] == form[form_end + right]:
+            right += 1
+        return value[: at - left] + self._placeholder(form) + value[end + right:]
 
     def data(self, value: Any) -> Any:
         """Returns a copy of plain data with every string passed through ``text``."""

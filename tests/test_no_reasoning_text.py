@@ -41,3 +41,25 @@ def test_cli_output_and_json_hold_no_reasoning_text(name: str, tmp_path: Path,
     assert "thinking" in printed  # the failures are reported...
     assert SECRET not in printed and SECRET not in out_file.read_text()  # ...without their text
     assert json.loads(out_file.read_text())["records"]
+
+
+LONG = "First check the replica lag, then compare it with the paging threshold before answering."
+
+
+def quote_a_piece_of_thinking(history: list) -> list:
+    """Keeps everything, but adds a note quoting 40 characters from the middle of a thinking block."""
+    piece = LONG[12:52]
+    return [*history[:-1], {**history[-1], "content": [*history[-1]["content"],
+                                                       {"type": "text", "text": f"note: {piece}..."}]}]
+
+
+def test_a_quoted_piece_of_reasoning_is_redacted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    write(folder, "tiny.yaml", GOOD.replace('thinking: "plan 2"', f'thinking: "{LONG}"'))
+    out_file = tmp_path / "out.json"
+    code = main(["run", "--no-provider", "--specs", str(folder), "--json", str(out_file),
+                 "--target", "tests.test_no_reasoning_text:quote_a_piece_of_thinking"])
+    printed = capsys.readouterr().out + out_file.read_text()
+    assert code == 1 and "live.untouched-suffix" in printed
+    assert not [LONG[i:i + 30] for i in range(len(LONG) - 30) if LONG[i:i + 30] in printed]
