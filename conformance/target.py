@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import os
+import sys
 import threading
 import time
 import traceback
@@ -53,10 +55,14 @@ def _accepted_keywords(func: Compactor) -> frozenset[str] | None:
 
 
 def resolve(spec: str) -> Target:
-    """Returns the ``Target`` named ``module:attr`` (dotted attr allowed).
+    """Returns the ``Target`` named ``module:attr`` (dotted attr allowed), importable from the
+    current directory as with ``python -m``.
 
     Raises ``TargetError`` with one clear line when it cannot be imported or is not callable.
     """
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise TargetError(f"target {spec!r} is not of the form MODULE:ATTR")
