@@ -32,6 +32,11 @@ def _blocks(message: Message) -> list[Any]:
     return []
 
 
+def _ids_of(message: Message, kind: str, key: str = "id") -> list[Any]:
+    """Returns ``block[key]`` of every block of type ``kind`` in the message."""
+    return [b.get(key) for b in _blocks(message) if isinstance(b, Mapping) and b.get("type") == kind]
+
+
 def _is_final_answer(message: Message) -> bool:
     if message.get("role") != "assistant":
         return False
@@ -53,9 +58,7 @@ def _is_final_answer(message: Message) -> bool:
 
 
 def _is_request(message: Message) -> bool:
-    if message.get("role") != "user":
-        return False
-    return not any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in _blocks(message))
+    return message.get("role") == "user" and not _ids_of(message, "tool_result", "tool_use_id")
 
 
 def _next_turn(history: Sequence[Message], i: int) -> Message | None:
@@ -103,19 +106,13 @@ def _check_order(history: Sequence[Message], start: int) -> None:
         message = history[i]
         if message.get("role") != "user":
             continue
-        results = [str(b.get("tool_use_id")) for b in _blocks(message)
-                   if isinstance(b, Mapping) and b.get("type") == "tool_result"]
-        if not results:
-            continue
-        previous = history[i - 1] if i > 0 else {}
-        calls = {b.get("id") for b in _blocks(previous)
-                 if isinstance(b, Mapping) and b.get("type") == "tool_use"}
+        results = _ids_of(message, "tool_result", "tool_use_id")
+        calls = set(_ids_of(history[i - 1], "tool_use")) if i > 0 else set()
         for use_id in results:
             if use_id in calls:
                 continue
             for j in range(i + 1, len(history)):
-                if any(isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("id") == use_id
-                       for b in _blocks(history[j])):
+                if use_id in _ids_of(history[j], "tool_use"):
                     raise ReorderedHistory(
                         f"messages[{i}] holds the result of {use_id}, whose call comes later at "
                         f"messages[{j}]: the history is out of order", use_id, i)
@@ -136,9 +133,7 @@ def _strip_reasoning(message: Message) -> Message | None:
 
 def _last_compaction(history: Sequence[Message], end: int) -> int | None:
     for i in range(end - 1, -1, -1):
-        content = history[i].get("content")
-        if isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "compaction"
-                                             for b in content):
+        if isinstance(history[i].get("content"), list) and _ids_of(history[i], "compaction", "type"):
             return i
     return None
 
@@ -164,8 +159,7 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
 
     settled: list[Message] = []
     anchor = _last_compaction(history, boundary)
-    if anchor is not None and anchor < window and not any(isinstance(b, Mapping) and b.get("type") == "tool_use"
-                                      for b in _blocks(history[anchor])):
+    if anchor is not None and anchor < window and not _ids_of(history[anchor], "tool_use"):
         settled.append(history[anchor])  # the summary that stands for everything before it
     for message in history[window:boundary]:
         kept = _strip_reasoning(message)
