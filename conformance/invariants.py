@@ -330,9 +330,9 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
 
 
 def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
-    if "second" not in obs.extra:
+    second = obs.second
+    if second is None:
         return []
-    second: Observation = obs.extra["second"]
     if not second.returned:
         return [f"compacting the output again failed: {second.error_type or 'hang'}: {second.error}"]
     if second.output != obs.output:

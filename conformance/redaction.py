@@ -6,7 +6,6 @@ Reasoning is unreviewed generated content; a report may name a thinking block bu
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -127,7 +126,7 @@ def redactor_for(report: Any) -> Redactor:
         found.extend(secrets_in(scenario.expect.reference_output or []))
     for obs in getattr(report, "observations", {}).values():
         found.extend(secrets_in(obs.output))
-        second = obs.extra.get("second")
+        second = obs.second
         if second is not None:
             found.extend(secrets_in(second.output))
     return Redactor(found)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from .errors import SpecError, UsageError
@@ -103,8 +103,7 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
     """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence."""
     obs = call_guarded(target, scenario.history, scenario.params, options.time_limit)
     if options.idempotence and obs.returned and isinstance(obs.output, list):
-        second = call_guarded(target, obs.output, scenario.params, options.time_limit)
-        obs.extra["second"] = second
+        return replace(obs, second=call_guarded(target, obs.output, scenario.params, options.time_limit))
     return obs
 
 
@@ -116,7 +115,7 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     """
     if obs is None:
         obs = observe(target, scenario, options)
-    second = obs.extra.get("second")
+    second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
     return [redactor.result(r) for r in _checks(target, scenario, options, obs)]

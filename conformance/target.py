@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import TargetError
@@ -98,7 +98,7 @@ class Observation:
     timed_out: bool = False
     mutated: bool = False
     elapsed: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    second: Observation | None = None  # the call on this call's output, for idempotence
 
     @property
     def returned(self) -> bool:
@@ -109,8 +109,7 @@ class Observation:
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
                  time_limit: float = DEFAULT_TIME_LIMIT) -> Observation:
     """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``."""
-    given = copy.deepcopy(history)
-    snapshot = copy.deepcopy(history)
+    given = copy.deepcopy(history)  # ``history`` itself stays untouched: it is the snapshot
     kwargs = target.params_for(params)
     box: dict[str, Any] = {}
 
@@ -129,7 +128,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     if worker.is_alive():
         return Observation(timed_out=True, elapsed=elapsed,
                            error=f"no answer within {time_limit:g} s")
-    mutated = given != snapshot
+    mutated = given != history
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],

@@ -78,7 +78,7 @@ def _row(row: MessageView) -> str:
 def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> list[str]:
     obs = observe(target, scenario, options)
     results = check_scenario(target, scenario, options, obs)  # redacted by the runner
-    second = obs.extra.get("second")
+    second = obs.second
     secrets = [*secrets_in(scenario.history), *secrets_in(obs.output),
                *secrets_in(second.output if second is not None else None)]
     redactor = Redactor(secrets)
