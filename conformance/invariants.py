@@ -54,14 +54,8 @@ def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     want, got = tx.blocks(expected), tx.blocks(actual)
     if isinstance(expected.get("content"), str) != isinstance(actual.get("content"), str):
         return ["content changed between a string and a list of blocks"]
-    pool = Counter(_canon(b) for b in got)
-    missing = []
-    for j, block in enumerate(want):
-        key = _canon(block)
-        if pool[key] > 0:
-            pool[key] -= 1
-        else:
-            missing.append((j, block))
+    missing = [(j, b) for _, j, b in _unmatched(((0, j, b) for j, b in enumerate(want)),
+                                                 ((0, j, b) for j, b in enumerate(got)))]
     if len(want) != len(got):
         lines = [f"content[{j}] ({tx.describe_block(b)}) is missing" for j, b in missing[:4]]
         return lines or [f"{len(want)} blocks became {len(got)}"]
