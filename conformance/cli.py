@@ -15,7 +15,9 @@ from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
 from .invariants import BY_ID, catalog_table
+from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
+from .report.cli import register as register_reports
 from .results import CheckResult
 from .runner import RunOptions, keyword_filter, run
 from .spec import load
@@ -30,10 +32,8 @@ class _Parser(argparse.ArgumentParser):
 def _provider_results(args: argparse.Namespace) -> list[CheckResult]:
     if args.no_provider:
         return []
-    try:
-        from .provider import verify_results
-    except ImportError:
-        return []
+    from .provider import verify_results  # imports the SDK: only when recordings are replayed
+
     return verify_results([Path(p) for p in args.cassettes] if args.cassettes else None)
 
 
@@ -100,18 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
     c = sub.add_parser("catalog", help="print the invariant catalog")
     c.set_defaults(func=cmd_catalog)
-    try:
-        from .provider.cli import register
-    except ImportError:
-        pass
-    else:
-        register(sub)
-    try:
-        from .report.cli import register as register_reports
-    except ImportError:
-        pass
-    else:
-        register_reports(sub)
+    register_provider(sub)
+    register_reports(sub)
     return parser
 
 
