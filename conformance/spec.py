@@ -158,8 +158,16 @@ def _semantic_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int,
     if declared - actual:
         errors.append(locator.error(at + ("truth", "unanswered"),
                                     f"not unanswered tool uses of this history: {sorted(declared - actual)}"))
-    for name in raw.get("expect", {}).get("skip", {}):
-        if name in raw.get("expect", {}).get("invariants", ()):
+    from .invariants import BY_ID  # the catalog's checks take a Scenario: import it late
+
+    expect = raw.get("expect", {})
+    for k, name in enumerate(expect.get("invariants", ())):
+        if name not in BY_ID:
+            errors.append(locator.error(at + ("expect", "invariants", k), f"unknown invariant id {name!r}"))
+    for name in expect.get("skip", {}):
+        if name not in BY_ID:
+            errors.append(locator.error(at + ("expect", "skip", name), f"unknown invariant id {name!r}"))
+        elif name in expect.get("invariants", ()):
             errors.append(locator.error(at + ("expect", "skip", name), "both required and skipped"))
     return errors
 

@@ -83,3 +83,11 @@ def test_a_block_missing_its_fields_names_message_and_block(tmp_path: Path) -> N
     (error,) = errors_for(tmp_path, text)
     line = text.splitlines().index("          - {type: tool_use, name: ls, input: {}}") + 1
     assert error == f"{tmp_path / 'bad.yaml'}:{line}: scenarios[0].history[3].content[1]: 'id' is a required property"
+
+
+def test_an_unknown_invariant_id_in_skip_is_an_error_not_a_silent_no_op(tmp_path: Path) -> None:
+    text = GOOD.replace("tiny.", "ui.").replace("    truth: {live_start: 2}\n    expect:\n",
+                                                "    truth: {live_start: 2}\n    expect:\n"
+                                                "      skip: {live.untouched-sufix: typo}\n", 1)
+    (error,) = errors_for(tmp_path, text)
+    assert "scenarios[0].expect.skip.live.untouched-sufix: unknown invariant id" in error
