@@ -18,7 +18,7 @@ from .expectations import KnownGap, apply_gaps, load_gaps
 from .invariants import BY_ID
 from .results import CheckResult
 from .runner import RunOptions, check_scenario
-from .spec import Scenario, discover, load_file
+from .spec import Scenario, discover, load
 from .target import DEFAULT_TIME_LIMIT, Target, resolve
 
 
@@ -61,17 +61,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     except ConformanceError as exc:
         raise pytest.UsageError(str(exc)) from None
     options = RunOptions(time_limit=config.getoption("conformance_time_limit"))
-    loaded = [(path, load_file(path)) for path in files]
-    ids = [s.id for _, result in loaded for s in result.scenarios]
+    everything = load(files)  # across files, so duplicate ids are errors here as in the CLI
+    ids = [s.id for s in everything.scenarios]
     gaps: list[KnownGap] = []
     for gap_file in config.getoption("conformance_expectations"):
         try:
             gaps.extend(load_gaps(gap_file, ids, BY_ID))
         except SpecError as exc:
             raise pytest.UsageError(f"expectations: {exc}") from None
-    for path, result in loaded:
+    for path in files:
         spec_file = SpecFile.from_parent(session, path=Path(path))
-        spec_file.setup_items(result.scenarios, result.errors, targets, gaps, options)
+        spec_file.setup_items([s for s in everything.scenarios if s.path == str(path)],
+                              [e for e in everything.errors if e.path == str(path)], targets, gaps, options)
         items.extend(spec_file.collect())
 
 

@@ -77,3 +77,11 @@ def test_unimportable_target_is_a_usage_error(pytester: pytest.Pytester, spec_di
     result = pytester.runpytest("--conformance-target", "nowhere:compact", "--conformance-specs", spec_dir)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cannot import 'nowhere'*"])
+
+
+def test_a_duplicate_id_across_files_is_a_failing_item(pytester: pytest.Pytester, spec_dir: str) -> None:
+    (pytester.path / "specs" / "again.yaml").write_text(GOOD.replace("tiny.settled", "tiny.other"), encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*duplicate id 'tiny.inflight'*"])
