@@ -62,12 +62,26 @@ def in_worker() -> bool:
     return _parent is not None
 
 
+def _address_space() -> int:
+    """Returns this process's current virtual memory size in bytes (0 where unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def cap_memory(limit_bytes: int) -> None:
-    """Caps this process's address space at ``limit_bytes`` (RLIMIT_AS); past it, allocations fail
-    with ``MemoryError``."""
+    """Lets this process allocate at most ``limit_bytes`` more address space than it holds now
+    (RLIMIT_AS); past it, allocations fail with ``MemoryError``. (An interpreter reserves far more
+    address space than it uses, so the cap counts from where the worker stands.)"""
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    cap = _address_space() + limit_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def _serve(conn: Connection, memory_limit: int | None) -> None:
@@ -82,6 +96,9 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
             message = conn.recv()
         except (EOFError, OSError):
             return
+        except Exception as exc:  # noqa: BLE001 - a job that does not unpickle here
+            conn.send(("failed", None, f"the job could not be loaded in the worker: {type(exc).__name__}: {exc}"))
+            continue
         if message is None:
             return
         key, fn, args = message
