@@ -44,7 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     if not args.in_process:
         warm_up()  # the fork server imports the harness while the specs load
-    replay = beside(_provider_results, args) if not args.no_provider else None
+    replay = beside(_provider_results, args, unless_imported="anthropic") if not args.no_provider else None
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
     probes = replay.result() if replay is not None else []

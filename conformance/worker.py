@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -133,9 +134,17 @@ def warm_up() -> None:
         forkserver.ensure_running()
 
 
-def beside(fn: Callable[..., Any], *args: Any) -> Future[Any]:
+def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Future[Any]:
     """Returns the future of ``fn(*args)`` run now in a process of its own (e.g. the provider replay,
-    whose imports take seconds), so this process can go on."""
+    whose imports take seconds), so this process can go on; when the module ``unless_imported`` is
+    already imported here, it runs here at once instead."""
+    if unless_imported and unless_imported in sys.modules:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by ``result()``
+            future.set_exception(exc)
+        return future
     executor = ProcessPoolExecutor(1, mp_context=_context())
     future = executor.submit(fn, *args)
     executor.shutdown(wait=False)

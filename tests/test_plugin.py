@@ -10,7 +10,9 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture
-def spec_dir(pytester: pytest.Pytester) -> str:
+def spec_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
+    # the inner runs need no Hypothesis: its plugin would import (and assertion-rewrite) it each run
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider")
     folder = pytester.mkdir("specs")
     (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
     (pytester.path / "zoo_targets.py").write_text(
@@ -85,3 +87,11 @@ def test_a_duplicate_id_across_files_is_a_failing_item(pytester: pytest.Pytester
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*duplicate id 'tiny.inflight'*"])
+
+
+def test_the_plugin_runs_under_xdist(pytester: pytest.Pytester, spec_dir: str) -> None:
+    pytest.importorskip("xdist")
+    result = pytester.runpytest_subprocess("--conformance-target", "zoo_targets:strip", "--conformance-specs",
+                                           spec_dir, "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*[[]MUST[]] tiny.inflight :: live.untouched-suffix*"])

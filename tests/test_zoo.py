@@ -10,6 +10,7 @@ import pytest
 from conformance import CATALOG, RunOptions, from_callable, run
 from conformance.results import CheckResult
 
+from .conftest import shipped_specs
 from .zoo import broken, correct
 
 OPTIONS = RunOptions(time_limit=0.5)
@@ -17,10 +18,8 @@ OPTIONS = RunOptions(time_limit=0.5)
 
 @cache
 def _results(name: str, module: str) -> tuple[CheckResult, ...]:
-    from .conftest import SPECS
-    from conformance import load
     func = getattr(broken if module == "broken" else correct, name)
-    scenarios = load([SPECS]).scenarios
+    scenarios = shipped_specs().scenarios
     if name == "hangs":
         scenarios = scenarios[:1]
     return tuple(run([from_callable(func, name)], scenarios, options=OPTIONS).results)
@@ -51,19 +50,15 @@ def test_correct_compactor_passes_every_must(name: str) -> None:
 
 def test_correct_compactors_really_compact() -> None:
     for name in ("live_only", "summarizer"):
-        from .conftest import SPECS
-        from conformance import load
-        scenarios = load([SPECS]).scenarios
+        scenarios = shipped_specs().scenarios
         shorter = [s for s in scenarios if len(getattr(correct, name)(s.history)) < len(s.history)]
         assert len(shorter) > len(scenarios) // 4, name
 
 
 def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None:
-    from .conftest import SPECS
-    from conformance import load
     target = from_callable(broken.keeps_settled_reasoning, "impostor")
     options = RunOptions(reference_targets=frozenset({"impostor"}))
-    report = run([target], load([SPECS]).scenarios, options=options)
+    report = run([target], shipped_specs().scenarios, options=options)
     assert any(r.invariant == "reference.exact-output" and r.outcome == "fail" for r in report.results)
     assert report.exit_code == 1
     assert not [r for r in report.results if r.level == "MUST" and r.outcome == "fail"]
