@@ -8,8 +8,10 @@ can name file, line and field.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,19 @@ class Locator:
     def error(self, field: Sequence[str | int], message: str) -> SpecError:
         """Returns a ``SpecError`` located at ``field``."""
         return SpecError(self.path, self.line(field), dotted(field), message)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector for the block: building a large document creates
+    millions of containers and no cycles, and each collection would walk them all again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def read_text(path: str | Path) -> str:
@@ -120,10 +135,16 @@ def parse_fast(path: str | Path, text: str) -> tuple[Any, list[int]] | None:
     the document is malformed in any way (then ``load_document`` says where)."""
     if is_json(path):
         try:
-            data = json.loads(text, object_pairs_hook=_unique_keys)
+            with gc_paused():
+                data = json.loads(text, object_pairs_hook=_unique_keys)
         except (ValueError, _NeedsLocating):
             return None
         return data, _json_scenario_lines(text, data)
+    with gc_paused():
+        return _parse_yaml_fast(text)
+
+
+def _parse_yaml_fast(text: str) -> tuple[Any, list[int]] | None:
     loader = _FastLoader(text)
     try:
         node = loader.get_single_node()
@@ -174,6 +195,11 @@ def load_document(path: str | Path, text: str | None = None) -> tuple[Any, Locat
         text = read_text(file)
     if is_json(file):
         _json_syntax(file, text)  # the values come from JSON; the YAML reader gives the lines
+    with gc_paused():
+        return _load_located_document(file, text)
+
+
+def _load_located_document(file: Path, text: str) -> tuple[Any, Locator]:
     loader = _Loader(text)
     try:
         node = loader.get_single_node()

@@ -131,10 +131,13 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     """
     if obs is None:
         obs = observe(target, scenario, options)
+    results = _checks(target, scenario, options, obs)
+    if not any(r.message or r.details for r in results):
+        return results  # no text at all, so none to redact: skip collecting the reasoning texts
     second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
-    return [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+    return [redactor.result(r) for r in results]
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:

@@ -120,10 +120,54 @@ def _no_bool_for_numbers(node: Any) -> Any:
 
 @cache
 def _whole_file_check() -> Callable[[Any], Any]:
-    """Returns a compiled validator of a whole scenario file; it raises on any problem, and accepts
-    no file that the located validators would refuse."""
+    """Returns a compiled validator of a whole scenario file, messages aside (``_message_ok`` reads
+    them); it raises on any problem, and accepts no file that the located validators would refuse."""
     full = _no_bool_for_numbers(schema())
-    return fastjsonschema.compile({**full, "$schema": "http://json-schema.org/draft-07/schema#"})
+    defs = {**full["$defs"], "message": {}}
+    return fastjsonschema.compile({**full, "$defs": defs, "$schema": "http://json-schema.org/draft-07/schema#"})
+
+
+_ROLES = ("user", "assistant", "system")
+_BLOCK_NEEDS: dict[str, tuple[str, ...]] = {}
+
+
+def _block_needs() -> dict[str, tuple[str, ...]]:
+    """Returns block type -> required fields, read from the schema's ``block`` conditions."""
+    if not _BLOCK_NEEDS:
+        for rule in schema()["$defs"]["block"]["allOf"]:
+            _BLOCK_NEEDS[rule["if"]["properties"]["type"]["const"]] = tuple(rule["then"]["required"])
+    return _BLOCK_NEEDS
+
+
+def _message_ok(message: Any, needs: dict[str, tuple[str, ...]]) -> bool:
+    """Returns whether a message surely meets the schema's ``message`` (a structural check, one pass,
+    stricter where in doubt: a ``False`` sends the file to the located validators)."""
+    if message.__class__ is not dict or message.get("role") not in _ROLES:
+        return False
+    content = message.get("content")
+    if content.__class__ is str:
+        return True
+    if content.__class__ is not list:
+        return False
+    for block in content:
+        if block.__class__ is not dict:
+            return False
+        kind = block.get("type")
+        if kind.__class__ is not str or not kind:
+            return False
+        required = needs.get(kind)
+        if required is not None:
+            for key in required:
+                if key not in block:
+                    return False
+    return True
+
+
+def _messages_ok(raw: dict[str, Any]) -> bool:
+    """Returns whether every message of a schema-valid scenario surely meets the schema."""
+    needs = _block_needs()
+    output = raw.get("expect", {}).get("reference", {}).get("output") or []
+    return all(_message_ok(m, needs) for m in raw["history"]) and all(_message_ok(m, needs) for m in output)
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
@@ -234,8 +278,9 @@ def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadRes
         return None
     if len(lines) != len(data["scenarios"]):
         return None
-    if any(_semantic_problems(raw, invariant_ids) for raw in data["scenarios"]):
-        return None
+    for raw in data["scenarios"]:
+        if not _messages_ok(raw) or _semantic_problems(raw, invariant_ids):
+            return None
     return LoadResult([_build(raw, path, line) for raw, line in zip(data["scenarios"], lines)])
 
 

@@ -132,9 +132,13 @@ def _strip_reasoning(message: Message) -> Message | None:
 
 
 def _last_compaction(history: Sequence[Message], end: int) -> int | None:
-    for i in range(end - 1, -1, -1):
-        if isinstance(history[i].get("content"), list) and _ids_of(history[i], "compaction", "type"):
-            return i
+    """Returns the index of the last message before ``end`` holding a ``compaction`` block."""
+    for i in range(end - 1, -1, -1):  # one pass over all settled history: kept tight
+        content = history[i].get("content")
+        if content.__class__ is list or isinstance(content, list):
+            for block in content:
+                if (block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") == "compaction":
+                    return i
     return None
 
 
