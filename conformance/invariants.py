@@ -99,7 +99,10 @@ def _block_malformations(block: Any, where: str) -> Iterator[Malformation]:
     if not isinstance(kind, str) or not kind:
         yield block, where, "is not a block with a type", False
     elif kind == "text" and not _has_text(block.get("text")):
-        yield block, where, "is an empty text block", False
+        text = block.get("text")
+        problem = ("is a text block whose text is not a string" if not isinstance(text, str)
+                   else "is an empty text block" if not text else "is a text block of whitespace only")
+        yield block, where, problem, False
     elif kind == tx.CLIENT_TOOL_USE:
         for field, want in (("id", str), ("name", str), ("input", Mapping)):
             value = block.get(field)
@@ -123,7 +126,7 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
         content = message.get("content")
         if isinstance(content, str):
             if not content.strip():
-                yield message, f"{where}.content", "is an empty string", False
+                yield message, f"{where}.content", "is an empty string" if not content else "is whitespace only", False
         elif isinstance(content, list):
             if not content:
                 yield message, f"{where}.content", "is an empty list", False
@@ -381,10 +384,15 @@ def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
         return []
     if not second.returned:
         return [f"compacting the output again failed: {second.error_type or 'hang'}: {second.error}"]
-    if not tx.same_json(second.output, obs.output):
-        return ["compacting the output again changed it:"] + ["  " + line for line in
-                                                            _focused_diff(obs.output, second.output)]
-    return []
+    out, again = _output(obs), second.output
+    if tx.same_json(out, again):
+        return []
+    if not isinstance(again, list):
+        return [f"compacting the output again returned a {type(again).__name__}"]
+    k = next((k for k, (a, b) in enumerate(zip(out, again)) if not tx.same_json(a, b)), None)
+    if k is None:
+        return [f"compacting the output again turned {len(out)} messages into {len(again)}"]
+    return [f"compacting the output again changed output[{k}]:"] + ["  " + line for line in message_diff(out[k], again[k])]
 
 
 def _last_turn(messages: Sequence[Any]) -> int | None:
