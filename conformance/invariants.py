@@ -17,9 +17,9 @@ from . import transcript as tx
 from .results import Level
 from .spec import Scenario
 from .target import Observation
+from .wellformed import new_malformations
 
 Check = Callable[[Scenario, Observation], list[str]]
-_ROLES = ("user", "assistant", "system")
 
 
 @dataclass(frozen=True)
@@ -83,84 +83,16 @@ def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
     return []
 
 
-Malformation = tuple[Any, str, str, bool]  # (message or block concerned, where, problem, unreadable)
-
-
-def _has_text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _block_malformations(block: Any, where: str) -> Iterator[Malformation]:
-    """Yields what is wrong with one content block."""
-    if not isinstance(block, Mapping):
-        yield block, where, f"is a {type(block).__name__}, not a block", True
-        return
-    kind = block.get("type")
-    if not isinstance(kind, str) or not kind:
-        yield block, where, "is not a block with a type", False
-    elif kind == "text" and not _has_text(block.get("text")):
-        text = block.get("text")
-        problem = ("is a text block whose text is not a string" if not isinstance(text, str)
-                   else "is an empty text block" if not text else "is a text block of whitespace only")
-        yield block, where, problem, False
-    elif kind == tx.CLIENT_TOOL_USE:
-        for field, want in (("id", str), ("name", str), ("input", Mapping)):
-            value = block.get(field)
-            if not isinstance(value, want) or (want is str and not value):
-                label = "an object" if want is Mapping else "a non-empty string"
-                yield block, where, f"is a tool_use whose {field} is not {label}", False
-    elif kind == tx.CLIENT_TOOL_RESULT and not (isinstance(block.get("tool_use_id"), str)
-                                                 and block["tool_use_id"]):
-        yield block, where, "is a tool_result without a tool_use_id", False
-
-
-def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
-    """Yields every well-formedness problem of a list of messages with the message or block concerned."""
-    for i, message in enumerate(messages):
-        where = f"[{i}]"
-        if not isinstance(message, Mapping):
-            yield message, where, f"is a {type(message).__name__}, not a message", True
-            continue
-        if message.get("role") not in _ROLES:
-            yield message, f"{where}.role", f"is {message.get('role')!r}", False
-        content = message.get("content")
-        if isinstance(content, str):
-            if not content.strip():
-                yield message, f"{where}.content", "is an empty string" if not content else "is whitespace only", False
-        elif isinstance(content, list):
-            if not content:
-                yield message, f"{where}.content", "is an empty list", False
-            for j, block in enumerate(content):
-                yield from _block_malformations(block, f"{where}.content[{j}]")
-        else:
-            yield message, f"{where}.content", f"is a {type(content).__name__}, not a string or a list", True
-
-
-def _new_malformations(scenario: Scenario, output: Any) -> Iterator[Malformation]:
-    """Yields the output's malformations, less those the input itself has: the same problem of a
-    message or block of the same canonical JSON, as many times as the input has it."""
-    if not isinstance(output, list):
-        yield output, "", f"returned a {type(output).__name__}, not a list of messages", True
-        return
-    already = Counter((tx.canonical(part), problem) for part, _, problem, _ in _malformations(scenario.history))
-    for part, where, problem, unreadable in _malformations(output):
-        key = (tx.canonical(part), problem) if already else None
-        if key is not None and already[key] > 0:
-            already[key] -= 1
-        else:
-            yield part, where, problem, unreadable
-
-
 def output_well_formed(scenario: Scenario, obs: Observation) -> list[str]:
     return [problem if not where else f"output{where} {problem}"
-            for _, where, problem, _ in _new_malformations(scenario, obs.output)]
+            for where, problem, _ in new_malformations(scenario.history, obs.output)]
 
 
 def output_unreadable(scenario: Scenario, obs: Observation) -> bool:
     """Returns whether the output is too malformed for the other checks to read: not a list of
     messages whose content is a string or a list of mappings (or not even walkable)."""
     try:
-        return any(unreadable for *_, unreadable in _new_malformations(scenario, obs.output))
+        return any(unreadable for *_, unreadable in new_malformations(scenario.history, obs.output))
     except Exception:  # noqa: BLE001 - e.g. a self-referencing output: nothing else can read it either
         return True
 
@@ -392,7 +324,8 @@ def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
     k = next((k for k, (a, b) in enumerate(zip(out, again)) if not tx.same_json(a, b)), None)
     if k is None:
         return [f"compacting the output again turned {len(out)} messages into {len(again)}"]
-    return [f"compacting the output again changed output[{k}]:"] + ["  " + line for line in message_diff(out[k], again[k])]
+    return [f"compacting the output again changed output[{k}]:"] + [
+        "  " + line for line in message_diff(out[k], again[k])]
 
 
 def _last_turn(messages: Sequence[Any]) -> int | None:
