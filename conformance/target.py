@@ -100,7 +100,7 @@ def is_crash(exc: BaseException) -> bool:
     KeyError, TypeError, ZeroDivisionError, UnboundLocalError..., and any subclass of them, the
     target's own included), or anything that is not an ``Exception`` (``SystemExit``,
     ``KeyboardInterrupt``). Every other exception (``ValueError``, ``RuntimeError``,
-    ``NotImplementedError``, a target's own error class) is a deliberate refusal.
+    ``NotImplementedError``, a target's own error class not derived from those) is a deliberate refusal.
     """
     return isinstance(exc, PROGRAMMING_ERRORS) or not isinstance(exc, Exception)
 

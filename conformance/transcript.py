@@ -40,24 +40,48 @@ def _json_kind(value: Any) -> str:
     return type(value).__qualname__
 
 
+_MISSING = object()
+
+
 def same_json(a: Any, b: Any) -> bool:
     """Returns whether ``a`` and ``b`` are the same JSON value: types kept (``0``, ``0.0``,
-    ``false`` and ``"0"`` all differ), key order aside; agrees with ``canonical(a) == canonical(b)``.
+    ``false`` and ``"0"`` all differ), key order aside; for JSON data it agrees with
+    ``canonical(a) == canonical(b)``.
 
     Stops at the first difference; shared objects (strings a deep copy keeps) compare at once.
     """
     if a is b:
         return True
+    kind = type(a)
+    if kind is not type(b):
+        return _same_json_kinds(a, b)
+    if kind is dict:
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            other = b.get(key, _MISSING)
+            if value is not other and (other is _MISSING or not same_json(value, other)):
+                return False
+        return True
+    if kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x is not y and not same_json(x, y):
+                return False
+        return True
+    if kind is str or kind is int or kind is bool:
+        return bool(a == b)
+    return _same_json_kinds(a, b)
+
+
+def _same_json_kinds(a: Any, b: Any) -> bool:
+    """Returns ``same_json`` for values of different Python types or types other than the plain ones."""
     kind = _json_kind(a)
     if kind != _json_kind(b):
         return False
     if kind == "object":
-        if len(a) != len(b):
-            return False
-        for key, value in a.items():
-            if key not in b or not same_json(value, b[key]):
-                return False
-        return True
+        return len(a) == len(b) and all(key in b and same_json(value, b[key]) for key, value in a.items())
     if kind == "array":
         return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
     if kind == "number":
