@@ -56,7 +56,8 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
         content = message.get("content")
         if isinstance(content, str):
             if not content.strip():
-                yield message, f"{where}.content", "is an empty string" if not content else "is whitespace only", False
+                problem = "is an empty string" if not content else "is whitespace only"
+                yield message, f"{where}.content", problem, False
         elif isinstance(content, list):
             if not content:
                 yield message, f"{where}.content", "is an empty list", False
