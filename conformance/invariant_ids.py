@@ -13,6 +13,7 @@ INVARIANT_IDS: frozenset[str] = frozenset({
     "live.untouched-suffix",
     "tools.results-answer-previous",
     "tools.uses-answered-next",
+    "tools.unanswered-kept",
     "tools.results-first",
     "reasoning.kept-intact",
     "reasoning.live-preserved",
