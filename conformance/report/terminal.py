@@ -58,6 +58,8 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             if result.outcome in ("fail", "error", "xpass"):
                 out.extend(render_failure(result))
     out.append("")
+    if getattr(report, "stopped", ""):
+        out.append(report.stopped)
     totals = summarize([*report.results, *probe_results])["outcomes"]
     failing = len(report.failures()) + sum(1 for r in probe_results if r.level == "MUST" and r.outcome in ("fail", "error", "xpass"))
     verdict = "CONFORMS" if failing == 0 and not report.spec_errors else "DOES NOT CONFORM"
