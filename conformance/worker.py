@@ -102,8 +102,9 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
             continue
         if message is None:
             return
-        key, fn, args = message
+        key, fn, args, (cwd, path) = message
         _current_key = key
+        _follow(cwd, path)
         try:
             value = fn(*args)
             conn.send(("done", key, value))
@@ -113,6 +114,16 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
                 conn.send(("failed", key, f"{type(exc).__name__}: {exc}\n{text}"))
             except BaseException:  # noqa: BLE001 - e.g. the exception does not pickle
                 conn.send(("failed", key, f"{type(exc).__name__}"))
+
+
+def _follow(cwd: str, path: list[str]) -> None:
+    """Moves this worker to the parent's working directory and adds the parent's import paths
+    (both may have changed since the fork server started)."""
+    if os.getcwd() != cwd:
+        os.chdir(cwd)
+    missing = [entry for entry in path if entry not in sys.path]
+    if missing:
+        sys.path[:0] = missing
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -179,7 +190,8 @@ class _Worker:
         self.partial: Any = None
 
     def assign(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
-        self.conn.send((key, fn, tuple(args)))  # pickles first: a job that does not pickle leaves it idle
+        # pickles first: a job that does not pickle leaves the worker idle
+        self.conn.send((key, fn, tuple(args), (os.getcwd(), list(sys.path))))
         self.key, self.busy, self.deadline, self.partial = key, True, None, None
 
     def kill(self) -> None:

@@ -151,3 +151,14 @@ def test_the_pool_reports_each_way_a_job_can_end() -> None:
             events.update({e.key: e for e in pool.wait()})
     assert events["sum"].kind == "done" and events["sum"].value == 6
     assert events["boom"].kind == "failed" and "ValueError" in events["boom"].reason
+
+
+def test_a_target_module_made_after_the_workers_started_is_found(tiny: list[Scenario], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    run([resolve("reference:compact")], tiny[:1], options=FAST)  # the fork server is up by now
+    (tmp_path / "late_target.py").write_text("def compact(history):\n    return list(history)\n",
+                                             encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    report = run([resolve("late_target:compact")], tiny[:2], options=FAST)
+    assert report.results and {r.outcome for r in report.results} <= {"pass", "skip"}
