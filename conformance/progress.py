@@ -1,10 +1,11 @@
 """Progress of a run on stderr: a bar on a terminal (tqdm), a few plain lines otherwise.
 
-Nothing shows for a run that ends within a second; lines fit 100 columns.
+Nothing shows for a run that ends within a second; lines fit 100 columns (and the terminal).
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -18,11 +19,12 @@ WIDTH = 100
 class Progress:
     """A ``progress(done, total)`` callback for ``run``; ``close()`` clears the bar."""
 
-    def __init__(self, stream: TextIO | None = None, label: str = "scenarios") -> None:
+    def __init__(self, stream: TextIO | None = None, label: str = "scenarios", delay: float = DELAY) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.label = label
+        self.delay = delay
         self.started = time.monotonic()
-        self._last_line = self.started + DELAY - EVERY
+        self._last_line = self.started + delay - EVERY
         self._bar = None
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
 
@@ -31,7 +33,8 @@ class Progress:
             if self._bar is None:
                 from tqdm import tqdm
 
-                self._bar = tqdm(total=total, file=self.stream, delay=DELAY, ncols=WIDTH, leave=False,
+                columns = shutil.get_terminal_size((WIDTH, 24)).columns or WIDTH
+                self._bar = tqdm(total=total, file=self.stream, delay=self.delay, ncols=min(WIDTH, columns), leave=False,
                                  unit="item", desc=self.label, mininterval=0.2)
             self._bar.update(done - self._bar.n)
             return

@@ -3,6 +3,7 @@ a hung target ends promptly, --maxfail stops early, and parallel runs equal seri
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from conformance import RunOptions, Scenario, from_callable, load_file, resolve, run
 from conformance.report import jsonfile, terminal
+from conformance import progress
 from conformance.results import CheckResult
 from conformance.stop_rules import ItemSummary, walk
 from conformance.worker import Pool, parse_size
@@ -162,3 +164,26 @@ def test_a_target_module_made_after_the_workers_started_is_found(tiny: list[Scen
     monkeypatch.syspath_prepend(str(tmp_path))
     report = run([resolve("late_target:compact")], tiny[:2], options=FAST)
     assert report.results and {r.outcome for r in report.results} <= {"pass", "skip"}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_progress_fits_100_columns_and_stays_quiet_for_a_short_run(terminal: bool,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([0.0, 0.5, 2.0, 8.0, 9.0, 9.5])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    stream = _Terminal() if terminal else io.StringIO()
+    shown = progress.Progress(stream, delay=0.0 if terminal else progress.DELAY)  # tqdm keeps its own clock
+    shown(1, 500)  # at 0.5 s: nothing yet
+    assert stream.getvalue() == "" or terminal
+    shown(2, 500)
+    shown(3, 500)
+    shown.close()
+    lines = [line for line in stream.getvalue().replace("\r", "\n").splitlines() if line.strip()]
+    assert lines and all(len(line) <= 100 for line in lines)
+    if not terminal:
+        assert lines == ["scenarios: 2/500 done, 2 s", "scenarios: 3/500 done, 8 s"]
