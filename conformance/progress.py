@@ -34,8 +34,8 @@ class Progress:
                 from tqdm import tqdm
 
                 columns = shutil.get_terminal_size((WIDTH, 24)).columns or WIDTH
-                self._bar = tqdm(total=total, file=self.stream, delay=self.delay, ncols=min(WIDTH, columns), leave=False,
-                                 unit="item", desc=self.label, mininterval=0.2)
+                self._bar = tqdm(total=total, file=self.stream, delay=self.delay, ncols=min(WIDTH, columns),
+                                 leave=False, unit="item", desc=self.label, mininterval=0.2)
             self._bar.update(done - self._bar.n)
             return
         now = time.monotonic()

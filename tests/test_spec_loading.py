@@ -70,7 +70,8 @@ def test_a_json_spec_loads_like_its_yaml(tmp_path: Path) -> None:
     assert not from_json.errors and len(from_json.scenarios) == 2
     assert [s.history for s in from_json.scenarios] == [s.history for s in from_yaml.scenarios]
     lines = json_path.read_text().splitlines()
-    assert [lines[s.line - 1].strip() for s in from_json.scenarios] == ['"id": "tiny.inflight",', '"id": "tiny.settled",']
+    assert [lines[s.line - 1].strip() for s in from_json.scenarios] == [
+        '"id": "tiny.inflight",', '"id": "tiny.settled",']
     assert {p.name for p in [Path(s.path) for s in load([tmp_path]).scenarios]} == {"tiny.json"}
 
 
@@ -82,7 +83,8 @@ def test_a_bad_json_spec_is_located(tmp_path: Path) -> None:
     assert error.field == "scenarios[1].colour" and error.line == text.splitlines().index('      "colour": "blue"') + 1
     (error,) = load_file(write(tmp_path, "broken.json", text[:-3])).errors
     assert "invalid JSON" in error.message and error.line is not None
-    (error,) = load_file(write(tmp_path, "dup.json", text.replace('"family": "tiny",', '"family": "tiny", "family": "x",', 1))).errors
+    duplicated = text.replace('"family": "tiny",', '"family": "tiny", "family": "x",', 1)
+    (error,) = load_file(write(tmp_path, "dup.json", duplicated)).errors
     assert "duplicate key" in error.message
 
 
