@@ -3,6 +3,7 @@
 For each size it writes one scenario to a YAML and a JSON spec file and prints:
   load/yaml   loading the YAML spec (parse, validation, truth checks) over the C YAML parse of the
               same file (``yaml.load`` with ``CSafeLoader``); goal <= 1.5
+  /nogc       the same over that parse with the cyclic GC paused, as the loader parses
   load/json   loading the JSON spec over ``json.loads`` of the same file
   call/json   the guarded reference call (input copy, compaction, idempotence call) over
               ``json.loads`` of the history
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_compaction import history_of  # noqa: E402
 from conformance import RunOptions, load_file, resolve  # noqa: E402
+from conformance._yamlsource import gc_paused  # noqa: E402
 from conformance.runner import check_scenario, observe  # noqa: E402
 from conformance.transcript import find_live_start  # noqa: E402
 
@@ -77,7 +79,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many timings")
     args = parser.parse_args()
     target = resolve("reference:compact")
-    print(f"{'messages':>9} {'MB':>6} {'yaml s':>8} {'load/yaml':>9} {'json s':>7} {'load/json':>9} "
+    print(f"{'messages':>9} {'MB':>6} {'yaml s':>8} {'load/yaml':>9} {'/nogc':>6} {'json s':>7} {'load/json':>9} "
           f"{'call/json':>9} {'checks/json':>11} {'peak/data':>9}")
     with tempfile.TemporaryDirectory() as folder:
         warm = Path(folder) / "warm.json"
@@ -95,6 +97,8 @@ def main() -> None:
             yaml_text, json_text = yaml_path.read_text(encoding="utf-8"), json_path.read_text(encoding="utf-8")
             history_text = json.dumps(json.loads(json_text)["scenarios"][0]["history"])
             t_yaml, _ = timed(lambda: yaml.load(yaml_text, Loader=yaml.CSafeLoader), repeat)
+            with gc_paused():
+                t_yaml_nogc, _ = timed(lambda: yaml.load(yaml_text, Loader=yaml.CSafeLoader), repeat)
             t_load, loaded = timed(lambda: load_file(yaml_path), repeat)
             assert not loaded.errors, loaded.errors[:1]
             t_json, _ = timed(lambda: json.loads(json_text), repeat)
@@ -108,7 +112,8 @@ def main() -> None:
             data = peak(lambda: json.loads(history_text))
             used = peak(lambda: check_scenario(target, scenario, OPTIONS, observe(
                 target, load_file(json_path).scenarios[0], OPTIONS)))
-            print(f"{n:>9} {len(yaml_text) / 1e6:>6.1f} {t_yaml:>8.3f} {t_load / t_yaml:>9.2f} {t_json:>7.3f} "
+            print(f"{n:>9} {len(yaml_text) / 1e6:>6.1f} {t_yaml:>8.3f} {t_load / t_yaml:>9.2f} "
+                  f"{t_load / t_yaml_nogc:>6.2f} {t_json:>7.3f} "
                   f"{t_load_json / t_json:>9.2f} {t_call / t_history:>9.1f} {t_checks / t_history:>11.1f} "
                   f"{used / data:>9.1f}")
 
