@@ -21,7 +21,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 
 from ..errors import SpecError
 from ..results import CheckResult
-from . import cassettes
+from . import cassettes, live
 from . import semantics as sem
 from .analyzer import Analysis, ApiFailure, analyze, compare
 from .probes import Probe
@@ -95,21 +95,65 @@ def replay_client(base_url: str) -> anthropic.Anthropic:
                                _strict_response_validation=True)
 
 
-def replay(probe: Probe, path: Path, data: dict[str, Any]) -> Replay:
-    """Returns the replayed outcome; raises ``CassetteProblem`` when the cassette cannot answer the probe."""
+def _thinking_sizes(data: dict[str, Any]) -> dict[str, int]:
+    sizes = (data.get("metadata") or {}).get("thinking_tokens") or {}
+    if not isinstance(sizes, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in sizes.items()):
+        raise CassetteProblem("metadata.thinking_tokens is not a mapping of placeholders to token counts")
+    return sizes
+
+
+def _built(probe: Probe, client: anthropic.Anthropic, data: dict[str, Any]) -> tuple[live.Built, Probe]:
+    """Returns the history rebuilt from the recorded conversation and the probe the analyzer judges."""
+
+    def create(**kwargs: Any) -> Any:
+        answer, failure = _call(client.beta.messages.create, kwargs)
+        if failure is not None:
+            raise CassetteProblem(f"building the history: the recorded answer is an error {failure.code} "
+                                  f"({failure.summary.get('message')})")
+        return answer
+
+    try:
+        built = live.drive(probe, create)
+        return built, live.analysis_probe(probe, built, _thinking_sizes(data))
+    except live.ScriptError as exc:
+        raise CassetteProblem(f"the recorded conversation does not have the probe's shape: {exc}") from None
+
+
+def replay(probe: Probe, path: Path, data: dict[str, Any]) -> tuple[Replay, Probe]:
+    """Returns the replayed outcome and the probe to judge it by (for a built history: as built).
+
+    Raises ``CassetteProblem`` when the cassette cannot answer the probe.
+    """
     uri = urlsplit(data["interactions"][0]["request"]["uri"])
     client = replay_client(f"{uri.scheme}://{uri.netloc}")
     result = Replay()
+    judged = probe
     with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette:
-        count_kwargs = probe.count_kwargs()
+        if probe.script is not None:
+            built, judged = _built(probe, client, data)
+            create_kwargs, count_kwargs = live.wire_kwargs(probe, built)
+        else:
+            create_kwargs, count_kwargs = probe.create_kwargs(), probe.count_kwargs()
         if count_kwargs is not None:
             result.count, result.count_failure = _call(client.beta.messages.count_tokens, count_kwargs)
-        result.message, result.failure = _call(client.beta.messages.create, probe.create_kwargs())
+        result.message, result.failure = _call(client.beta.messages.create, create_kwargs)
         unplayed = len(cassette) - cassette.play_count
     if unplayed:
         raise CassetteProblem(f"cassette does not match its probe: {unplayed} recorded interaction(s) "
                               "were never requested")
-    return result
+    return result, judged
+
+
+def stored_unavailable(data: dict[str, Any]) -> str | None:
+    """Returns a note naming a stored answer the SDK would retry (a 5xx, 429...), or None when there is none."""
+    for index, item in enumerate(data["interactions"]):
+        response = item["response"]
+        if cassettes.is_retryable(response):
+            status = response["status"]
+            return (f"interactions[{index}] stores a {status['code']} {status.get('message') or ''}".rstrip()
+                    + " answer (the server was unavailable when this was recorded; replay never plays "
+                      "such an answer): record it again")
+    return None
 
 
 def live_size(probe: Probe) -> dict[str, int]:
@@ -141,8 +185,11 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
     if probe is None:
         return _result(None, probe_id, server, VALID, "error", f"{path}: no probe spec has id {probe_id!r}",
                        {"path": str(path)})
+    unavailable = stored_unavailable(data)
+    if unavailable:
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {unavailable}", {"path": str(path)})
     try:
-        replayed = replay(probe, path, data)
+        replayed, probe = replay(probe, path, data)
         found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
     except CassetteProblem as exc:
         return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}", {"path": str(path)})

@@ -49,7 +49,7 @@ def test_documented_answer_is_settled_only(probes: dict[str, Probe]) -> None:
     ("clear-thinking.keep-one-turn",
      message(edits=[{"type": TOOLS, "cleared_tool_uses": 1, "cleared_input_tokens": 600}]), "no such edit"),
     ("clear-thinking.keep-one-turn",
-     message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 510}]), "documented rules clear"),
+     message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 6}]), "documented rules clear"),
     ("clear-tool-uses.trigger-tool-uses-not-reached", message(COMPACTION), "no compaction was requested"),
     ("compact.after-settled-answer", message(COMPACTION, iterations=["message"]), "without a compaction entry"),
     ("compact.below-trigger", message(iterations=["compaction", "message"]), "no compaction block"),
