@@ -35,6 +35,7 @@ BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 ATTEMPTS = 4
 BACKOFF_SECONDS = 2.0
 MAX_WAIT_SECONDS = 60.0
+SLEEP: Callable[[float], None] = time.sleep  # the wait between attempts; tests replace it
 _SAFE = re.compile(r"[^A-Za-z0-9.+_-]")
 
 
@@ -181,7 +182,7 @@ def _attempt(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root:
 
 
 def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root: Path, *,
-                 attempts: int = ATTEMPTS, sleep: Callable[[float], None] = time.sleep,
+                 attempts: int = ATTEMPTS, sleep: Callable[[float], None] | None = None,
                  stored_url: str | None = None) -> Recorded:
     """Records one probe, retrying transient answers with backoff; never raises for a server problem.
 
@@ -194,13 +195,13 @@ def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_r
             return outcome
         last = outcome
         if attempt + 1 < attempts:
-            sleep(outcome.wait if outcome.wait is not None else BACKOFF_SECONDS * 2 ** attempt)
+            (sleep or SLEEP)(outcome.wait if outcome.wait is not None else BACKOFF_SECONDS * 2 ** attempt)
     note = f"{last.note if last else 'no answer'} on all {attempts} attempts; provider unavailable, not recorded"
     return Recorded(probe.id, False, note, unavailable=True)
 
 
 def record(probes: list[Probe], api_key: str, base_url: str | None, out_root: Path, *,
-           attempts: int = ATTEMPTS, sleep: Callable[[float], None] = time.sleep,
+           attempts: int = ATTEMPTS, sleep: Callable[[float], None] | None = None,
            stored_url: str | None = None) -> list[Recorded]:
     """Records every probe in order against ``base_url`` (default: ``resolve_base_url``) into ``out_root``.
 
