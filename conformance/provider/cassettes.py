@@ -29,6 +29,7 @@ from vcr.serializers import compat
 
 from .._yamlsource import load_document
 from ..errors import SpecError
+from .textfile import read_utf8
 
 PLACEHOLDER = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
 REQUEST_HEADERS_KEPT = frozenset({"anthropic-beta", "anthropic-version", "content-type", "accept"})
@@ -241,13 +242,14 @@ def load_cassette(path: Path) -> dict[str, Any]:
         return _LOADED[key]
     if stat.st_size == 0:
         raise SpecError(path, None, "", "empty cassette file")
+    text = read_utf8(path)
     try:
-        data: Any = yaml.load(path.read_bytes(), Loader=_LOADER)
+        data: Any = yaml.load(text, Loader=_LOADER)
         locator = None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        data, locator = load_document(path)
+    except yaml.YAMLError:
+        data, locator = load_document(path, text)
     if not _looks_valid(data):
-        data, locator = load_document(path)
+        data, locator = load_document(path, text)
     _need(isinstance(data, dict), path, locator, (), "not a vcrpy cassette (expected a mapping)")
     _need(data.get("version") == 1, path, locator, ("version",), "cassette format version must be 1")
     interactions = data.get("interactions")

@@ -24,18 +24,38 @@ def _paths(values: list[str] | None) -> list[Path] | None:
     return [Path(v) for v in values] if values else None
 
 
+def _cassette_paths(command: str, values: list[str] | None) -> list[Path] | None:
+    """Returns the cassette paths to read, or None after printing why there is nothing to read (exit 2)."""
+    from .verify import cassette_files
+
+    paths = _paths(values) or [default_cassettes()]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"conformance {command}: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
+        return None
+    files, _ = cassette_files(paths)
+    if not files:
+        print(f"conformance {command}: no cassette (*.yaml) under {', '.join(map(str, paths))}; "
+              "nothing to check is not a pass", file=sys.stderr)
+        return None
+    return paths
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Replays cassettes and prints the verdict tables; returns 2 on spec errors, 1 on any contradiction."""
     from .probes import load_probes
     from .table import render
-    from .verify import PROBE_VALID, verify
+    from .verify import is_input_error, verify
 
+    paths = _cassette_paths("verify", args.paths)
+    if paths is None:
+        return 2
     probes, errors = load_probes(_paths(args.specs) or [default_specs()])
-    results = verify(_paths(args.paths) or [default_cassettes()], probes, errors)
+    results = verify(paths, probes, errors)
     print(render(results))
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=2) + "\n", encoding="utf-8")
-    code = 2 if any(r.invariant == PROBE_VALID for r in results) else (
+    code = 2 if any(is_input_error(r) for r in results) else (
         1 if any(r.outcome in ("fail", "error") for r in results) else 0)
     if args.report:
         from ..report import write_all
@@ -123,7 +143,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Audits cassettes for secrets and reasoning text; returns 1 when anything is found."""
     from .audit import audit
 
-    findings, files = audit(_paths(args.paths) or [default_cassettes()])
+    paths = _cassette_paths("audit", args.paths)
+    if paths is None:
+        return 2
+    findings, files = audit(paths)
     for finding in findings:
         print(finding)
     print(f"audit: {files} cassette(s), {len(findings)} finding(s)")

@@ -23,6 +23,7 @@ import jsonschema
 from .._yamlsource import Locator, load_document
 from ..errors import SpecError
 from . import semantics as sem
+from .textfile import read_utf8
 
 SCHEMA_FILE = "probe.schema.json"
 
@@ -253,7 +254,7 @@ def _build(raw: dict[str, Any], path: Path, where: tuple, locator: Locator) -> P
 def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
     try:
-        data, locator = load_document(path, read_text(path))
+        data, locator = load_document(path, read_utf8(path))
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:
@@ -280,20 +281,6 @@ def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
         except SpecError as exc:
             errors.append(exc)
     return probes, errors
-
-
-def read_text(path: Path) -> str:
-    """Returns a file's UTF-8 text; raises ``SpecError`` naming the line and column of a bad byte."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError(path, None, "", f"cannot read: {exc.strerror or exc}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise SpecError(path, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at column {column}") from None
 
 
 def spec_files(paths: Iterable[Path]) -> list[Path]:

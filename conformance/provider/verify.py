@@ -29,6 +29,7 @@ from .probes import Probe
 VERDICT = "provider.verdict-matches-prediction"
 VALID = "provider.cassette-valid"
 PROBE_VALID = "provider.probe-valid"
+INPUT_ERROR = "input_error"  # details key: the cassette is bad input (exit 2), not a finding about the server
 
 
 @dataclass
@@ -42,7 +43,15 @@ class Replay:
 
 
 class CassetteProblem(Exception):
-    """A cassette that cannot be replayed for its probe; the message says why."""
+    """A cassette that cannot be replayed for its probe; the message says why.
+
+    ``unreadable`` (the default) marks bad input: the file is not a recording of this probe (exit 2).
+    False marks an answer the server gave that the SDK refuses (a finding about the server, exit 1).
+    """
+
+    def __init__(self, message: str, unreadable: bool = True) -> None:
+        super().__init__(message)
+        self.unreadable = unreadable
 
 
 def _explain_validation(exc: anthropic.APIResponseValidationError) -> str:
@@ -77,7 +86,7 @@ def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
     except anthropic.APIStatusError as exc:
         return None, ApiFailure(exc.status_code, exc.body)
     except anthropic.APIResponseValidationError as exc:
-        raise CassetteProblem(_explain_validation(exc)) from None
+        raise CassetteProblem(_explain_validation(exc), unreadable=False) from None
     except ValueError as exc:  # the SDK decodes a 2xx body as JSON before validating it
         raise CassetteProblem(f"response body is not JSON: {exc}") from None
     except anthropic.APIConnectionError as exc:
@@ -178,21 +187,23 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
         data = cassettes.load_cassette(path)
     except SpecError as exc:
         return _result(probes.get(probe_id), probe_id, server, VALID, "error", f"corrupt cassette: {exc}",
-                       {"path": str(path)})
+                       {"path": str(path), INPUT_ERROR: True})
     meta = cassettes.cassette_meta(data)
     server, probe_id = meta["server"] or server, meta["probe"] or probe_id
     probe = probes.get(probe_id)
     if probe is None:
         return _result(None, probe_id, server, VALID, "error", f"{path}: no probe spec has id {probe_id!r}",
-                       {"path": str(path)})
+                       {"path": str(path), INPUT_ERROR: True})
     unavailable = stored_unavailable(data)
     if unavailable:
-        return _result(probe, probe_id, server, VALID, "error", f"{path}: {unavailable}", {"path": str(path)})
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {unavailable}",
+                       {"path": str(path), INPUT_ERROR: True})
     try:
         replayed, probe = replay(probe, path, data)
         found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
     except CassetteProblem as exc:
-        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}", {"path": str(path)})
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}",
+                       {"path": str(path), INPUT_ERROR: exc.unreadable})
     except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others
         return _result(probe, probe_id, server, VALID, "error",
                        f"{path}: cannot replay: {type(exc).__name__}: {exc}", {"path": str(path)})
@@ -219,6 +230,11 @@ def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
         else:
             files.append(path)
     return files, folders
+
+
+def is_input_error(result: CheckResult) -> bool:
+    """Returns whether a result is bad input (a spec or cassette that cannot be read as such): exit code 2."""
+    return result.invariant == PROBE_VALID or bool(result.details.get(INPUT_ERROR))
 
 
 def verify(paths: Iterable[Path], probes: dict[str, Probe], spec_errors: Iterable[SpecError] = ()) -> list[CheckResult]:
