@@ -234,3 +234,48 @@ def test_a_response_the_sdk_types_refuse_is_named(shipped_copy: Path, probes: di
     path.write_text(cassettes.dump(data))
     [result] = verify([path], probes)
     assert result.outcome == "error" and "does not parse as the SDK's beta type" in result.message
+
+
+@pytest.mark.parametrize(("probe_id", "error", "verdict_ok"), [
+    ("clear-thinking.requires-thinking",
+     {"type": "invalid_request_error", "message": "messages.1.content.0: Invalid `signature` in `thinking` block"}, False),
+    ("clear-thinking.requires-thinking",
+     {"type": "invalid_request_error",
+      "message": "`clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive"}, True),
+    ("compaction.open-tool-call",
+     {"type": "invalid_request_error", "message": "compaction_nothing_to_summarize",
+      "details": {"error_code": "compaction_nothing_to_summarize"}}, False),
+    ("clear-tool-uses.missing-beta", {"type": "authentication_error", "message": "invalid x-api-key"}, False),
+])
+def test_a_rejection_for_another_reason_contradicts_the_prediction(probe_id: str, error: dict, verdict_ok: bool,
+                                                                   shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    import json
+
+    path = shipped_copy / f"{probe_id}.yaml"
+    data = yaml.safe_load(path.read_text())
+    for item in data["interactions"]:
+        if item["response"]["status"]["code"] == 400:
+            item["response"]["body"]["string"] = json.dumps({"type": "error", "error": error,
+                                                             "request_id": "req_scrubbed"})
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.details["verdict"] == "rejected"
+    assert (result.outcome == "pass") is verdict_ok, result.message
+    if not verdict_ok:
+        assert "rejected for another reason" in result.message and error["message"] in result.message
+
+
+def test_the_thinking_template_sent_as_written_is_refused_for_its_signatures(tmp_path: Path,
+                                                                             probes: dict[str, Probe]) -> None:
+    import dataclasses
+
+    from conformance.provider.emulator import Emulator
+    from conformance.provider.record import record
+
+    # The same probe without its script: the stand-in thinking goes out unsigned, as a hand-written history would.
+    unsigned = dataclasses.replace(probes["clear-thinking.requires-thinking"], script=None)
+    with Emulator(0) as emulator:
+        [outcome] = record([unsigned], "dummy", emulator.url, tmp_path)
+    assert outcome.ok
+    [result] = verify([outcome.path], {unsigned.id: unsigned})
+    assert result.outcome == "fail" and "Invalid `signature` in `thinking` block" in result.message
