@@ -206,7 +206,7 @@ def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str)
             else:
                 content.append({"type": "text", "text": "Emulator reply: the request was received."})
             iterations.append(_iteration("message", tokens_in, 12))
-    if "unknown-block-type" in faults:
+    if "unknown-block-type" in faults and (body.get("context_management") or body.get("compaction")):
         content.append({"type": "context_note", "note": "not a documented block type"})
     usage: dict[str, Any] = {"input_tokens": tokens_in, "output_tokens": 0 if stop_reason == "compaction" else 12,
                              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}

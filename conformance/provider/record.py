@@ -123,7 +123,7 @@ def _build(client: anthropic.Anthropic, probe: Probe) -> live.Built:
     def create(**kwargs: Any) -> Any:
         answer = _guarded("building the history", client.beta.messages.create, kwargs, notes)
         if answer is None:
-            raise _Failed("building the history: " + notes[-1])
+            raise _Failed(notes[-1])
         return answer
 
     notes: list[str] = []

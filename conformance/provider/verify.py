@@ -176,6 +176,9 @@ def live_size(probe: Probe) -> dict[str, int]:
 def _result(probe: Probe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
             details: dict[str, Any]) -> CheckResult:
     family = probe.family if probe else "unknown"
+    if probe is not None:  # every line about a probe can name its configuration and its task in flight
+        details = {"config": probe.config_label(), "live_tool_use_ids": list(probe.live.tool_use_ids),
+                   "live_thinking_turns": list(probe.live.thinking_turns), **details}
     return CheckResult(target=server, scenario=probe_id, family=family, invariant=invariant, level="MUST",
                        outcome=outcome, message=message, details=details, kind="probe")  # type: ignore[arg-type]
 

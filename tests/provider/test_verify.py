@@ -279,3 +279,25 @@ def test_the_thinking_template_sent_as_written_is_refused_for_its_signatures(tmp
     assert outcome.ok
     [result] = verify([outcome.path], {unsigned.id: unsigned})
     assert result.outcome == "fail" and "Invalid `signature` in `thinking` block" in result.message
+
+
+def test_problem_lines_name_the_configuration_and_the_live_ids(record_with, probes: dict[str, Probe]) -> None:
+    from conformance.provider.table import render
+
+    out, _ = record_with(["clear-tool-uses.keep-equals-live-task"], ["clear-live-despite-keep"])
+    text = render(recorded(verify([out], probes)))
+    [line] = [line for line in text.splitlines() if line.startswith("  FAIL")]
+    assert "[clear_tool_uses(tokens>3000, keep 3); live tool uses toolu_b1,toolu_b2,toolu_b3, thinking turns none]" in line
+    assert "FINDING emulator+clear-live-despite-keep: clear_tool_uses(tokens>3000, keep 3) clears work" in text
+    assert "reached-live-task (emulator)" in text
+
+
+def test_explain_shows_the_recorded_outcome(probes: dict[str, Probe], shipped_copy: Path) -> None:
+    from conformance.report.explain import explain_probe
+
+    text = explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
+    assert "recorded:\n  emulator (local emulator, not the real service)" in text
+    assert "verdict reached-live-task, as predicted" in text and "FINDING: its toolu_b1 were cleared" in text
+    (shipped_copy / "clear-tool-uses.keep-below-live-task.yaml").write_text("")
+    assert "empty cassette file" in explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
+    assert "no recording of this probe" in explain_probe(probes["compact.mid-task"], [shipped_copy.parent / "none"])
