@@ -61,8 +61,14 @@ def script_kwargs(probe: Probe) -> dict[str, Any]:
 
 
 def _shape(blocks: list[dict[str, Any]]) -> list[str]:
-    return [b["type"] + (f" {b.get('name')}" if b["type"] == "tool_use" else "")
-            for b in blocks if b.get("type") not in sem.THINKING_TYPES]
+    """Returns what decides a message's place in a task: its tool calls by name, else that it answers in text.
+
+    Text beside tool calls (a model often says what it is about to do) and thinking do not count.
+    """
+    calls = [f"tool_use {b.get('name')}" for b in blocks if b.get("type") == "tool_use"]
+    if calls:
+        return calls
+    return ["text"] if any(b.get("type") == "text" for b in blocks) else [b.get("type", "?") for b in blocks]
 
 
 def _check_answer(index: int, template: dict[str, Any], answer: list[dict[str, Any]]) -> None:

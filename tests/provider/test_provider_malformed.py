@@ -94,6 +94,12 @@ BROKEN_SPECS: dict[str, tuple[Callable[[str], str], str]] = {
         ":12: probes[0].predict.error.code: the documented semantics give error 'invalid_request_error'"),
     "error without code or message": (lambda t: t.replace(', message: "compaction"', ""),
                                       ":12: probes[0].predict.error: {'type': 'invalid_request_error'} is not valid"),
+    "prediction the rules do not give": (lambda t: t.replace(", compaction: {type: summarize}", ""),
+                                         ":10: probes[0].predict.verdict: the documented semantics give 'no-edit'"),
+    "expected error on a request the rules accept": (
+        lambda t: t.replace(", compaction: {type: summarize}", "").replace("verdict: rejected", "verdict: no-edit")
+        .replace("      error_code: invalid_request_error\n", ""),
+        ":11: probes[0].predict.error: the documented semantics do not reject this request (no-edit)"),
     "non-UTF-8 spec": (lambda t: t.replace("hello", "hel\udcfflo"), ":7: not UTF-8: byte 0xff"),
 }
 

@@ -301,3 +301,39 @@ def test_explain_shows_the_recorded_outcome(probes: dict[str, Probe], shipped_co
     (shipped_copy / "clear-tool-uses.keep-below-live-task.yaml").write_text("")
     assert "empty cassette file" in explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
     assert "no recording of this probe" in explain_probe(probes["compact.mid-task"], [shipped_copy.parent / "none"])
+
+
+def _edit_first_answer(data: dict) -> None:
+    body = data["interactions"][0]["response"]["body"]["string"]
+    data["interactions"][0]["response"]["body"]["string"] = body.replace('"name":"search"', '"name":"read_file"')
+    assert data["interactions"][0]["response"]["body"]["string"] != body
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda d: d["metadata"].pop("thinking_tokens"), "no recorded size for thinking"),
+    (lambda d: d["metadata"].__setitem__("thinking_tokens", ["x"]), "metadata.thinking_tokens is not a mapping"),
+    (_edit_first_answer, "does not have the probe's shape: message 1: the server answered [tool_use read_file]"),
+])
+def test_a_built_history_that_cannot_be_rebuilt_is_bad_input(edit, needle: str, shipped_copy: Path,
+                                                             probes: dict[str, Probe]) -> None:
+    from conformance.provider.verify import is_input_error
+
+    path = shipped_copy / "clear-thinking.keep-one-turn.yaml"
+    data = yaml.safe_load(path.read_text())
+    edit(data)
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.outcome == "error" and needle in result.message and is_input_error(result), result.message
+
+
+def test_a_built_history_whose_live_span_moved_is_not_judged(probes: dict[str, Probe]) -> None:
+    import dataclasses
+
+    from conformance.provider import live
+
+    probe = probes["clear-thinking.keep-one-turn"]
+    built = live.Built([dict(m) for m in probe.messages()], {})
+    moved = dataclasses.replace(probe, live=dataclasses.replace(probe.live, tool_use_ids=("toolu_b2",)))
+    with pytest.raises(live.ScriptError, match="the built history's task in flight has tool uses"):
+        live.analysis_probe(moved, built, {})
+    assert live.analysis_probe(probe, built, {}).history == probe.messages()
