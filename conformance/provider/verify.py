@@ -178,7 +178,8 @@ def _result(probe: Probe | None, probe_id: str, server: str, invariant: str, out
     family = probe.family if probe else "unknown"
     if probe is not None:  # every line about a probe can name its configuration and its task in flight
         details = {"config": probe.config_label(), "live_tool_use_ids": list(probe.live.tool_use_ids),
-                   "live_thinking_turns": list(probe.live.thinking_turns), **details}
+                   "live_thinking_turns": list(probe.live.thinking_turns),
+                   "emulator": server.startswith("emulator"), **details}
     return CheckResult(target=server, scenario=probe_id, family=family, invariant=invariant, level="MUST",
                        outcome=outcome, message=message, details=details, kind="probe")  # type: ignore[arg-type]
 
@@ -219,7 +220,8 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
 
 def _details(probe: Probe, found: Analysis, path: Path) -> dict[str, Any]:
     return {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
-            "live_task": live_size(probe), "cassette": str(path)}
+            "live_task": live_size(probe), "cassette": str(path),
+            "built_live": probe.script is not None}
 
 
 def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
