@@ -1,8 +1,9 @@
 """What a recording will cost before it is made: input tokens per probe and a price from a dated table.
 
-``plan`` returns one ``Estimate`` per probe: the requests it sends (the building turns of a scripted
-history, then ``create``), their input tokens (from ``count_tokens`` when a client is given, else the
-suite's offline estimate of four characters per token), the most output tokens they may return
+``estimate`` returns one ``Estimate`` per probe: the requests it sends (the building turns of a
+scripted history, then ``create``), their input tokens (from ``count_tokens`` when a client is given,
+else the suite's offline estimate of four characters per token; what the server writes into a
+history built live counts at its ``max_tokens`` bound), the most output tokens they may return
 (``max_tokens`` of each request) and the dollar cost of both from ``prices.yaml``. ``count_tokens``
 calls are not billed, so they are not priced.
 """
@@ -86,13 +87,25 @@ def _count(client: Any, request: dict[str, Any]) -> int:
         return int(client.beta.messages.count_tokens(**kwargs).input_tokens)
 
 
+def answer_allowance(probe: Probe, request: dict[str, Any]) -> int:
+    """Returns the input tokens a scripted request may carry beyond its template: what the server wrote.
+
+    Each assistant message of a history built live is the server's, up to the building turns'
+    ``max_tokens``; the template only holds stand-ins, so each counts at that bound.
+    """
+    if probe.script is None:
+        return 0
+    bound = int(script_kwargs(probe)["max_tokens"])
+    return bound * sum(1 for m in request["messages"] if m["role"] == "assistant")
+
+
 def estimate(probe: Probe, client: Any = None) -> Estimate:
     """Returns the probe's estimate; with an SDK ``client`` its input tokens come from ``count_tokens``."""
     sent = requests_of(probe)
     if client is not None:
-        tokens = sum(_count(client, r) for r in sent)
+        tokens = sum(_count(client, r) + answer_allowance(probe, r) for r in sent)
     else:
-        tokens = sum(sem.request_tokens(r) for r in sent)
+        tokens = sum(sem.request_tokens(r) + answer_allowance(probe, r) for r in sent)
     output = sum(int(r["max_tokens"]) for r in sent)
     price = prices().models.get(probe.request["model"])
     usd = None if price is None else (tokens * price["input"] + output * price["output"]) / 1_000_000

@@ -147,3 +147,21 @@ def test_a_server_that_does_not_follow_the_script_is_not_recorded(tmp_path: Path
         [outcome] = record([probes["clear-thinking.keep-one-turn"]], "dummy", emulator.url, tmp_path)
     assert not outcome.ok and not outcome.unavailable
     assert "did not follow the script: message 1" in outcome.note and "tool_use search" in outcome.note
+
+
+def test_the_cost_in_the_docs_is_what_dry_run_prints(probes: dict[str, Probe]) -> None:
+    from conformance.provider.cost import estimate, render
+
+    printed = render([estimate(p) for p in probes.values()])[-1]
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "provider.md").read_text(encoding="utf-8")
+    assert printed in docs, printed
+
+
+def test_a_history_built_live_is_priced_at_its_answers_bound(probes: dict[str, Probe]) -> None:
+    from conformance.provider.cost import answer_allowance, estimate, requests_of
+
+    scripted = probes["clear-thinking.keep-one-turn"]
+    sent = requests_of(scripted)
+    assert len(sent) == 6 and answer_allowance(scripted, sent[-1]) == 5 * 1280
+    assert answer_allowance(probes["compact.mid-task"], probes["compact.mid-task"].create_kwargs()) == 0
+    assert estimate(scripted).max_output_tokens == 6 * 1280
