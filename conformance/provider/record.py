@@ -120,6 +120,8 @@ def _guarded(name: str, call: Callable[..., Any], kwargs: dict[str, Any], notes:
 
 
 def _build(client: anthropic.Anthropic, probe: Probe) -> live.Built:
+    """Returns the probe's history built live; raises ``_Retryable``, or ``_Failed`` when it cannot be built."""
+
     def create(**kwargs: Any) -> Any:
         answer = _guarded("building the history", client.beta.messages.create, kwargs, notes)
         if answer is None:
@@ -141,7 +143,8 @@ def _send(client: anthropic.Anthropic, probe: Probe) -> tuple[list[str], dict[st
         built = _build(client, probe)
         create_kwargs, count_kwargs = live.wire_kwargs(probe, built)
         extra["thinking_tokens"] = built.thinking_sizes()
-        notes.append(f"history built live in {sum(1 for m in built.messages if m['role'] == 'assistant')} turns")
+        answers = sum(1 for m in built.messages if m["role"] == "assistant")
+        notes.append(f"history built live from {answers} answers")
     else:
         create_kwargs, count_kwargs = probe.create_kwargs(), probe.count_kwargs()
     if count_kwargs is not None:
