@@ -71,12 +71,17 @@ def _shape(blocks: list[dict[str, Any]]) -> list[str]:
     return ["text"] if any(b.get("type") == "text" for b in blocks) else [b.get("type", "?") for b in blocks]
 
 
-def _check_answer(index: int, template: dict[str, Any], answer: list[dict[str, Any]]) -> None:
+def _check_answer(index: int, template: dict[str, Any], answer: list[dict[str, Any]], opens_turn: bool) -> None:
+    """Returns None when ``answer`` has the template message's shape; raises ``ScriptError`` otherwise.
+
+    Thinking is required where the template has it at the start of a turn (the API guarantees it
+    there); after tool results a model may or may not think, and turn numbering does not depend on it.
+    """
     expected, got = _shape(sem.content_blocks(template)), _shape(answer)
     if expected != got:
         raise ScriptError(f"message {index}: the server answered [{', '.join(got)}], the script needs "
                           f"[{', '.join(expected)}]")
-    wants_thinking = any(b.get("type") in sem.THINKING_TYPES for b in sem.content_blocks(template))
+    wants_thinking = opens_turn and any(b.get("type") in sem.THINKING_TYPES for b in sem.content_blocks(template))
     if wants_thinking and not any(b.get("type") in sem.THINKING_TYPES for b in answer):
         raise ScriptError(f"message {index}: the script needs thinking here and the server sent none")
 
@@ -107,7 +112,8 @@ def drive(probe: Probe, create: Callable[..., Any]) -> Built:
             warnings.simplefilter("ignore")
             reply = create(**kwargs, messages=built.messages)
         answer = [_as_param(b) for b in reply.content]
-        _check_answer(index, message, answer)
+        opens_turn = index > 0 and not sem.is_tool_result_message(template[index - 1])
+        _check_answer(index, message, answer, opens_turn)
         wanted = [b["id"] for b in sem.content_blocks(message) if b.get("type") == "tool_use"]
         got = [b["id"] for b in answer if b.get("type") == "tool_use"]
         built.ids.update(zip(got, wanted))
