@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from html import escape as e
 from typing import Any
 
-from ..report.markdown import cell as _cell
+from .._markdown import cell as _cell
 from .compare import CATEGORIES
 
 MAX_LINES = 60
