@@ -98,7 +98,8 @@ def changes(before: Judgement | None, after: Judgement | None) -> list[tuple[str
 
 
 def _smallest_reached(judgements: Iterable[tuple[str, Judgement | None]]) -> dict[tuple[str, str], tuple[Any, str]]:
-    """Returns, per strategy ``(family, config)``, the smallest task in flight it reached and the probe."""
+    """Returns, per strategy ``(family, config)``, the smallest task in flight it reached (tool steps,
+    thinking turns; None when it reached none) and the probe that showed it."""
     smallest: dict[tuple[str, str], tuple[Any, str]] = {}
     for probe, j in judgements:
         if not j or j.get("verdict") is None:
@@ -108,14 +109,14 @@ def _smallest_reached(judgements: Iterable[tuple[str, Judgement | None]]) -> dic
             smallest.setdefault(key, (None, ""))
             continue
         size = j["live_task"] or {}
-        rank = (size.get("tool_steps", 0), size.get("thinking_turns", 0), size.get("input_tokens", 0))
+        rank = (size.get("tool_steps", 0), size.get("thinking_turns", 0))
         if smallest.get(key, (None, ""))[0] is None or rank < smallest[key][0]:
             smallest[key] = (rank, probe)
     return smallest
 
 
-def _size(rank: tuple[int, int, int] | None) -> str:
-    return "none" if rank is None else f"{rank[0]} tool steps/{rank[1]} thinking turns/{rank[2]} tokens"
+def _size(rank: tuple[int, int] | None) -> str:
+    return "none" if rank is None else f"{rank[0]} tool steps/{rank[1]} thinking turns"
 
 
 def strategy_changes(before: Iterable[tuple[str, Judgement | None]],

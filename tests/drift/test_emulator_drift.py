@@ -79,8 +79,8 @@ def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -
     assert breaking["key 'error' disappeared"] == 1
     assert {c["probe"] for c in drift["changes"] if c["path"] != "strategy"} == {"compaction.open-tool-call"}
     # the on-demand strategy was seen reaching a 1-step task already: a rejection turning into a
-    # summary of a 1-step task does not shrink that
-    assert _rules(drift, "breaking")["the smallest task in flight this strategy reaches shrank"] <= 1
+    # summary of another 1-step task does not shrink that
+    assert "the smallest task in flight this strategy reaches shrank" not in _rules(drift, "breaking")
 
 
 def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path: Path) -> None:
