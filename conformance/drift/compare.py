@@ -47,7 +47,9 @@ def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any,
 
 
 def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Path] | None = None) -> dict[str, Any]:
-    """Returns ``{baseline, current, probes, changes, counts, exit_code}``; exit 1 on any breaking change.
+    """Returns ``{baseline, current, probes, changes, counts, unjudged_baseline, exit_code}``; exit 1 on
+    any breaking change. ``unjudged_baseline`` names the baseline recordings the analyzer cannot judge
+    (no such probe, a stale recording): for those only the bodies are compared.
 
     Raises ``SpecError`` when a folder is missing or holds no recordings, a baseline recording is
     unreadable, or a probe spec fails to load: drift cannot judge then, and says so instead of passing.
@@ -75,5 +77,7 @@ def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Pa
         entry["counts"] = {c: tally.get(c, 0) for c in CATEGORIES}
     tally = Counter(c["category"] for c in changes)
     counts = {c: tally.get(c, 0) for c in CATEGORIES}
+    unjudged = [f"{key}: {sides[0]['message']}" for key, sides in judged.items()
+                if sides[0] is not None and sides[0]["verdict"] is None]
     return {"baseline": str(baseline), "current": str(current), "probes": entries, "changes": changes,
-            "counts": counts, "exit_code": 1 if counts["breaking"] else 0}
+            "counts": counts, "unjudged_baseline": unjudged, "exit_code": 1 if counts["breaking"] else 0}

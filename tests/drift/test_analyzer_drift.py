@@ -163,3 +163,17 @@ def test_a_baseline_that_already_failed_is_not_reported_as_newly_contradicted() 
     passed = _judgement("reached-live-task", 3)
     [(kind, *_)] = verdicts.changes(passed, failed)
     assert kind == "prediction_contradicted"
+
+
+def test_a_baseline_recording_the_analyzer_cannot_judge_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    baseline = tmp_path / "baseline" / "emulator"
+    shutil.copytree(SHIPPED, baseline)
+    stale = baseline / "compact.mid-task.yaml"
+    data = yaml.safe_load(stale.read_text(encoding="utf-8"))
+    data["interactions"] = data["interactions"][-1:] + data["interactions"]  # one interaction too many
+    stale.write_text(cassettes.dump(data), encoding="utf-8")
+    drift = compare_dirs(baseline, SHIPPED)
+    [note] = drift["unjudged_baseline"]
+    assert note.startswith("compact.mid-task: ")
+    assert main(["drift", "--baseline", str(baseline), "--current", str(SHIPPED)]) == 1  # one interaction went
+    assert "1 baseline recording(s) cannot be judged" in capsys.readouterr().out
