@@ -32,7 +32,6 @@ from .probes import subschema_validator
 SEARCH_LIMIT = 4096  # task lengths tried at most; a config whose numbers exceed it is reported as reaching
 LINEAR_SEARCH = 64  # lengths tried one by one; longer searches bisect
 LIVE_RESULT_TOKENS = 8
-TOOL = "tool"
 
 
 @dataclass(frozen=True)
@@ -85,13 +84,20 @@ def _settled_result_tokens(edit: Mapping[str, Any]) -> int:
     return -(-(need + need // 8 + 64) // 256) * 256  # rounded up, so witnesses share their filler
 
 
+def tool_outside(edit: Mapping[str, Any]) -> str:
+    """Returns a tool name that ``exclude_tools`` does not list (an agent's other tools)."""
+    excluded = set(edit.get("exclude_tools") or [])
+    return next(name for n in range(len(excluded) + 1) if (name := f"tool_{n}") not in excluded)
+
+
 def witness(edit: Mapping[str, Any], live_steps: int) -> Witness:
     """Returns the history most exposed to ``edit`` with a task in flight of ``live_steps`` tool steps."""
+    tool = tool_outside(edit)
     trigger = effective(edit).get("trigger") or {}
     settled_uses = max(1, int(trigger.get("value", 0)) + 1 - live_steps) if trigger.get("type") == "tool_uses" else 1
     size = _settled_result_tokens(edit)
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Settled request."}]
-    uses = [{"type": "tool_use", "id": f"toolu_s{n}", "name": TOOL, "input": {}} for n in range(1, settled_uses + 1)]
+    uses = [{"type": "tool_use", "id": f"toolu_s{n}", "name": tool, "input": {}} for n in range(1, settled_uses + 1)]
     messages.append({"role": "assistant", "content": [{"type": "thinking", "thinking": "Plan.", "signature": "s"},
                                                       *uses]})
     messages.append({"role": "user", "content": [
@@ -106,7 +112,7 @@ def witness(edit: Mapping[str, Any], live_steps: int) -> Witness:
         ids.append(f"toolu_l{n}")
         messages.append({"role": "assistant", "content": [
             {"type": "thinking", "thinking": f"Step {n}.", "signature": "s"},
-            {"type": "tool_use", "id": ids[-1], "name": TOOL, "input": {"step": n}}]})
+            {"type": "tool_use", "id": ids[-1], "name": tool, "input": {"step": n}}]})
         messages.append({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": ids[-1], "content": sem.filler(LIVE_RESULT_TOKENS)},
             {"type": "text", "text": "Note."}]})

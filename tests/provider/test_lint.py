@@ -233,7 +233,7 @@ def test_a_safer_configuration_that_would_not_lint_clean_is_not_offered() -> Non
 
 # --- the property: lint against the emulator on generated (configuration, history) pairs ---
 
-TOOLS = ("read", "grep", "edit")
+TOOLS = ("read", "grep", "edit", "tool_0")  # tool_0 is the first name lint's witnesses try
 
 
 @st.composite
@@ -336,3 +336,13 @@ def _agrees(config: dict[str, Any], history: tuple[list[dict[str, Any]], int, in
     safer = checked_safer_config(config, findings, max(1, live_steps)) if rejected is None else None
     if rejected is None and any(f.reaches for f in findings):
         assert safer is not None
+
+
+def test_a_witness_calls_a_tool_that_exclude_tools_does_not_list() -> None:
+    edit = {"type": "clear_tool_uses_20250919", "exclude_tools": ["tool_0", "tool_1"],
+            "keep": {"type": "tool_uses", "value": 1}}
+    found = witness(edit, 2)
+    names = {b["name"] for m in found.messages if isinstance(m["content"], list) for b in m["content"]
+             if b["type"] == "tool_use"}
+    assert names == {"tool_2"}
+    assert smallest_reached(edit, None) == (2, True)
