@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from .._paths import shipped
-from ..errors import SpecError
 
 Judgement = dict[str, Any]
 

@@ -30,6 +30,7 @@ from . import semantics as sem
 from .probes import subschema_validator
 
 SEARCH_LIMIT = 4096  # task lengths tried at most; a config whose numbers exceed it is reported as reaching
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 LINEAR_SEARCH = 64  # lengths tried one by one; longer searches bisect
 LIVE_RESULT_TOKENS = 8
 
@@ -120,7 +121,8 @@ def witness(edit: Mapping[str, Any], live_steps: int) -> Witness:
     return Witness(messages, sem.Span(start, tuple(ids), turns))
 
 
-def _request(edit: Mapping[str, Any] | None, compaction: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+def _request(edit: Mapping[str, Any] | None,
+             compaction: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
     """Returns a request holding only ``edit`` (or the on-demand ``compaction`` parameter) and its betas."""
     request: dict[str, Any] = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
     if edit is not None:
@@ -200,7 +202,8 @@ def _shape(edit: Mapping[str, Any] | None, steps: int) -> str:
     if edit["type"] == sem.CLEAR_THINKING:
         return (f"{steps} tool steps with thinking whose tool results carry text as well (each such result "
                 "starts a new turn, so the task spans several turns)")
-    return f"{steps} tool step, once the prompt reaches {sem.compact_trigger(edit)} input tokens: the summary covers the whole prompt"
+    return (f"{steps} tool step, once the prompt reaches {sem.compact_trigger(edit)} input tokens: "
+            "the summary covers the whole prompt")
 
 
 def _safer(edit: Mapping[str, Any] | None, limit: int | None) -> tuple[dict[str, Any] | None, str]:
@@ -302,7 +305,7 @@ def load_config(path: Path) -> dict[str, Any]:
         raise SpecError(path, None, "", "empty file: expected a context_management object")
     kind = "JSON" if path.suffix == ".json" else "YAML"
     try:
-        data = json.loads(text) if kind == "JSON" else yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = json.loads(text) if kind == "JSON" else yaml.load(text, Loader=_LOADER)
     except json.JSONDecodeError as exc:
         raise SpecError(path, exc.lineno, "", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -314,7 +317,8 @@ def load_config(path: Path) -> dict[str, Any]:
     errors = list(subschema_validator("lintConfig").iter_errors(data))
     if errors:
         best = min(errors, key=lambda e: len(list(e.absolute_path)))
-        deep = max((e for c in errors for e in (c.context or [])), key=lambda e: len(list(e.absolute_path)), default=best)
+        deep = max((e for c in errors for e in (c.context or [])), key=lambda e: len(list(e.absolute_path)),
+                   default=best)
         where = ".".join(str(p) for p in deep.absolute_path)
         raise SpecError(path, None, where, deep.message)
     return data

@@ -19,6 +19,7 @@ import yaml
 from conformance.cli import main
 from conformance.drift import verdicts
 from conformance.drift.compare import compare_dirs
+from conformance.errors import SpecError
 from conformance.provider import cassettes
 from conformance.provider import semantics as sem
 from conformance.provider.probes import load_probes
@@ -177,3 +178,11 @@ def test_a_baseline_recording_the_analyzer_cannot_judge_is_named(tmp_path: Path,
     assert note.startswith("compact.mid-task: ")
     assert main(["drift", "--baseline", str(baseline), "--current", str(SHIPPED)]) == 1  # one interaction went
     assert "1 baseline recording(s) cannot be judged" in capsys.readouterr().out
+
+
+def test_a_probe_spec_that_fails_to_load_stops_drift_instead_of_judging_nothing(tmp_path: Path) -> None:
+    spec = tmp_path / "broken.yaml"
+    spec.write_text("format_version: 1\nprobes:\n  - id: x\n    request: {}\n", encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        compare_dirs(SHIPPED, SHIPPED, probe_specs=[spec])
+    assert "broken.yaml" in str(caught.value)
