@@ -4,12 +4,14 @@ Each recording is replayed through ``conformance.provider.verify.check_cassette`
 analyzer ``conformance verify`` runs). From two judgements of one probe, breaking is: a recording
 that passed its prediction and now contradicts it (or can no longer be judged), a changed verdict,
 any change in which items of the task in flight are cleared or summarised, and a rejection whose
-reason (error type or code) changed. Across a folder, a strategy whose smallest reached task in
-flight shrinks is breaking too. Token counts and ids are never compared here.
+reason changed (error type or code; the message when no code names the reason). Across a folder, a
+strategy whose smallest reached task in flight shrinks is breaking too. Token counts and ids are
+never compared here.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,14 +32,29 @@ def load_probes(spec_paths: Iterable[Path] | None = None) -> dict[str, Any]:
 
 
 def _error_reason(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Returns ``{status, type, code}`` of a recorded rejection, or None when there was none."""
+    """Returns ``{status, type, code, message}`` of a recorded rejection (digits in the message masked),
+    or None when there was none."""
     body = evidence.get("error")
     if evidence.get("status") is None and body is None:
         return None
     error = body.get("error") if isinstance(body, Mapping) else None
     error = error if isinstance(error, Mapping) else {}
     details = error.get("details") if isinstance(error.get("details"), Mapping) else {}
-    return {"status": evidence.get("status"), "type": error.get("type"), "code": details.get("error_code")}
+    message = re.sub(r"\d+", "#", str(error.get("message") or ""))
+    return {"status": evidence.get("status"), "type": error.get("type"), "code": details.get("error_code"),
+            "message": message}
+
+
+def _reason_changed(was: Mapping[str, Any], now: Mapping[str, Any]) -> bool:
+    """Returns whether two rejections differ in reason: error type or code, or, when neither names a
+    code, the message (its numbers aside): then the message is the only place the reason is given."""
+    if (was["type"], was["code"]) != (now["type"], now["code"]):
+        return True
+    return was["code"] is None and was.get("message") != now.get("message")
+
+
+def _reason(reason: Mapping[str, Any]) -> str:
+    return f"{reason['type']}/{reason['code']}" + ("" if reason["code"] else f": {reason.get('message')}")
 
 
 def _live_items(details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
@@ -90,9 +107,8 @@ def changes(before: Judgement | None, after: Judgement | None) -> list[tuple[str
         found.append(("live_items_changed", "what is cleared of the task in flight changed",
                       before["live"], after["live"]))
     was, now = before.get("reason"), after.get("reason")
-    if was is not None and now is not None and (was["type"], was["code"]) != (now["type"], now["code"]):
-        found.append(("rejection_reason_changed", "the rejection's reason changed",
-                      f"{was['type']}/{was['code']}", f"{now['type']}/{now['code']}"))
+    if was is not None and now is not None and _reason_changed(was, now):
+        found.append(("rejection_reason_changed", "the rejection's reason changed", _reason(was), _reason(now)))
     return found
 
 

@@ -186,3 +186,25 @@ def test_a_probe_spec_that_fails_to_load_stops_drift_instead_of_judging_nothing(
     with pytest.raises(SpecError) as caught:
         compare_dirs(SHIPPED, SHIPPED, probe_specs=[spec])
     assert "broken.yaml" in str(caught.value)
+
+
+def test_a_rejection_with_another_message_and_no_code_is_breaking(tmp_path: Path) -> None:
+    probe = "combined.tools-before-thinking"  # invalid_request_error with no error_code: the message is the reason
+
+    def other_reason(body: dict[str, Any]) -> None:
+        assert "details" not in body["error"] and "listed first" in body["error"]["message"]
+        body["error"]["message"] = "`clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive"
+
+    drift = compare_dirs(SHIPPED, _edited(tmp_path, probe, other_reason))
+    assert _breaking(drift) == {"rejection_reason_changed": {probe}}  # verify still passes: same error type
+    assert drift["exit_code"] == 1
+
+
+def test_a_rejection_message_differing_only_in_numbers_is_noise(tmp_path: Path) -> None:
+    probe = "compact.trigger-below-minimum"
+
+    def renumber(body: dict[str, Any]) -> None:
+        body["error"]["message"] = body["error"]["message"].replace("0", "1")
+
+    drift = compare_dirs(SHIPPED, _edited(tmp_path, probe, renumber))
+    assert drift["counts"]["breaking"] == 0 and drift["counts"]["noise"] == 1
