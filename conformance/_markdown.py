@@ -1,4 +1,4 @@
-"""Markdown text helpers shared by every report writer (the run summary and the drift report)."""
+"""Markdown text shared by every report writer (the run summary and the drift report)."""
 
 from __future__ import annotations
 

@@ -141,11 +141,11 @@ def _body(config: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[dict[
             "messages": messages}, betas
 
 
-ISSUE_CONFIG = {"edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 10},
+TOOL_USES_TRIGGER = {"edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 10},
                            "keep": {"type": "tool_uses", "value": 3}}]}
 
 
-def _issue_history() -> tuple[list[dict[str, Any]], int]:
+def _seven_settled_then_four_live() -> tuple[list[dict[str, Any]], int]:
     """Returns 7 settled tool uses, a settled answer, then a task in flight of 4 steps, and where it starts."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "First request."}]
     for n in range(7):
@@ -159,14 +159,14 @@ def _issue_history() -> tuple[list[dict[str, Any]], int]:
     return messages, start
 
 
-def test_the_issue_counterexample_reaches_in_the_semantics_the_emulator_and_lint(tmp_path: Path,
+def test_settled_tool_uses_crossing_the_trigger_reach_a_four_step_task(tmp_path: Path,
                                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    messages, start = _issue_history()
+    messages, start = _seven_settled_then_four_live()
     span = sem.Span(start, tuple(f"toolu_l{n}" for n in range(4)))
-    request = {**as_request(ISSUE_CONFIG), "messages": messages}
+    request = {**as_request(TOOL_USES_TRIGGER), "messages": messages}
     assert sem.predict(request, [sem.CONTEXT_BETA], span).verdict == "reached-live-task"
-    assert _emulated(*_body(ISSUE_CONFIG, messages), start) == "reached"
-    path = write(tmp_path, "c.json", json.dumps(ISSUE_CONFIG))
+    assert _emulated(*_body(TOOL_USES_TRIGGER, messages), start) == "reached"
+    path = write(tmp_path, "c.json", json.dumps(TOOL_USES_TRIGGER))
     assert main(["lint-config", path, "--max-task-steps", "8"]) == 1
     out = capsys.readouterr().out
     assert "4 tool steps" in out and "settled ones included" in out
@@ -201,7 +201,7 @@ def test_on_demand_compaction_gives_the_answer_of_verifys_strategy_table() -> No
 
 @pytest.mark.parametrize("limit", [None, 1, 5])
 @pytest.mark.parametrize("config", [
-    ISSUE_CONFIG,
+    TOOL_USES_TRIGGER,
     {"edits": [{"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}},
                {"type": "clear_tool_uses_20250919", "exclude_tools": ["read"]}, {"type": "compact_20260112"}]},
     {"compaction": {"type": "summarize"}},
@@ -213,7 +213,7 @@ def test_the_safer_configuration_lints_clean(config: dict[str, Any], limit: int 
     findings, _ = lint(config, limit)
     args = ["lint-config", write(tmp_path, "c.json", json.dumps(config))] + (["--max-task-steps", str(limit)] if limit else [])
     if not any(f.reaches for f in findings):  # keep 3 under a 1-step limit
-        assert config is ISSUE_CONFIG and limit == 1 and main(args) == 0
+        assert config is TOOL_USES_TRIGGER and limit == 1 and main(args) == 0
         return
     safer = checked_safer_config(config, findings, limit)
     assert safer is not None
