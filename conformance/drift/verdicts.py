@@ -89,16 +89,12 @@ def changes(before: Judgement | None, after: Judgement | None) -> list[tuple[str
     if before is None or after is None:
         return []
     found: list[tuple[str, str, Any, Any]] = []
-    if before["outcome"] == "pass" and after["outcome"] != "pass":
-        if after["verdict"] is None:
-            found.append(("judgement_lost", f"the recording can no longer be judged: {after['message']}",
-                          before["verdict"], after["outcome"]))
-        else:
-            found.append(("prediction_contradicted", f"it passed its prediction and now contradicts it: "
-                          f"{after['message']}", "pass", after["outcome"]))
+    if before["outcome"] == "pass" and after["outcome"] != "pass" and after["verdict"] is not None:
+        found.append(("prediction_contradicted", "it passed its prediction and now contradicts it", "pass",
+                      f"{after['outcome']}: {after['message']}"))
     elif before["verdict"] and not after["verdict"]:
-        found.append(("judgement_lost", f"the recording can no longer be judged: {after['message']}",
-                      before["verdict"], after["outcome"]))
+        found.append(("judgement_lost", "the recording can no longer be judged", before["verdict"],
+                      f"{after['outcome']}: {after['message']}"))
     if not (before["verdict"] and after["verdict"]):
         return found
     if before["verdict"] != after["verdict"]:
