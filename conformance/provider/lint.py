@@ -11,7 +11,8 @@ whose live items ``predict`` calls cleared or summarised is reported, with a con
 avoids it and itself lints clean.
 
 Assumed about a task in flight, as the probes define it: it starts after the latest assistant
-message with text and no tool call, so each of its assistant messages calls a tool.
+message with text and no tool call, so each of its assistant messages calls a tool. A step is one
+tool use, so parallel calls count one each (as ``verify`` counts a task's size).
 """
 
 from __future__ import annotations
