@@ -113,12 +113,16 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
 
 def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observation:
     """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence."""
-    limit = options.time_limit + (_SLACK if in_worker() else 0.0)  # in a worker, the parent kills at the limit
-    with call_window(options.time_limit):
-        obs = call_guarded(target, scenario.history, scenario.params, limit)
+    def limit(allowance: float) -> float:  # in a worker, the parent kills at the limit: its own guard waits longer
+        return options.time_limit + (_SLACK + allowance if in_worker() else 0.0)
+
+    allowance = _COPY_SECONDS * len(scenario.history)
+    with call_window(options.time_limit, allowance=allowance):
+        obs = call_guarded(target, scenario.history, scenario.params, limit(allowance))
     if options.idempotence and obs.returned and isinstance(obs.output, list):
-        with call_window(options.time_limit, obs):
-            second = call_guarded(target, obs.output, scenario.params, limit)
+        allowance = _COPY_SECONDS * len(obs.output)
+        with call_window(options.time_limit, obs, allowance=allowance):
+            second = call_guarded(target, obs.output, scenario.params, limit(allowance))
         return replace(obs, second=second)
     return obs
 
@@ -242,6 +246,7 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
 
 
 _SLACK = 1.0  # a worker's own guard waits this much longer than the parent, which kills at the limit
+_COPY_SECONDS = 5e-5  # per message: the guard's input copy and mutation check, not the target's time
 
 
 def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str) -> list[CheckResult]:
@@ -328,6 +333,8 @@ def _run_in_workers(items: Sequence[tuple[Target, Scenario]], indexes: Sequence[
                 in_flight.discard(event.key)
                 target, scenario = items[event.key]
                 obs, results = _from_event(event, target, scenario, options)
+                if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
+                    pool.recycle(event.key)  # its own guard gave up: a thread of the target may still run
                 finish(event.key, obs, results)
 
 

@@ -46,14 +46,15 @@ class Event:
 
 
 @contextmanager
-def call_window(limit: float, partial: Any = None) -> Iterator[None]:
+def call_window(limit: float, partial: Any = None, allowance: float = 0.0) -> Iterator[None]:
     """Marks a call of target code: in a worker, the parent kills the worker when the block runs
-    more than ``limit`` seconds (plus ``GRACE``); ``partial`` is kept for the parent's record.
+    more than ``limit`` seconds plus ``GRACE`` plus ``allowance`` (the harness's own work inside
+    the block, e.g. copying a long input); ``partial`` is kept for the parent's record.
     Outside a worker it does nothing."""
     if _parent is None:
         yield
         return
-    _parent.send(("call", _current_key, limit, partial))
+    _parent.send(("call", _current_key, limit, partial, allowance))
     yield
     _parent.send(("ended", _current_key))
 
@@ -287,7 +288,7 @@ class Pool:
                     kind = message[0]
                     if kind == "call":
                         worker.limit, worker.partial = message[2], message[3]
-                        worker.deadline = time.monotonic() + message[2] + GRACE
+                        worker.deadline = time.monotonic() + message[2] + GRACE + message[4]
                     elif kind == "ended":
                         worker.deadline = None
                     else:
@@ -309,6 +310,12 @@ class Pool:
         reason = (f"no answer within {worker.limit:g} s" if kind == "timeout"
                   else f"the worker process died during the call ({describe_exit(worker.process.exitcode)})")
         return Event(worker.key, kind, reason=reason, partial=worker.partial, limit=worker.limit)
+
+    def recycle(self, key: Any) -> None:
+        """Replaces the idle worker that ran the job ``key`` (e.g. it may hold a stray thread)."""
+        for worker in [w for w in self._workers if not w.busy and w.key == key]:
+            worker.kill()
+            self._workers.remove(worker)
 
     def cancel(self, key: Any) -> None:
         """Kills the worker running the job ``key`` (its result is no longer wanted)."""
