@@ -127,22 +127,37 @@ def _whole_file_check() -> Callable[[Any], Any]:
     return fastjsonschema.compile({**full, "$defs": defs, "$schema": "http://json-schema.org/draft-07/schema#"})
 
 
-_ROLES = ("user", "assistant", "system")
-_BLOCK_NEEDS: dict[str, tuple[str, ...]] = {}
+_BLOCK_BASE = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "minLength": 1}}}
 
 
-def _block_needs() -> dict[str, tuple[str, ...]]:
-    """Returns block type -> required fields, read from the schema's ``block`` conditions."""
-    if not _BLOCK_NEEDS:
-        for rule in schema()["$defs"]["block"]["allOf"]:
-            _BLOCK_NEEDS[rule["if"]["properties"]["type"]["const"]] = tuple(rule["then"]["required"])
-    return _BLOCK_NEEDS
+@cache
+def _message_shape() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]] | None:
+    """Returns the roles a message may have and block type -> required fields, read from the
+    schema; ``None`` when the schema says more of messages than ``_message_ok`` checks (then every
+    file takes the located path)."""
+    defs = schema()["$defs"]
+    message, block = defs["message"], dict(defs["block"])
+    roles = message.get("properties", {}).get("role", {}).get("enum")
+    expected = {"type": "object", "required": ["role", "content"], "properties": {
+        "role": {"enum": roles}, "content": {"type": ["string", "array"], "items": {"$ref": "#/$defs/block"}}}}
+    rules = block.pop("allOf", [])
+    if message != expected or block != _BLOCK_BASE or not all(isinstance(r, str) for r in roles or [None]):
+        return None
+    needs: dict[str, tuple[str, ...]] = {}
+    for rule in rules:
+        kind = rule.get("if", {}).get("properties", {}).get("type", {}).get("const")
+        required = rule.get("then", {}).get("required")
+        shaped = {"if": {"properties": {"type": {"const": kind}}}, "then": {"required": required}}
+        if rule != shaped or not isinstance(kind, str) or not isinstance(shaped["then"]["required"], list):
+            return None
+        needs[kind] = tuple(shaped["then"]["required"])
+    return tuple(roles), needs
 
 
-def _message_ok(message: Any, needs: dict[str, tuple[str, ...]]) -> bool:
+def _message_ok(message: Any, roles: tuple[str, ...], needs: dict[str, tuple[str, ...]]) -> bool:
     """Returns whether a message surely meets the schema's ``message`` (a structural check, one pass,
     stricter where in doubt: a ``False`` sends the file to the located validators)."""
-    if message.__class__ is not dict or message.get("role") not in _ROLES:
+    if message.__class__ is not dict or message.get("role") not in roles:
         return False
     content = message.get("content")
     if content.__class__ is str:
@@ -165,9 +180,13 @@ def _message_ok(message: Any, needs: dict[str, tuple[str, ...]]) -> bool:
 
 def _messages_ok(raw: dict[str, Any]) -> bool:
     """Returns whether every message of a schema-valid scenario surely meets the schema."""
-    needs = _block_needs()
+    shape = _message_shape()
+    if shape is None:
+        return False
+    roles, needs = shape
     output = raw.get("expect", {}).get("reference", {}).get("output") or []
-    return all(_message_ok(m, needs) for m in raw["history"]) and all(_message_ok(m, needs) for m in output)
+    return all(_message_ok(m, roles, needs) for m in raw["history"]) and \
+        all(_message_ok(m, roles, needs) for m in output)
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:

@@ -12,7 +12,7 @@ import yaml
 from conformance import load, load_file
 from conformance.invariant_ids import INVARIANT_IDS
 from conformance.invariants import BY_ID
-from conformance.spec import _load_fast, _load_located
+from conformance.spec import _load_fast, _load_located, _message_shape
 
 from ._specs import GOOD, write
 
@@ -99,3 +99,10 @@ def test_non_utf8_bytes_are_a_located_spec_error(tmp_path: Path) -> None:
 
 def test_the_spec_layer_knows_every_invariant_id_of_the_catalog() -> None:
     assert INVARIANT_IDS == set(BY_ID)
+
+
+def test_the_fast_message_check_reads_the_shipped_schema() -> None:
+    shape = _message_shape()
+    assert shape is not None, "the schema says more of messages than the fast check reads: extend it"
+    roles, needs = shape
+    assert set(roles) == {"user", "assistant", "system"} and needs["tool_use"] == ("id", "name", "input")
