@@ -118,11 +118,38 @@ def _no_bool_for_numbers(node: Any) -> Any:
     return out
 
 
+_DRAFT7_SAME = frozenset({  # keywords that mean the same in draft-07 (what the compiler reads) and 2020-12
+    "type", "required", "additionalProperties", "properties", "items", "minItems", "maxItems", "const", "enum",
+    "pattern", "minLength", "maxLength", "uniqueItems", "minimum", "maximum", "minProperties", "maxProperties",
+    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$defs", "$schema", "$id",
+    "title", "description", "$comment", "default", "examples"})
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else")
+
+
+def _draft7_safe(node: Any) -> bool:
+    """Returns whether a schema uses only keywords that draft-07 reads the same way, and no
+    ``$ref`` with siblings (draft-07 ignores them)."""
+    if isinstance(node, bool):
+        return True
+    if not isinstance(node, dict) or not set(node) <= _DRAFT7_SAME:
+        return False
+    if "$ref" in node and set(node) - {"$ref", "description", "title", "$comment"}:
+        return False
+    children = [node[k] for k in _SUBSCHEMA if k in node]
+    children += [*node.get("properties", {}).values(), *node.get("$defs", {}).values()]
+    children += [*node.get("allOf", []), *node.get("anyOf", []), *node.get("oneOf", [])]
+    return all(_draft7_safe(child) for child in children)
+
+
 @cache
-def _whole_file_check() -> Callable[[Any], Any]:
+def _whole_file_check() -> Callable[[Any], Any] | None:
     """Returns a compiled validator of a whole scenario file, messages aside (``_message_ok`` reads
-    them); it raises on any problem, and accepts no file that the located validators would refuse."""
+    them); it raises on any problem, and accepts no file that the located validators would refuse.
+    ``None`` when the schema uses what the compiler would read differently (then every file is
+    located)."""
     full = _no_bool_for_numbers(schema())
+    if not _draft7_safe(full):
+        return None
     defs = {**full["$defs"], "message": {}}
     return fastjsonschema.compile({**full, "$defs": defs, "$schema": "http://json-schema.org/draft-07/schema#"})
 
@@ -291,8 +318,11 @@ def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadRes
     data, lines = parsed
     if isinstance(data, dict) and "probes" in data and "scenarios" not in data:
         return LoadResult()  # a provider probe file: read by the provider side
+    check = _whole_file_check()
+    if check is None:
+        return None
     try:
-        _whole_file_check()(data)
+        check(data)
     except fastjsonschema.JsonSchemaException:
         return None
     if len(lines) != len(data["scenarios"]):

@@ -12,7 +12,7 @@ import yaml
 from conformance import load, load_file
 from conformance.invariant_ids import INVARIANT_IDS
 from conformance.invariants import BY_ID
-from conformance.spec import _load_fast, _load_located, _message_shape
+from conformance.spec import _draft7_safe, _load_fast, _load_located, _message_shape, _whole_file_check
 
 from ._specs import GOOD, write
 
@@ -101,7 +101,10 @@ def test_the_spec_layer_knows_every_invariant_id_of_the_catalog() -> None:
     assert INVARIANT_IDS == set(BY_ID)
 
 
-def test_the_fast_message_check_reads_the_shipped_schema() -> None:
+def test_the_fast_checks_read_the_shipped_schema() -> None:
+    assert _whole_file_check() is not None, "the schema uses keywords the compiled validator reads differently"
+    assert not _draft7_safe({"properties": {"a": {"$ref": "#/$defs/a", "minimum": 1}}})
+    assert not _draft7_safe({"prefixItems": [{"type": "string"}]})
     shape = _message_shape()
     assert shape is not None, "the schema says more of messages than the fast check reads: extend it"
     roles, needs = shape
