@@ -259,17 +259,22 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
 
 def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
                     history: Sequence[Mapping[str, Any]]) -> int | None:
-    """Returns the input index an output message was cut from, if its blocks all come from one."""
+    """Returns the input index an output message was cut from, if its blocks all come from one;
+    of several such inputs, one the message keeps whole (less its reasoning) is preferred."""
     kept = [b for b in tx.blocks(message) if not tx.is_reasoning(b)]
     if not kept or isinstance(message.get("content"), str):
         return None
+    present = {_canon(b) for b in kept}
+    candidates = []
     for index in by_block.get(_canon(kept[0]), []):
         source = history[index]
         if source.get("role") == message.get("role"):
             pool = {_canon(b) for b in tx.blocks(source)}
-            if all(_canon(b) in pool for b in kept):
-                return index
-    return None
+            if present <= pool:
+                candidates.append(index)
+                if all(_canon(b) in present for b in tx.blocks(source) if not tx.is_reasoning(b)):
+                    return index
+    return candidates[0] if candidates else None
 
 
 def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
@@ -280,7 +285,10 @@ def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
             for block in message["content"]:
                 by_block.setdefault(_canon(block), []).append(i)
     problems = []
+    whole = _unchanged_from_input(scenario)
     for i, message in enumerate(_output(obs)):
+        if _canon(message) in whole:
+            continue  # an input message kept whole drops nothing, whatever other message shares its blocks
         source = _source_message(message, by_block, history)
         if source is None:
             continue
