@@ -1,6 +1,6 @@
 """Property-based fuzzing: the invariant catalog over generated histories, shrunk on failure.
 
-``fuzz`` runs a target on ``histories()`` examples with Hypothesis; the first example that breaks a
+``run_fuzz`` runs a target on ``histories()`` examples with Hypothesis; the first example that breaks a
 gating invariant is shrunk to a minimal history and returned as a ``Scenario`` ready to be written
 as a scenario file. Failures found before are replayed first from Hypothesis' example database.
 """
@@ -87,7 +87,7 @@ def _first_leaf(group: BaseExceptionGroup) -> _Counterexample:
     raise group
 
 
-def fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult:
+def run_fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult:
     """Returns the outcome of ``options.examples`` generated histories on ``target``; never raises
     for a failing target (its shrunk counterexample is in the result)."""
     count = 0

@@ -60,10 +60,10 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 def fuzz_target(target: Target, options: FuzzOptions, out: Path) -> int:
     """Fuzzes one target and prints the outcome; returns 0 when it held, 1 when a counterexample was written."""
-    from .fuzz import fuzz
+    from .fuzz import run_fuzz
 
     with progress_bar(options.examples, f"fuzz {target.name}") as show:
-        result = fuzz(target, replace(options, progress=show))
+        result = run_fuzz(target, replace(options, progress=show))
     if result.passed:
         print(f"fuzz {target.name}: {result.examples} generated histories held every "
               f"{'/'.join(options.levels)} invariant (seed {options.seed})")

@@ -33,7 +33,7 @@ from .spec import Expectations, Scenario, Truth
 Message = dict[str, Any]
 _NAMES = ("read_file", "grep", "run_command", "edit_file", "list_dir")
 _KEEP_TURNS = (0, 1, 2, 3, 4, 6, 8, 10, 12, None)
-_WORD = st.integers(0, 2**256 - 1)
+_WORD = st.binary(min_size=32, max_size=32)  # 256 decision bits, near uniform; zero bytes shrink simplest
 _MORE = st.integers(0, 2)  # another task or step unless 0: a list the shrinker can cut element by element
 T = TypeVar("T")
 
@@ -76,7 +76,7 @@ class _Builder:
     # --- draws: one 64-bit word per message, read a few bits per decision ---------------------
     def fresh(self) -> None:
         """Starts the decisions of a new message on a freshly drawn word (all zero: the simplest)."""
-        self.word, self.left = self.draw(_WORD), 256
+        self.word, self.left = int.from_bytes(self.draw(_WORD), "little"), 256
 
     def take(self, nbits: int) -> int:
         """Returns the next ``nbits`` bits of the current word, drawing another when it runs out."""
