@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Verbosity, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .results import CheckResult
@@ -23,6 +23,7 @@ from .target import DEFAULT_TIME_LIMIT, Target
 
 CACHE_DIR = Path(".conformance_cache") / "hypothesis"
 FAILING = ("fail", "error")
+_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)  # no "explain" pass: it reruns a failure many times
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class FuzzOptions:
     time_limit: float = DEFAULT_TIME_LIMIT
     idempotence: bool = True
     database: Path | None = CACHE_DIR
+    shrink: bool = True
     progress: Callable[[int], None] | None = field(default=None, compare=False)
 
 
@@ -44,7 +46,7 @@ class FuzzResult:
     """What a fuzzing run found: nothing, or one shrunk scenario and its failing results."""
 
     target: str
-    examples: int
+    examples: int  # histories tried until the first failure (all of them when none failed)
     scenario: Scenario | None = None
     failures: tuple[CheckResult, ...] = ()
 
@@ -90,30 +92,32 @@ def _first_leaf(group: BaseExceptionGroup) -> _Counterexample:
 def run_fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult:
     """Returns the outcome of ``options.examples`` generated histories on ``target``; never raises
     for a failing target (its shrunk counterexample is in the result)."""
-    count = 0
+    count, first_failure = 0, 0
 
     def prop(scenario: Scenario) -> None:
-        nonlocal count
+        nonlocal count, first_failure
         count += 1
-        if options.progress is not None:
+        if options.progress is not None and not first_failure:
             options.progress(count)
         failures = failing_checks(target, scenario, options)
         if failures:
+            first_failure = first_failure or count
             raise _Counterexample(scenario, failures)
 
     configured = settings(
         max_examples=options.examples, deadline=None, database=database_for(target, options.database),
         suppress_health_check=list(HealthCheck), report_multiple_bugs=False, verbosity=Verbosity.quiet,
-        print_blob=False)
-    test = seed(options.seed)(configured(given(histories(undecidable=options.undecidable))(prop)))
+        print_blob=False, phases=_PHASES + ((Phase.shrink,) if options.shrink else ()))
+    # settings go on last: @seed alone turns the example database off
+    test = configured(seed(options.seed)(given(histories(undecidable=options.undecidable))(prop)))
     try:
         test()
     except _Counterexample as found:
-        return FuzzResult(target.name, count, found.scenario, tuple(found.failures))
+        return FuzzResult(target.name, first_failure, found.scenario, tuple(found.failures))
     except BaseExceptionGroup as group:  # a flaky target: report the failure it did show
         flaky = group.subgroup(_Counterexample)
         if flaky is None:
             raise
         first = _first_leaf(flaky)
-        return FuzzResult(target.name, count, first.scenario, tuple(first.failures))
+        return FuzzResult(target.name, first_failure, first.scenario, tuple(first.failures))
     return FuzzResult(target.name, count)

@@ -260,21 +260,20 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
 def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
                     history: Sequence[Mapping[str, Any]]) -> int | None:
     """Returns the input index an output message was cut from, if its blocks all come from one;
-    of several such inputs, one the message keeps whole (less its reasoning) is preferred."""
+    of several such inputs, one that holds its reasoning blocks too, then one it keeps whole, wins."""
     kept = [b for b in tx.blocks(message) if not tx.is_reasoning(b)]
     if not kept or isinstance(message.get("content"), str):
         return None
-    present = {_canon(b) for b in kept}
-    candidates = []
+    present = {_canon(b) for b in tx.blocks(message)}
+    ranked = []
     for index in by_block.get(_canon(kept[0]), []):
         source = history[index]
         if source.get("role") == message.get("role"):
             pool = {_canon(b) for b in tx.blocks(source)}
-            if present <= pool:
-                candidates.append(index)
-                if all(_canon(b) in present for b in tx.blocks(source) if not tx.is_reasoning(b)):
-                    return index
-    return candidates[0] if candidates else None
+            if all(_canon(b) in pool for b in kept):
+                whole = all(_canon(b) in present for b in tx.blocks(source) if not tx.is_reasoning(b))
+                ranked.append((not present <= pool, not whole, index))
+    return min(ranked)[2] if ranked else None
 
 
 def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:

@@ -343,6 +343,19 @@ def _params(builder: _Builder, live_start: int) -> tuple[dict[str, Any], bool]:
     return params, refusal
 
 
+@dataclass(frozen=True, repr=False)
+class GeneratedScenario(Scenario):
+    """A ``Scenario`` drawn by ``histories()``; its repr is a one-line summary, never the history
+    (Hypothesis prints a failing example, and a history may hold reasoning text and 40 KB results)."""
+
+    def __repr__(self) -> str:
+        return (f"<{self.id}: {len(self.history)} messages, live_start={self.truth.live_start}, "
+                f"params={self.params}>")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
 def scenario_id(history: list[Message], params: dict[str, Any]) -> str:
     """Returns the permanent id of a generated scenario: ``generated.`` and a digest of its data."""
     data = json.dumps([history, params], sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -351,7 +364,7 @@ def scenario_id(history: list[Message], params: dict[str, Any]) -> str:
 
 @st.composite
 def histories(draw: Callable[[st.SearchStrategy[Any]], Any], *, max_settled: int = 4, max_steps: int = 5,
-              undecidable: bool = False, params: bool = True) -> Scenario:
+              undecidable: bool = False, params: bool = True) -> GeneratedScenario:
     """Returns a strategy of ``Scenario`` objects (family ``generated``) with truth by construction.
 
     ``max_settled`` settled tasks at most, ``max_steps`` tool steps per task; ``undecidable`` adds
@@ -376,7 +389,7 @@ def histories(draw: Callable[[st.SearchStrategy[Any]], Any], *, max_settled: int
     live = len(history) - live_start
     description = (f"generated: {len(history)} messages, task in flight from {live_start} ({live} messages)"
                    if live else f"generated: {len(history)} messages, nothing in flight")
-    return Scenario(
+    return GeneratedScenario(
         id=scenario_id(history, drawn), description=description, family="generated", history=history,
         truth=Truth(live_start, unanswered), features=tuple(sorted(builder.features)), params=drawn,
         expect=Expectations(refusal_allowed=refusal or over_budget), path="<generated>")
