@@ -11,6 +11,8 @@ import pytest
 from conformance import FuzzOptions, FuzzResult, from_callable, load, run, run_fuzz
 from conformance.cli import main
 
+pytest_plugins = ["pytester"]
+
 from .zoo import broken, correct
 
 QUICK = FuzzOptions(examples=200, seed=0, database=None, time_limit=2.0)
@@ -136,3 +138,22 @@ def test_no_silent_drop_does_not_blame_a_message_kept_whole() -> None:
     dropped[1] = {"role": "assistant", "content": history[1]["content"][:2]}  # the tool_use is gone
     report = run([from_callable(lambda h: dropped, "drops")], [scenario])
     assert [r for r in report.results if r.invariant == "blocks.no-silent-drop" and r.outcome == "fail"]
+
+
+def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) -> None:
+    from ._specs import GOOD
+    folder = pytester.mkdir("specs")
+    (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    (pytester.path / "targets.py").write_text(
+        "def noop(history):\n    return list(history)\n"
+        "def last_six(history):\n    return history[-6:]\n", encoding="utf-8")
+    pytester.syspathinsert()
+    common = ["--conformance-specs", str(folder), "-p", "no:cacheprovider", "-v"]
+    result = pytester.runpytest("--conformance-target", "targets:noop", "--conformance-fuzz", "40", *common)
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*fuzz[[]targets:noop[]] PASSED*"])
+    result = pytester.runpytest("--conformance-target", "targets:last_six", "--conformance-fuzz", "300", *common)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*a generated history shrunk to * messages breaks a MUST invariant*",
+                                 "*live.untouched-suffix (fail)*", "*reproduce: conformance run --no-provider --specs*"])
+    assert list((pytester.path / "fuzz-failures").glob("*.yaml"))
