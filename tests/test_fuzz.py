@@ -157,3 +157,43 @@ def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(["*a generated history shrunk to * messages breaks a MUST invariant*",
                                  "*live.untouched-suffix (fail)*", "*reproduce: conformance run --no-provider --specs*"])
     assert list((pytester.path / "fuzz-failures").glob("*.yaml"))
+
+
+def test_reference_passes_a_few_hundred_generated_histories() -> None:
+    import reference
+    result = run_fuzz(from_callable(reference.compact, "reference:compact"), FuzzOptions(examples=300, database=None))
+    assert result.passed, [(r.invariant, r.message) for r in result.failures]
+
+
+def _reference_failures(history: list, live_start: int, params: dict) -> list[str]:
+    import reference
+    from conformance import Scenario, Truth
+    scenario = Scenario("generated.finding", "finding", "generated", history, Truth(live_start), params=params)
+    report = run([from_callable(reference.compact, "reference:compact")], [scenario])
+    return [f"{r.invariant}: {r.message}" for r in report.results if r.outcome == "fail"]
+
+
+@pytest.mark.xfail(strict=True, reason="found by fuzzing: before a prefill the reference keeps the last task from its "
+                                       "last request, not from the system message or first request that opened it")
+@pytest.mark.parametrize("opening", [
+    [{"role": "system", "content": "ok"}, {"role": "user", "content": "ok"}],
+    [{"role": "user", "content": "ok"}, {"role": "user", "content": "and this"}],
+])
+def test_reference_keeps_the_whole_task_a_prefill_continues(opening: list) -> None:
+    history = [*opening, {"role": "assistant", "content": '{"answer": '}]
+    assert _reference_failures(history, 0, {"keep_turns": 0}) == []
+
+
+@pytest.mark.xfail(strict=True, reason="found by fuzzing: the reference keeps a compaction anchor with its reasoning, "
+                                       "and strips that reasoning when it compacts its own output again")
+def test_reference_is_idempotent_on_a_compaction_anchor_that_reasoned() -> None:
+    history = [
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgB"},
+                                          {"type": "compaction", "content": "Summary: ok"},
+                                          {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        {"role": "user", "content": "more"},
+    ]
+    assert _reference_failures(history, 4, {"keep_turns": 1}) == []
