@@ -63,6 +63,15 @@ GRAMMAR = [
 ]
 
 
+def _named(found: list[str], own: tuple[str, ...]) -> str:
+    """Returns the invariants that caught a compactor, its own (``CAUGHT_BY``) first, at most three."""
+    if not found:
+        return "survives"
+    ordered = [i for i in own if i in found] + [i for i in found if i not in own]
+    shown = ", ".join(f"**{i}**" if i in own else i for i in ordered[:3])
+    return shown + (f" (+{len(ordered) - 3})" if len(ordered) > 3 else "")
+
+
 def _rate(killed: int, total: int) -> str:
     return f"{killed}/{total} ({100 * killed / total:.0f}%)"
 
@@ -80,7 +89,8 @@ def measure(examples: int, seed: int) -> str:
         by_shipped += bool(shipped)
         by_fuzz += bool(fuzz_kill)
         by_both += bool(shipped or fuzz_kill)
-        rows.append(f"| `{name}` | {', '.join(shipped) or 'survives'} | {', '.join(fuzz_kill) or 'survives'} | "
+        own = broken.CAUGHT_BY[name]
+        rows.append(f"| `{name}` | {_named(shipped, own)} | {_named(fuzz_kill, own)} | "
                     f"{result.examples if fuzz_kill else '-'} | {size} |")
         print(f"{name:24} shipped={bool(shipped)!s:5} fuzz={bool(fuzz_kill)!s:5} "
               f"examples={result.examples:5} shrunk={size:>3} {time.perf_counter() - started:.1f}s", flush=True)
@@ -113,6 +123,8 @@ def measure(examples: int, seed: int) -> str:
         f"`conformance.strategies.histories()` with seed {seed}, {examples} examples at most, no example database.",
         "",
         "| kill rate | broken compactors killed |", "| --- | ---: |", *summary,
+        "",
+        "In bold, the invariant the zoo names for each compactor (`CAUGHT_BY`); `(+n)`, further invariants.",
         "",
         "| broken compactor | shipped scenarios catch it by | fuzzing catches it by | examples to find | shrunk to (messages) |",
         "| --- | --- | --- | ---: | ---: |", *rows,

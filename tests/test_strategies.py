@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from conformance import Scenario, histories, load_file, spec_writer, transcript
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
 
@@ -38,7 +38,7 @@ def _sample(count: int, **kwargs: Any) -> list[Scenario]:
 @pytest.fixture(scope="module")
 def sample() -> list[Scenario]:
     """Returns a few hundred generated scenarios, undecidable shapes included."""
-    return _sample(300, undecidable=True)
+    return _sample(250, undecidable=True)
 
 
 @FAST
