@@ -40,9 +40,10 @@ def counterexample(result: FuzzResult, seed: int) -> Scenario:
 def write_counterexample(result: FuzzResult, seed: int, out: Path) -> Path:
     """Writes the shrunk scenario of a failed run to ``out/<id>.yaml``; returns the path."""
     scenario = counterexample(result, seed)
+    path = out / f"{scenario.id}.yaml"
     comment = (f"Found by: conformance fuzz --target {result.target} --seed {seed}. "
-               f"Reproduce: conformance run --no-provider --specs <this file> --target {result.target}")
-    return write(out / f"{scenario.id}.yaml", [scenario], [comment])
+               f"Reproduce: conformance run --no-provider --specs {path} --target {result.target}")
+    return write(path, [scenario], [comment])
 
 
 @contextmanager

@@ -284,10 +284,7 @@ def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
             for block in message["content"]:
                 by_block.setdefault(_canon(block), []).append(i)
     problems = []
-    whole = _unchanged_from_input(scenario)
     for i, message in enumerate(_output(obs)):
-        if _canon(message) in whole:
-            continue  # an input message kept whole drops nothing, whatever other message shares its blocks
         source = _source_message(message, by_block, history)
         if source is None:
             continue
