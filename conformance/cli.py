@@ -14,6 +14,8 @@ from . import __version__
 from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
+from .fuzz_cli import fuzz_all
+from .fuzz_cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
 from .progress import progress_callback
 from .provider.cli import register as register_provider
@@ -52,9 +54,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in args.expectations or []:
         gaps.extend(load_gaps(path, [s.id for s in scenarios] + [p.scenario for p in probes],
                               [*BY_ID, *(p.invariant for p in probes)]))
-    if args.generated:
-        from .generate import generated_scenarios
-        scenarios = scenarios + generated_scenarios(args.generated, args.seed)
     if args.keyword:
         selected = keyword_filter(args.keyword)
         scenarios = [s for s in scenarios if selected(s)]
@@ -77,6 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report:
         from .report import write_all
         write_all(args.report, report, probes, code)
+    if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
+        code = max(code, fuzz_all(targets, args.generated, args.seed, args.time_limit))
     return code
 
 
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios whose id/family/features match")
     p.add_argument("--generated", type=int, default=0, metavar="N",
-                   help="add N generated histories (truth from the harness's own analysis)")
+                   help="then fuzz each target on N generated histories (as conformance fuzz --examples N)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated histories")
     p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
     p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
@@ -138,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_catalog)
     register_provider(sub)
     register_reports(sub)
+    register_fuzz(sub)
     return parser
 
 

@@ -40,6 +40,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="known gaps of the target, applied strictly")
     group.addoption("--conformance-time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                     help="per-call time limit")
+    group.addoption("--conformance-fuzz", type=int, default=0, metavar="N",
+                    help="also run each target on N generated histories (seed: --conformance-fuzz-seed)")
+    group.addoption("--conformance-fuzz-seed", type=int, default=0, metavar="S", help="seed of the generated histories")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,6 +77,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         spec_file.setup_items([s for s in everything.scenarios if s.path == str(path)],
                               [e for e in everything.errors if e.path == str(path)], targets, gaps, options)
         items.extend(spec_file.collect())
+    if config.getoption("conformance_fuzz") > 0:
+        from .fuzz_plugin import fuzz_items
+        items.extend(fuzz_items(session, targets, config.getoption("conformance_fuzz"),
+                                config.getoption("conformance_fuzz_seed"), options.time_limit))
 
 
 class SpecFile(pytest.File):
