@@ -1,4 +1,4 @@
-"""Progress of a run on stderr: a bar on a terminal (tqdm), a few plain lines otherwise.
+"""Progress of a run on stderr: a bar on a terminal (rich), a few plain lines otherwise.
 
 Nothing shows for a run that ends within a second; lines fit 100 columns (and the terminal).
 """
@@ -9,10 +9,11 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 DELAY = 1.0  # seconds before anything shows
 EVERY = 5.0  # seconds between plain lines
+REFRESH = 0.2  # seconds between redraws of the bar
 WIDTH = 100
 
 
@@ -25,29 +26,43 @@ class Progress:
         self.delay = delay
         self.started = time.monotonic()
         self._last_line = self.started + delay - EVERY
-        self._bar = None
+        self._last_draw = 0.0
+        self._bar: Any = None
+        self._task: Any = None
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
 
     def __call__(self, done: int, total: int) -> None:
-        if self._tty:
-            if self._bar is None:
-                from tqdm import tqdm
-
-                columns = shutil.get_terminal_size((WIDTH, 24)).columns or WIDTH
-                self._bar = tqdm(total=total, file=self.stream, delay=self.delay, ncols=min(WIDTH, columns),
-                                 leave=False, unit="item", desc=self.label, mininterval=0.2)
-            self._bar.update(done - self._bar.n)
-            return
         now = time.monotonic()
+        if self._tty:
+            if now - self.started < self.delay or (now - self._last_draw < REFRESH and done < total):
+                return
+            self._last_draw = now
+            if self._bar is None:
+                self._open_bar(total)
+            self._bar.update(self._task, completed=done, total=total)
+            self._bar.refresh()
+            return
         if now - self._last_line >= EVERY and done < total:
             self._last_line = now
             line = f"{self.label}: {done}/{total} done, {now - self.started:.0f} s"
             print(line[:WIDTH], file=self.stream, flush=True)
 
+    def _open_bar(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        columns = shutil.get_terminal_size((WIDTH, 24)).columns or WIDTH
+        console = Console(file=self.stream, width=min(WIDTH, columns), force_terminal=True)
+        self._bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=console, transient=True, auto_refresh=False)
+        self._task = self._bar.add_task(self.label, total=total)
+        self._bar.start()
+
     def close(self) -> None:
         """Removes the bar, if one was shown."""
         if self._bar is not None:
-            self._bar.close()
+            self._bar.stop()
             self._bar = None
 
 
