@@ -36,7 +36,7 @@ class RunOptions:
     jobs: int | None = None  # worker processes; None means one per core
     memory_limit: int | None = None  # bytes of address space per worker
     maxfail: int | None = None  # stop after this many failing (scenario, target) items
-    hung_after: int | None = 3  # timeouts in a row after which a target is declared hung
+    hung_after: int | None = 3  # timeouts (or worker deaths) in a row after which a target is given up
 
 
 @dataclass
@@ -207,8 +207,9 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
         gating = {"MUST"} | ({"REFERENCE"} if target.name in options.reference_targets else set())
         failed = any(r.level in gating and r.outcome in ("fail", "error", "xpass") for r in apply_gaps(results, gaps))
         timed_out = obs.timed_out or (obs.second is not None and obs.second.timed_out)
-        summaries[index] = ItemSummary(timed_out, failed)
-        if timed_out or (failed and options.maxfail):
+        died = obs.error_type == "WorkerDied"
+        summaries[index] = ItemSummary(timed_out, failed, died)
+        if timed_out or died or (failed and options.maxfail):
             known[0] = walk(names, summaries, options.maxfail, options.hung_after)
         if progress is not None:
             progress(len(done), len(items))

@@ -1,4 +1,4 @@
-"""When a run stops early: ``--maxfail``/``-x``, and a target declared hung.
+"""When a run stops early: ``--maxfail``/``-x``, and a target declared hung (or crashing).
 
 Pure bookkeeping over items in run order (scenario within target), so a parallel run that
 finishes items out of order decides exactly what a serial run would have.
@@ -16,6 +16,7 @@ class ItemSummary:
 
     timed_out: bool
     failed: bool
+    died: bool = False  # the worker process died during the call
 
 
 @dataclass
@@ -44,6 +45,7 @@ def walk(targets: Sequence[str], finished: Mapping[int, ItemSummary], maxfail: i
     as far as the finished items decide them, reading them in order as a serial run would."""
     out = Walk()
     streak: dict[str, int] = {}
+    deaths: dict[str, int] = {}
     hung_reason: dict[str, str] = {}
     failures = 0
     for index, target in enumerate(targets):
@@ -60,9 +62,13 @@ def walk(targets: Sequence[str], finished: Mapping[int, ItemSummary], maxfail: i
             return out
         out.ran.append(index)
         streak[target] = streak.get(target, 0) + 1 if summary.timed_out else 0
+        deaths[target] = deaths.get(target, 0) + 1 if summary.died else 0
         if hung_after and streak[target] >= hung_after:
             hung_reason[target] = (f"not run: the target is declared hung after timing out on "
                                    f"{hung_after} scenarios in a row")
+        elif hung_after and deaths[target] >= hung_after:
+            hung_reason[target] = (f"not run: the target's worker process died on {hung_after} "
+                                   "scenarios in a row")
         if summary.failed:
             failures += 1
             if maxfail and failures >= maxfail:

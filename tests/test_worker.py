@@ -82,6 +82,14 @@ def test_a_target_that_keeps_timing_out_is_declared_hung(tiny: list[Scenario]) -
     assert len({r.scenario for r in report.results}) == len(tiny)  # header and footer counts add up
 
 
+def test_a_target_whose_worker_keeps_dying_is_given_up(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.exits)], tiny, options=replace(FAST, hung_after=3))
+    completes = [_by_scenario(report.results, "call.completes")[s.id] for s in tiny]
+    assert [r.outcome for r in completes] == ["error"] * 6
+    assert all("exit code 3" in r.message for r in completes[:3])
+    assert all("died on 3 scenarios in a row" in r.message for r in completes[3:])
+
+
 def test_a_hang_on_the_second_call_fails_idempotence_only(tiny: list[Scenario]) -> None:
     report = run([from_callable(hostile.hangs_on_second_call)], tiny[:1], options=replace(FAST, hung_after=None))
     outcome = {r.invariant: r for r in report.results}
