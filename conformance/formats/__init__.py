@@ -1,0 +1,27 @@
+"""Message formats a compactor under test may speak, by name.
+
+Each entry converts an Anthropic-shaped history to its format and back, losslessly on what the
+format carries, and names the reason a history cannot be expressed in it (``Format.why_not``).
+``wrap`` turns a target that speaks a format into one the runner can call.
+"""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from . import anthropic, bedrock, google_genai, langchain, openai_chat, openai_responses
+from .base import Format, FormatError
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    anthropic.FORMAT, openai_chat.FORMAT, openai_responses.FORMAT, bedrock.FORMAT, google_genai.FORMAT,
+    langchain.FORMAT)}
+
+
+def get(name: str) -> Format:
+    """Returns the format called ``name``; raises ``UsageError`` naming the known ones."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise UsageError(f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
+
+
+__all__ = ["FORMATS", "Format", "FormatError", "get"]
