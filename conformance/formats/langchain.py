@@ -38,6 +38,9 @@ def reason(history: History) -> str | None:
         if not isinstance(content, (str, list)) or isinstance(content, list) and not all(
                 isinstance(b, dict) for b in content):
             return f"content of message {i} is neither a string nor a list of blocks"
+        uses = [b.get("id") for b in content if b.get("type") == "tool_use"] if isinstance(content, list) else []
+        if len(set(uses)) < len(uses):
+            return f"two tool uses with one id in message {i}: tool_calls are matched to their blocks by id"
         for b in content if isinstance(content, list) else []:
             if b.get("type") == "tool_use" and (not isinstance(b.get("input"), dict) or not isinstance(b.get("id"), str)):
                 return f"a tool_use without an id or an object input (message {i})"
