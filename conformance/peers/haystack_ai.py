@@ -23,7 +23,7 @@ PEERS = [
          "min_keep_steps=1, target_tokens=budget_tokens (default 200), ApproximateTokenCounter", "anthropic",
          f"{_HERE}:sliding_window", "haystack"),
     Peer("haystack-ai.ToolResultPruningCompactor", LIBRARY, "ToolResultPruningCompactor",
-         "min_keep_steps=1, min_tokens=20, target_tokens=budget_tokens (default 200), ApproximateTokenCounter",
+         "min_keep_steps=1, target_tokens=budget_tokens (default 200), ApproximateTokenCounter",
          "anthropic", f"{_HERE}:prune_tool_results", "haystack"),
 ]
 
@@ -99,4 +99,4 @@ def sliding_window(history: History, budget_tokens: int = 200) -> History:
 
 def prune_tool_results(history: History, budget_tokens: int = 200) -> History:
     """``ToolResultPruningCompactor().compact(target_tokens=budget_tokens)``."""
-    return _compact(history, _compactor("ToolResultPruningCompactor", min_tokens=20), budget_tokens)
+    return _compact(history, _compactor("ToolResultPruningCompactor"), budget_tokens)
