@@ -16,6 +16,7 @@ from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
 from .formats.wrap import FORMAT_HELP, in_format
 from .invariants import BY_ID, catalog_table
+from .matrix import register as register_matrix
 from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
 from .report.cli import register as register_reports
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_catalog)
     register_provider(sub)
     register_reports(sub)
+    register_matrix(sub)
     return parser
 
 

@@ -21,7 +21,7 @@ PEERS = [
          "trigger=0, keep=3, count_tokens=count_tokens_approximately", "langchain", f"{_HERE}:clear_tool_uses",
          "langchain.agents.middleware"),
     Peer("langchain.SummarizationMiddleware", LIBRARY, "SummarizationMiddleware",
-         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), fake model', "langchain",
+         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model', "langchain",
          f"{_HERE}:summarize", "langchain.agents.middleware"),
 ]
 
@@ -43,7 +43,7 @@ def summarize(messages: list[Any], keep_turns: int = 10) -> list[Any]:
     from langchain_core.messages import AIMessage, RemoveMessage
 
     model = GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=SUMMARY)))
-    middleware = SummarizationMiddleware(model, trigger=("messages", keep_turns),
+    middleware = SummarizationMiddleware(model, trigger=("messages", max(1, keep_turns)),
                                          keep=("messages", max(1, keep_turns // 2)))
     update = middleware.before_model({"messages": list(messages)}, None)  # type: ignore[arg-type]
     if update is None:
