@@ -40,12 +40,14 @@ def page(matrix: dict[str, Any]) -> str:
     cells = []
     for row in matrix["rows"]:
         for inv, smallest in row.get("smallest", {}).items():
+            command = escape(explain_command(row, smallest))
             cells.append(f"<li><code>{escape(row['peer'])}</code> × <code>{escape(inv)}</code>: "
-                         f"<code>{escape(smallest)}</code> — <code>{escape(explain_command(row, smallest))}</code></li>")
+                         f"<code>{escape(smallest)}</code> — <code>{command}</code></li>")
     return "\n".join([
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Peer matrix</title>',
         f"<style>{CSS}</style></head><body><main>",
-        f"<h2>Peer matrix <small>checked on {escape(matrix['checked'])} · {matrix['scenarios']} scenarios</small></h2>",
+        f"<h2>Peer matrix <small>checked on {escape(matrix['checked'])} · "
+        f"{matrix['scenarios']} scenarios</small></h2>",
         "<p class='desc'>MUST failures by invariant (scenarios); a cell's tooltip names its smallest scenario.</p>",
         f"<table><thead><tr><th>peer</th><th>verdict</th>{head}<th>reproduces</th></tr></thead>",
         "<tbody>", *body, "</tbody></table>",

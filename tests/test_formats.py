@@ -189,3 +189,38 @@ def test_an_unknown_format_or_nothing_expressible_is_a_usage_error(shipped: Load
     with pytest.raises(UsageError, match="carry no reasoning|not carried"):
         in_format([], thinking_only, "openai-chat")
     assert all(s.expect.skip for s in mark(thinking_only, get("openai-chat")))
+
+
+def test_the_pytest_plugin_runs_a_target_in_its_format(pytester: pytest.Pytester, shipped: LoadResult) -> None:
+    from .conftest import SPECS
+
+    (pytester.path / "chat_targets.py").write_text("def same(messages):\n    return messages\n", encoding="utf-8")
+    pytester.syspathinsert()
+    spec = SPECS / "real-failures.yaml"
+    result = pytester.runpytest("--conformance-target", "chat_targets:same", "--conformance-format", "openai-chat",
+                                "--conformance-specs", str(spec), "-p", "no:cacheprovider", "-rs")
+    scenarios = [s for s in shipped.scenarios if s.path == str(spec)]
+    expressible = sum(1 for s in scenarios if get("openai-chat").why_not(s.history) is None)
+    assert 0 < expressible < len(scenarios)
+    result.assert_outcomes(passed=expressible, skipped=len(scenarios) - expressible)
+    result.stdout.fnmatch_lines(["*not expressible as Chat Completions messages*"])
+
+
+def test_the_command_line_shows_what_the_format_skips(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    from .conftest import SPECS
+
+    target = tmp_path / "chat_noop.py"
+    target.write_text("def same(messages):\n    return messages\n", encoding="utf-8")
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        code = main(["run", "--target", "chat_noop:same", "--format", "openai-chat", "--no-provider",
+                     "--specs", str(SPECS / "real-failures.yaml")])
+    finally:
+        sys.path.remove(str(tmp_path))
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "format openai-chat:" in out and "skipped: thinking block: Chat Completions messages carry no reasoning" in out
+    assert main(["run", "--format", "nope", "--no-provider"]) == 2

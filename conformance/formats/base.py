@@ -46,7 +46,8 @@ class Format:
             return found
         seen: dict[str, str] = {}
         for i, message in enumerate(history):
-            for j, item in [(None, message), *enumerate(message.get("content") if isinstance(message.get("content"), list) else [])]:
+            content = message.get("content")
+            for j, item in [(None, message), *enumerate(content if isinstance(content, list) else [])]:
                 if not isinstance(item, dict):
                     continue
                 as_seen = canonical(self.normalise(item) if j is None else self.normalise_block(item))

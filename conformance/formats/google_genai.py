@@ -52,7 +52,8 @@ def reason(history: History) -> str | None:
             if b.get("is_error", True) is not True:
                 return f"an is_error flag that is not true (message {i}): a response is output or error"
             if b["tool_use_id"] not in names:
-                return f"a tool result whose call is not in the history (message {i}): a functionResponse needs its name"
+                return (f"a tool result whose call is not in the history (message {i}): "
+                        "a functionResponse needs its name")
     return None
 
 

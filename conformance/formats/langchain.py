@@ -42,7 +42,7 @@ def reason(history: History) -> str | None:
         if len(set(uses)) < len(uses):
             return f"two tool uses with one id in message {i}: tool_calls are matched to their blocks by id"
         for b in content if isinstance(content, list) else []:
-            if b.get("type") == "tool_use" and (not isinstance(b.get("input"), dict) or not isinstance(b.get("id"), str)):
+            if b.get("type") == "tool_use" and not (isinstance(b.get("input"), dict) and isinstance(b.get("id"), str)):
                 return f"a tool_use without an id or an object input (message {i})"
             if b.get("type") == "tool_result" and message["role"] == "user":
                 extra = sorted(set(b) - {"type", "tool_use_id", "content", "is_error"})

@@ -121,7 +121,8 @@ def from_format(messages: list[Any]) -> History:
         if role == "user":
             content = message.get("content")
             if pending:
-                rest = [{"type": "text", "text": content}] if isinstance(content, str) else _blocks_of(content, f"message {n}")
+                rest = ([{"type": "text", "text": content}] if isinstance(content, str)
+                        else _blocks_of(content, f"message {n}"))
                 out.append({"role": "user", "content": pending + rest})
                 pending = []
             else:

@@ -91,7 +91,8 @@ def to_format(history: History) -> list[dict[str, Any]]:
             elif t == "tool_result":
                 body = b["content"]
                 out.append({"type": "function_call_output", "call_id": b["tool_use_id"],
-                            "output": body if isinstance(body, str) else [_text_part("input_text", p["text"]) for p in body]})
+                            "output": body if isinstance(body, str)
+                            else [_text_part("input_text", p["text"]) for p in body]})
             elif t == "thinking":
                 out.append({"type": "reasoning", "id": f"rs_{i}_{j}", "summary": [],
                             "content": [{"type": "reasoning_text", "text": b["thinking"]}],

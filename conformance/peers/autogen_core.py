@@ -31,7 +31,8 @@ PEERS = [
 
 def _to_autogen(history: History) -> tuple[list[Any], SourceMap]:
     from autogen_core import FunctionCall
-    from autogen_core.models import AssistantMessage, FunctionExecutionResult, FunctionExecutionResultMessage, UserMessage
+    from autogen_core.models import (AssistantMessage, FunctionExecutionResult, FunctionExecutionResultMessage,
+                                     UserMessage)
 
     sources = SourceMap(history, key=id, fingerprint=lambda m: m.model_dump_json())
     names = call_names(history)

@@ -52,6 +52,7 @@ class Peer:
         if not self.installed:
             raise PeerNotInstalled(f"{self.name}: {self.library} is not installed "
                                    '(pip install "context-conformance[peers]")')
+        importlib.import_module(self.module)  # a library's first import is not the compactor's time
         inner = resolve(self.callable)
         wrapped = wrap(inner, get_format(self.format))
         return Target(self.name, wrapped.func, wrapped.accepts)

@@ -21,7 +21,8 @@ PEERS = [
          "trigger=0, keep=3, count_tokens=count_tokens_approximately", "langchain", f"{_HERE}:clear_tool_uses",
          "langchain.agents.middleware"),
     Peer("langchain.SummarizationMiddleware", LIBRARY, "SummarizationMiddleware",
-         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model', "langchain",
+         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model',
+         "langchain",
          f"{_HERE}:summarize", "langchain.agents.middleware"),
 ]
 
