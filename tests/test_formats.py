@@ -224,3 +224,16 @@ def test_the_command_line_shows_what_the_format_skips(tmp_path: Any, capsys: pyt
     assert code == 0
     assert "format openai-chat:" in out and "skipped: thinking block: Chat Completions messages carry no reasoning" in out
     assert main(["run", "--format", "nope", "--no-provider"]) == 2
+
+
+def test_genai_output_in_the_sdk_snake_case_spelling_reads_the_same() -> None:
+    fmt = get("google-genai")
+    history = [{"role": "user", "content": "go"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "sig"},
+                                                 {"type": "tool_use", "id": "t1", "name": "read", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}]
+    snake = [{"role": c["role"], "parts": [{{"functionCall": "function_call", "functionResponse": "function_response",
+                                             "thoughtSignature": "thought_signature"}.get(k, k): v for k, v in p.items()}
+                                           for p in c["parts"]]} for c in fmt.to_format(history)]
+    assert snake[1]["parts"][0]["thought_signature"] == "c2ln"
+    assert fmt.back(snake, history) == history

@@ -10,6 +10,7 @@ A ``thinking`` block is a part with ``thought: true`` and the signature's UTF-8 
 ``thoughtSignature``; a tool result is a ``functionResponse`` named after its call, whose response
 is ``{"output": ...}`` (``{"error": ...}`` when it is an error). Parts are always a list, so a
 string content and one text block look alike: an unchanged one comes back as it was given.
+Output may also use the SDK's snake_case keys or its ``Content`` objects.
 Not carried: redacted reasoning, tool results with content blocks or without a call in the history,
 an ``is_error: false`` flag, media, server tools, cache or citation fields.
 """
@@ -87,8 +88,13 @@ def to_format(history: History) -> list[dict[str, Any]]:
             for m in history]
 
 
+_SNAKE = {"function_call": "functionCall", "function_response": "functionResponse",
+          "thought_signature": "thoughtSignature"}
+
+
 def _block(part: Any, where: str) -> Block:
     require(isinstance(part, dict), f"{where}: a part is not a dict")
+    part = {_SNAKE.get(k, k): v for k, v in part.items()}  # the SDK takes either spelling in dicts
     try:
         if "functionCall" in part:
             call = part["functionCall"]
@@ -114,6 +120,8 @@ def from_format(contents: list[Any]) -> History:
     roles = {v: k for k, v in _ROLE.items()}
     out: History = []
     for n, content in enumerate(contents):
+        if hasattr(content, "model_dump"):  # a google.genai.types.Content
+            content = content.model_dump(mode="json", by_alias=True, exclude_none=True)
         require(isinstance(content, dict) and content.get("role") in roles and isinstance(content.get("parts"), list),
                 f"content {n} is not a GenAI content with a role and parts")
         out.append({"role": roles[content["role"]], "content": [_block(p, f"content {n}") for p in content["parts"]]})
