@@ -39,6 +39,7 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
                                                          "reasoning.live-preserved")],
     "llama-index-core.ChatMemoryBuffer": [(F + "f24-oversized-result-over-budget", "tools.results-answer-previous")],
     "haystack-ai.SlidingWindowCompactor": [("arithmetic.inflight-50-steps-window-20", "live.untouched-suffix")],
+    "openai-agents.SQLiteSession.limit": [(F + "f03-partial-trim-of-the-in-flight-turn", "tools.results-answer-previous")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {
@@ -48,6 +49,7 @@ KEEP_ALL: dict[str, dict[str, int]] = {
     "haystack-ai.SlidingWindowCompactor": {"budget_tokens": 10_000_000},
     "strands-agents.SlidingWindowConversationManager": {"keep_turns": 10_000},
     "langchain-core.trim_messages.last": {"keep_turns": 10_000},
+    "openai-agents.SQLiteSession.limit": {"keep_turns": 10_000},
 }
 
 
