@@ -106,3 +106,13 @@ def test_the_command_writes_the_files_and_the_readme_block(tmp_path: Path, capsy
     assert (tmp_path / "matrix.html").read_text(encoding="utf-8").startswith("<!doctype html>")
     assert main(["matrix", "no-such-peer", "--out", str(tmp_path)]) == 2
     assert "unknown peer" in capsys.readouterr().err
+
+
+def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
+    from conformance.matrix import verdict
+
+    base = {"installed": True, "failures": {}, "failing_scenarios": 0}
+    assert verdict({**base, "expressible": 0, "changed": 0}) == "no scenario expressible in its format"
+    assert verdict({**base, "expressible": 9, "changed": 0}) == "passes every MUST (it changed no history)"
+    assert verdict({**base, "expressible": 9, "changed": 3}) == "passes every MUST"
+    assert verdict({**base, "installed": False}) == "not installed"

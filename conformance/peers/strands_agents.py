@@ -6,6 +6,7 @@ The manager works on an agent's ``messages`` list in place, as an agent runs it 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .base import Peer
@@ -30,6 +31,6 @@ def sliding_window(messages: list[dict[str, Any]], keep_turns: int = 10) -> list
     """Runs ``SlidingWindowConversationManager(window_size=keep_turns).apply_management`` on a copy."""
     from strands.agent.conversation_manager import SlidingWindowConversationManager
 
-    agent = _Agent(list(messages))
+    agent = _Agent(copy.deepcopy(messages))  # the agent owns its messages; the manager edits them
     SlidingWindowConversationManager(window_size=max(1, keep_turns)).apply_management(agent)  # type: ignore[arg-type]
     return agent.messages
