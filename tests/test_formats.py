@@ -237,3 +237,13 @@ def test_genai_output_in_the_sdk_snake_case_spelling_reads_the_same() -> None:
                                            for p in c["parts"]]} for c in fmt.to_format(history)]
     assert snake[1]["parts"][0]["thought_signature"] == "c2ln"
     assert fmt.back(snake, history) == history
+
+
+def test_a_format_whose_package_is_missing_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "langchain_core" else real(name, *a))
+    with pytest.raises(UsageError, match="needs langchain_core"):
+        get("langchain")
+    assert get("openai-chat").name == "openai-chat"

@@ -7,6 +7,8 @@ format carries, and names the reason a history cannot be expressed in it (``Form
 
 from __future__ import annotations
 
+import importlib.util
+
 from ..errors import UsageError
 from . import anthropic, bedrock, google_genai, langchain, openai_chat, openai_responses
 from .base import Format, FormatError
@@ -17,11 +19,15 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
 
 
 def get(name: str) -> Format:
-    """Returns the format called ``name``; raises ``UsageError`` naming the known ones."""
+    """Returns the format called ``name``; raises ``UsageError`` naming the known ones, or the
+    package a format's objects need when it is missing."""
     try:
-        return FORMATS[name]
+        fmt = FORMATS[name]
     except KeyError:
         raise UsageError(f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
+    if fmt.requires and importlib.util.find_spec(fmt.requires) is None:
+        raise UsageError(f"the {name} format needs {fmt.requires}: pip install \"context-conformance[peers]\"")
+    return fmt
 
 
 __all__ = ["FORMATS", "Format", "FormatError", "get"]

@@ -38,6 +38,7 @@ class Format:
     from_format: Callable[[list[Any]], History]
     normalise_block: Callable[[Block], Block] = _identity
     string_content_is_one_text_block: bool = False
+    requires: str | None = None  # a module the format's objects come from, when it is not plain dicts
 
     def why_not(self, history: History) -> str | None:
         """Returns the named reason ``history`` cannot be expressed in this format, or None."""

@@ -138,5 +138,5 @@ def from_format(messages: list[Any]) -> History:
 
 
 FORMAT = Format("langchain", TITLE, "langchain-core 1.8.3", reason, to_format, from_format,
-                normalise_block=normalise_block)
+                normalise_block=normalise_block, requires="langchain_core")
 __all__ = ["FORMAT", "FormatError"]
