@@ -13,12 +13,12 @@ import os
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import TargetError
+from .tracebacks import target_traceback
 
 Compactor = Callable[..., Any]
 DEFAULT_TARGET = "reference:compact"
@@ -118,7 +118,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
             box["output"] = target.func(given, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - the target's failure is data
             box["exc"] = exc
-            box["tb"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+            box["tb"] = target_traceback(exc)  # the target's frames, not this one
 
     started = time.perf_counter()
     worker = threading.Thread(target=run, name=f"target:{target.name}", daemon=True)
