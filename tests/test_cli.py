@@ -56,16 +56,28 @@ def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_json_has_one_record_per_scenario_and_invariant(specs: Path, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     out_file = tmp_path / "out.json"
-    code, _, _ = run(capsys, "--specs", str(specs), "--json", str(out_file), "--target", f"{BROKEN}:raises")
+    code, out, _ = run(capsys, "--specs", str(specs), "--json", str(out_file), "--target", f"{BROKEN}:raises")
     data = json.loads(out_file.read_text())
     assert code == 1 and data["exit_code"] == 1
     keys = {(r["scenario"], r["invariant"]) for r in data["records"]}
     assert len(keys) == len(data["records"])
     record = next(r for r in data["records"] if r["invariant"] == "call.completes" and r["scenario"] == "tiny.inflight")
-    assert record["outcome"] == "fail" and record["level"] == "MUST"
+    assert record["outcome"] == "error" and record["level"] == "MUST"
     assert "RuntimeError: compactor crashed" in record["message"]
     assert {"scenario", "invariant", "level", "outcome", "message"} <= set(record)
-    assert data["summary"]["outcomes"]["error"] > 0
+    # one error record per scenario; every check that needs an output is recorded as not run
+    assert data["summary"]["outcomes"]["error"] == 2 and data["summary"]["outcomes"]["pass"] == 2  # input.unmutated
+    not_run = [r for r in data["records"] if r["outcome"] == "skip"]
+    assert not_run and all(r["details"]["blocked_by"] == "call.completes" for r in not_run)
+    assert data["summary"]["not_run"] == len(not_run)
+    assert data["summary"]["total"] == len(data["records"]) == sum(data["summary"]["outcomes"].values())
+    # the traceback: once for the two scenarios that raised it, in the target's own frames
+    (key, entry), = data["tracebacks"].items()
+    assert entry["count"] == 2 and record["details"]["traceback_id"] == key
+    assert 'zoo/broken.py", line' in entry["text"] and "in raises" in entry["text"]
+    assert "conformance/target.py" not in entry["text"]
+    assert out.count("traceback (the target's frames):") == 1 and out.count("(same traceback as ") == 1
+    assert "zoo/broken.py" in out and "2 skip" not in out
 
 
 def test_keyword_selects_scenarios(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:

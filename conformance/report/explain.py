@@ -105,6 +105,8 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
         lines.append(f"  {_MARK[result.outcome]:<5} {result.level:<9} {result.invariant}"
                      + (f": {result.message}" if result.message else ""))
         lines += [f"        {d}" for d in result.details.get("diff", [])]
+        lines += [f"        {side} {result.details[side]}" for side in ("expected", "returned") if side in result.details]
+        lines += [f"        {t}" for t in str(result.details.get("traceback", "")).splitlines()]
     return lines
 
 

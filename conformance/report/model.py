@@ -12,7 +12,7 @@ from typing import Any
 
 from ..invariants import CATALOG
 from ..redaction import Redactor, secrets_in
-from ..results import OUTCOMES, CheckResult, gating_failures, summarize
+from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize
 from .timeline import align, counts, labeller
 
 # Worst first: the outcome a cell of the matrix shows.
@@ -28,8 +28,9 @@ def worst(outcomes: Sequence[str]) -> str:
 
 
 def passing(rows: Mapping[str, int]) -> list[int]:
-    """Returns ``[passing, total]`` for an outcome tally; skipped checks are not counted."""
-    return [rows.get("pass", 0), sum(rows.get(o, 0) for o in OUTCOMES if o != "skip")]
+    """Returns ``[passing, total]`` for an outcome tally; skipped checks are not counted, except those
+    not run because the call failed (they count as checked and not passing)."""
+    return [rows.get("pass", 0), sum(rows.get(o, 0) for o in OUTCOMES if o != "skip") + rows.get(NOT_RUN, 0)]
 
 
 def verdict_of(gating: int, spec_errors: int) -> str:
