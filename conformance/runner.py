@@ -18,7 +18,7 @@ from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded
-from .tracebacks import traceback_key
+from .tracebacks import scrub_credentials, scrub_data, traceback_key
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,8 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
-    return [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+    redacted = [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+    return [replace(r, message=scrub_credentials(r.message), details=scrub_data(r.details)) for r in redacted]
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:

@@ -11,6 +11,7 @@ import os
 import re
 import traceback
 from types import TracebackType
+from typing import Any
 
 MAX_FRAMES = 30
 MAX_LINE = 400
@@ -40,6 +41,17 @@ def scrub_credentials(text: str) -> str:
     for pattern in _CREDENTIALS:
         text = pattern.sub("[redacted credential]", text)
     return text
+
+
+def scrub_data(value: Any) -> Any:
+    """Returns a copy of plain data with ``scrub_credentials`` applied to every string."""
+    if isinstance(value, str):
+        return scrub_credentials(value)
+    if isinstance(value, dict):
+        return {k: scrub_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub_data(v) for v in value]
+    return value
 
 
 def target_traceback(exc: BaseException, harness_frames: int = 1) -> str:

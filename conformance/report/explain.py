@@ -16,6 +16,7 @@ from ..redaction import Redactor, block_label, secrets_in
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
 from ..target import Target
+from ..tracebacks import scrub_credentials
 from ..transcript import blocks, find_live_start
 from .timeline import MessageView, align, counts, labeller
 
@@ -86,7 +87,7 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
     if obs.timed_out:
         lines.append(f"  hung: {obs.error}")
     elif obs.error_type:
-        lines.append(redactor.text(f"  raised {obs.error_type}: {obs.error}"))
+        lines.append(scrub_credentials(redactor.text(f"  raised {obs.error_type}: {obs.error}")))
     else:
         size = len(obs.output) if isinstance(obs.output, list) else type(obs.output).__name__
         lines.append(f"  returned {size} messages in {obs.elapsed:.3f} s"

@@ -13,6 +13,7 @@ from typing import Any
 from ..invariants import CATALOG
 from ..redaction import Redactor, secrets_in
 from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize
+from ..tracebacks import scrub_credentials
 from .timeline import align, counts, labeller
 
 # Worst first: the outcome a cell of the matrix shows.
@@ -121,7 +122,7 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
             entry["live_start"] = scenario.truth.live_start
             entry["unanswered"] = list(scenario.truth.unanswered)
         if obs is not None and not obs.returned:
-            entry["error"] = Redactor(secrets).text(f"{obs.error_type or 'timeout'}: {obs.error}")
+            entry["error"] = scrub_credentials(Redactor(secrets).text(f"{obs.error_type or 'timeout'}: {obs.error}"))
         out.append(entry)
     return out
 
