@@ -16,7 +16,7 @@ from ._paths import shipped
 from .errors import ConformanceError, SpecError
 from .expectations import KnownGap, apply_gaps, load_gaps
 from .invariants import BY_ID
-from .results import CheckResult
+from .results import CheckResult, must_checked
 from .runner import RunOptions, check_scenario
 from .spec import Scenario, discover, load
 from .target import DEFAULT_TIME_LIMIT, Target, resolve
@@ -144,6 +144,8 @@ class ScenarioItem(pytest.Item):
         expected = [r for r in results if r.outcome == "xfail"]
         if expected:
             pytest.xfail(expected[0].message)
+        if not must_checked(results):  # every MUST skipped: no evidence, so no pass
+            pytest.skip(f"nothing checked: {', '.join(sorted({r.message for r in results})) or 'no invariant applies'}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, ConformanceFailure):

@@ -139,3 +139,17 @@ def test_a_raising_target_shows_its_own_traceback(pytester: pytest.Pytester, spe
     result.stdout.fnmatch_lines(["*tiny.inflight :: call.completes (error)*", "*crashing.py*line 4, in helper*"])
     assert "conformance/target.py" not in result.stdout.str()
     assert "output.well-formed" not in result.stdout.str()  # not run: never a failure of its own
+
+
+def test_a_scenario_with_every_check_skipped_is_skipped_not_passed(pytester: pytest.Pytester, spec_dir: str) -> None:
+    from conformance import CATALOG
+
+    from ._specs import GOOD as good
+    skips = "".join(f"        {inv.id}: not today\n" for inv in CATALOG if inv.level != "REFERENCE")
+    (pytester.path / "specs" / "tiny.yaml").write_text(
+        good.split("  - id: tiny.settled")[0].replace("    expect:\n", "    expect:\n      skip:\n" + skips, 1),
+        encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "zoo_targets:noop", "--conformance-specs", spec_dir,
+                                "-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*nothing checked: not today*"])
