@@ -79,6 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
+    if not (loaded.scenarios or loaded.errors or args.generated):  # before the replay: nothing of ours to run
+        raise UsageError(_nothing_selected(args, 0, 0))
     probes = _provider_results(args)
     gaps = []
     run_targets = [t.name for t in targets] + sorted({p.target for p in probes})
@@ -93,7 +95,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         selected = keyword_filter(args.keyword)
         scenarios = [s for s in scenarios if selected(s)]
         probes = [p for p in probes if selected.matches(p.scenario, p.family)]
-    if not loaded.errors and (not (loaded.scenarios or args.generated) or not scenarios and (args.target or not probes)):
+    if not loaded.errors and not scenarios and (args.target or not probes):
         raise UsageError(_nothing_selected(args, len(loaded.scenarios) + args.generated, all_probes))
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
     report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)

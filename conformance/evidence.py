@@ -41,9 +41,14 @@ def _pick(messages: Sequence[Any], index: int, block: int | None) -> tuple[bool,
     return True, message, ""
 
 
-def sides(scenario: Scenario, obs: Observation, first_line: str) -> dict[str, str]:
+def sides(scenario: Scenario, obs: Observation, first_line: str, invariant: str = "") -> dict[str, str]:
     """Returns ``{"expected": ..., "returned": ...}`` for a violation whose first line names a
-    message of the input and/or the output; either key is absent when there is nothing to quote."""
+    message of the input and/or the output; either key is absent when there is nothing to quote.
+
+    A change to the input itself (``input.unmutated``) is not quoted against the output.
+    """
+    if invariant == "input.unmutated":
+        return {}
     output = obs.output if isinstance(obs.output, list) else []
     refs: dict[str, tuple[int, int | None]] = {}
     for side, index, block in _REF.findall(first_line):

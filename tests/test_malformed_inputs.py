@@ -209,7 +209,7 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(tmp_path: Path, m
 COMMANDS: list[tuple[str, list[str], list[str]]] = [
     ("unknown-command", ["frobnicate"], ["frobnicate"]),
     ("no-command", [], ["command"]),
-    ("explain-unknown-id", ["explain", "no.such.scenario"], ["no scenario or probe 'no.such.scenario'"]),
+    ("explain-unknown-id", ["explain", "no.such.scenario", "--specs", "{specs}"], ["no scenario or probe 'no.such.scenario'"]),
     ("explain-bad-target", ["explain", "tiny.inflight", "--specs", "{specs}", "--target", "nowhere:x"],
      ["cannot import 'nowhere'"]),
     ("explain-missing-specs", ["explain", "tiny.inflight", "--specs", "{tmp}/absent"], ["absent", "no such file"]),
