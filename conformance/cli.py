@@ -53,10 +53,10 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--time-limit must be a positive number of seconds, not {args.time_limit:g}")
     if args.generated < 0:
         raise UsageError(f"--generated must be 0 or more, not {args.generated}")
-    if args.json:
-        check_output_file(args.json, "--json")
     if args.report:
         check_output_folder(args.report, "--report")
+    if args.json and not (args.report and Path(args.json).parent.absolute() == Path(args.report).absolute()):
+        check_output_file(args.json, "--json")  # (into the --report folder: that folder is checked above)
     _replays_recordings(args)
 
 
@@ -109,6 +109,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         code, verdict = 2, "NOTHING CHECKED"
     print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict))
     try:
+        if args.report:
+            Path(args.report).mkdir(parents=True, exist_ok=True)
         if args.json:
             jsonfile.write(args.json, report, probes, code)
         if args.report:

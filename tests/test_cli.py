@@ -93,6 +93,7 @@ def test_known_gap_turns_failure_into_xfail_and_unexpected_pass_fails(specs: Pat
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking",
                        "--expectations", str(gaps))
     assert code == 0, out
+    assert "28 pass, 2 xfail -- CONFORMS (with 2 known-gap failures)" in out
     code, out, _ = run(capsys, "--specs", str(specs), "--expectations", str(gaps))
     assert code == 1 and "expectations.gap-still-open" in out
     listed = write(tmp_path, "listed.yaml", "format_version: 1\ngaps:\n  - scenario: tiny.settled\n"
@@ -185,6 +186,9 @@ def test_json_may_overwrite_a_file_but_paths_are_checked_first(specs: Path, tmp_
     code, out, err = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:raises",
                          "--json", str(tmp_path / "missing" / "r.json"))
     assert code == 2 and out == "" and err.count("\n") == 1  # refused before any target was called
+    code, _, _ = run(capsys, "--specs", str(specs), "--report", str(tmp_path / "new"),
+                     "--json", str(tmp_path / "new" / "r.json"))  # the --report folder is made for both
+    assert code == 0 and (tmp_path / "new" / "r.json").is_file() and (tmp_path / "new" / "index.html").is_file()
 
 
 def test_a_failure_quotes_both_sides_with_reasoning_redacted(specs: Path, tmp_path: Path,
@@ -221,3 +225,20 @@ def test_a_traceback_shows_no_reasoning_text_and_no_credential(specs: Path, tmp_
     assert code == 1 and "leaky_target.py\", line 6, in _deeper" in out
     assert "plan 2" not in text and "abcdefghijklmnop" not in text
     assert "[redacted" in out
+
+
+def test_a_gaps_file_that_excuses_every_must_gives_no_verdict(specs: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "wrecker.py").write_text("def compact(history):\n    history.clear()\n    raise RuntimeError('no')\n",
+                                         encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    gaps = write(tmp_path, "gaps.yaml", "format_version: 1\ntarget: wrecker:compact\ngaps:\n"
+                 "  - {scenario: tiny.inflight, reason: everything}\n  - {scenario: tiny.settled, reason: everything}\n")
+    code, out, err = run(capsys, "--specs", str(specs), "--target", "wrecker:compact", "--expectations", str(gaps))
+    assert code == 2 and "NOTHING CHECKED" in out and "CONFORMS" not in out
+    assert "every one was skipped, not run or a known gap" in err
+    one_gap = write(tmp_path, "one.yaml", "format_version: 1\ntarget: wrecker:compact\ngaps:\n"
+                    "  - {scenario: tiny.inflight, reason: everything}\n")
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", "wrecker:compact", "--expectations", str(one_gap))
+    assert code == 1  # tiny.settled still counts
