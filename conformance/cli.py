@@ -103,7 +103,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
     code = report.exit_code or (2 if probe_spec_error else 1 if probe_failed else 0)
-    unchecked = [t for t in report.targets if scenarios and not must_checked(r for r in report.results if r.target == t)]
+    unchecked = [t for t in report.targets
+                 if scenarios and not must_checked(r for r in report.results if r.target == t)]
     verdict = None
     if code == 0 and unchecked:
         code, verdict = 2, "NOTHING CHECKED"

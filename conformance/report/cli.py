@@ -39,6 +39,12 @@ def cmd_drift(args: argparse.Namespace) -> int:
         if not Path(getattr(args, name)).is_dir():
             print(f"conformance: error: --{name} {getattr(args, name)} is not a folder", file=sys.stderr)
             return 2
+    from ..outputs import check_output_file, check_output_folder
+    for name in ("json", "markdown", "update_baseline_delta"):  # checked before the comparison
+        if getattr(args, name):
+            check_output_file(getattr(args, name), f"--{name.replace('_', '-')}", make_folders=True)
+    if args.report:
+        check_output_folder(args.report, "--report")
     drift = compare.compare_dirs(args.baseline, args.current)
     print(drift_render.terminal(drift, verbose=args.verbose))
     for name in ("json", "markdown", "update_baseline_delta"):

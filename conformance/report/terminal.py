@@ -20,7 +20,8 @@ def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str]) ->
     return lines
 
 
-def render_failure(result: CheckResult, where: str = "", shown_tracebacks: dict[str, str] | None = None) -> list[str]:
+def render_failure(result: CheckResult, where: str = "",
+                   shown_tracebacks: dict[str, str] | None = None) -> list[str]:
     """Returns the lines that show one failing check: ids, message, focused diff, both sides, and
     the target's traceback (only a reference to it when ``shown_tracebacks`` already holds its key)."""
     head = f"[{result.level}] {result.scenario} :: {result.invariant} ({result.outcome})"
