@@ -13,7 +13,7 @@ from functools import partial
 from .errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
-from .invariants import BY_ID, CATALOG, Invariant
+from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
@@ -127,7 +127,7 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
     invariants = applicable(scenario, target, options)
     shape = BY_ID["output.well-formed"]
-    malformed = obs.returned and bool(_safe(shape, scenario, obs))
+    malformed = obs.returned and output_unreadable(scenario, obs)
     results = []
     for inv in invariants:
         record = partial(_record, target, scenario, inv)
@@ -135,14 +135,14 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             results.append(record("skip", scenario.expect.skip[inv.id]))
             continue
         if inv.needs_output and inv.level != "REFERENCE" and not obs.returned:
-            if scenario.expect.refusal_allowed and not obs.timed_out:
+            if scenario.expect.refusal_allowed and obs.refused:
                 results.append(record("skip", f"target declined: {obs.error_type}: {obs.error}"))
             else:  # the one error record is call.completes's; the rest were not run
                 results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
                                       extra={"blocked_by": "call.completes"}))
             continue
         if inv.needs_output and inv is not shape and malformed and inv.level != "REFERENCE":
-            results.append(record("skip", "not run: the output is not a list of well-formed messages",
+            results.append(record("skip", "not run: the output is not a list of readable messages",
                                   extra={"blocked_by": shape.id}))
             continue
         violations = _safe(inv, scenario, obs)
