@@ -19,7 +19,7 @@ from typing import Any
 
 from . import transcript
 from .errors import TargetError
-from .tracebacks import target_traceback
+from .tracebacks import stack_of, target_traceback
 
 Compactor = Callable[..., Any]
 DEFAULT_TARGET = "reference:compact"
@@ -150,8 +150,8 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     worker.join(time_limit)
     elapsed = time.perf_counter() - started
     if worker.is_alive():
-        return Observation(timed_out=True, elapsed=elapsed,
-                           error=f"no answer within {time_limit:g} s")
+        return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s",
+                           error_traceback=stack_of(worker, __file__))  # where it was stuck
     mutated = not transcript.same_json(given, history)
     if "exc" in box:
         exc = box["exc"]

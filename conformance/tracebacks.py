@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
+import threading
 import traceback
 from types import TracebackType
 from typing import Any
@@ -63,6 +65,22 @@ def target_traceback(exc: BaseException, harness_frames: int = 1) -> str:
     cut = [line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE} more chars)"
            for line in lines]
     return scrub_credentials("\n".join(cut))
+
+
+def stack_of(thread: threading.Thread, harness_file: str) -> str | None:
+    """Returns where a still-running ``thread`` is now: its frames below the last one in
+    ``harness_file`` (the last ``MAX_FRAMES``), as a traceback, credentials scrubbed; None when it
+    has no frame to show."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    if frame is None:
+        return None
+    frames = traceback.extract_stack(frame)
+    harness = [k for k, f in enumerate(frames) if f.filename == harness_file]
+    own = frames[harness[-1] + 1:] if harness else frames
+    if not own:
+        return None
+    text = "Stack when the time ran out (most recent call last):\n" + "".join(traceback.format_list(own[-MAX_FRAMES:]))
+    return scrub_credentials(text.rstrip("\n") + "\nTimeoutError: no answer within the time limit")
 
 
 def traceback_key(text: str) -> str:

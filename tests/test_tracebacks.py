@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,22 @@ def test_sides_name_both_messages(tmp_path: Path) -> None:
     assert gone["returned"].startswith("output[2] (where input[3] belongs): ")
     assert sides(scenario, Observation(output=output), "input[3] changed", "input.unmutated") == {}
     assert sides(scenario, Observation(output=None), "the output is not a list") == {}
+
+
+def test_a_hung_call_shows_where_the_target_was_stuck() -> None:
+    release = threading.Event()
+
+    def stuck(history: list) -> list:
+        return _waiting(release)
+
+    obs = call_guarded(from_callable(stuck), [{"role": "user", "content": "hi"}], {}, time_limit=0.1)
+    release.set()
+    assert obs.timed_out and obs.error_traceback is not None
+    assert "in _waiting" in obs.error_traceback and "in stuck" in obs.error_traceback
+    before_ours = obs.error_traceback.split("in stuck")[0]
+    assert "conformance/target.py" not in obs.error_traceback and "threading.py" not in before_ours
+
+
+def _waiting(release: threading.Event) -> list:
+    release.wait()
+    return []
