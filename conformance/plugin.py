@@ -6,6 +6,7 @@ failure is rendered like the CLI's. Without ``--conformance-target`` the plugin 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def _conformance_items(session: pytest.Session, config: pytest.Config, names: li
     except ConformanceError as exc:
         raise pytest.UsageError(str(exc)) from None
     options = RunOptions(time_limit=config.getoption("conformance_time_limit"))
-    if not options.time_limit > 0 or options.time_limit == float("inf"):
+    if not (math.isfinite(options.time_limit) and options.time_limit > 0):
         raise pytest.UsageError(f"--conformance-time-limit must be a positive number of seconds, "
                                 f"not {options.time_limit:g}")
     everything = load(files)  # across files, so duplicate ids are errors here as in the CLI
@@ -145,7 +146,8 @@ class ScenarioItem(pytest.Item):
         if expected:
             pytest.xfail(expected[0].message)
         if not must_checked(results):  # every MUST skipped: no evidence, so no pass
-            pytest.skip(f"nothing checked: {', '.join(sorted({r.message for r in results})) or 'no invariant applies'}")
+            reasons = ", ".join(sorted({r.message for r in results})) or "no invariant applies"
+            pytest.skip(f"nothing checked: {reasons}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, ConformanceFailure):
