@@ -10,7 +10,9 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture
-def spec_dir(pytester: pytest.Pytester) -> str:
+def spec_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # only this plugin: the others cost seconds a run
+    monkeypatch.setenv("PYTEST_PLUGINS", "conformance.plugin")
     folder = pytester.mkdir("specs")
     (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
     (pytester.path / "zoo_targets.py").write_text(
@@ -153,3 +155,8 @@ def test_a_scenario_with_every_check_skipped_is_skipped_not_passed(pytester: pyt
                                 "-rs", "-p", "no:cacheprovider")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*nothing checked: not today*"])
+
+
+def test_the_plugin_is_registered_when_the_package_is_installed() -> None:
+    from importlib.metadata import entry_points
+    assert "conformance.plugin" in {ep.value for ep in entry_points(group="pytest11")}
