@@ -15,6 +15,8 @@ from . import __version__
 from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
+from .fuzz_cli import fuzz_all
+from .fuzz_cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
 from .outputs import check_output_file, check_output_folder
 from .provider.cli import register as register_provider
@@ -87,16 +89,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in args.expectations or []:
         gaps.extend(load_gaps(path, [s.id for s in scenarios] + [p.scenario for p in probes],
                               [*BY_ID, *(p.invariant for p in probes)], targets=run_targets))
-    if args.generated:
-        from .generate import generated_scenarios
-        scenarios = scenarios + generated_scenarios(args.generated, args.seed)
     all_probes = len(probes)
     if args.keyword:
         selected = keyword_filter(args.keyword)
         scenarios = [s for s in scenarios if selected(s)]
         probes = [p for p in probes if selected.matches(p.scenario, p.family)]
-    if not loaded.errors and not scenarios and (args.target or not probes):
-        raise UsageError(_nothing_selected(args, len(loaded.scenarios) + args.generated, all_probes))
+    if not loaded.errors and not scenarios and (args.target or not probes) and not args.generated:
+        raise UsageError(_nothing_selected(args, len(loaded.scenarios), all_probes))
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
     report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
     probes = apply_gaps(probes, gaps)
@@ -119,6 +118,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             write_all(args.report, report, probes, code)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
+    if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
+        code = max(code, fuzz_all(targets, args.generated, args.seed, args.time_limit))
     if verdict:
         raise UsageError(f"no MUST check of {', '.join(unchecked)} passed or failed: every one was skipped, "
                          "not run or a known gap (see --expectations and -k)")
@@ -142,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios whose id/family/features match")
     p.add_argument("--generated", type=int, default=0, metavar="N",
-                   help="add N generated histories (truth from the harness's own analysis)")
+                   help="then fuzz each target on N generated histories (as conformance fuzz --examples N)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated histories")
     p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
     p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
@@ -160,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_catalog)
     register_provider(sub)
     register_reports(sub)
+    register_fuzz(sub)
     return parser
 
 

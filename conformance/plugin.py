@@ -41,6 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="known gaps of the target, applied strictly")
     group.addoption("--conformance-time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                     help="per-call time limit")
+    group.addoption("--conformance-fuzz", type=int, default=0, metavar="N",
+                    help="also run each target on N generated histories (seed: --conformance-fuzz-seed)")
+    group.addoption("--conformance-fuzz-seed", type=int, default=0, metavar="S", help="seed of the generated histories")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -100,7 +103,25 @@ def _conformance_items(session: pytest.Session, config: pytest.Config, names: li
         spec_file.setup_items([s for s in everything.scenarios if s.path == str(path)],
                               [e for e in everything.errors if e.path == str(path)], targets, gaps, options)
         collected.extend(session.genitems(spec_file))
+    examples = config.getoption("conformance_fuzz")
+    if examples > 0:  # through a collector too, so the fuzz items are counted as collected
+        fuzz = FuzzRun.from_parent(session, name="fuzz")
+        fuzz.setup_items(targets, examples, config.getoption("conformance_fuzz_seed"), options.time_limit)
+        collected.extend(session.genitems(fuzz))
     return collected
+
+
+class FuzzRun(pytest.Collector):
+    """The fuzz items of a run (one per target), collected like a file."""
+
+    def setup_items(self, targets: list[Target], examples: int, seed: int, time_limit: float) -> None:
+        self._args = (targets, examples, seed, time_limit)
+
+    def collect(self) -> list[pytest.Item]:
+        from .fuzz_plugin import fuzz_items
+
+        targets, examples, seed, time_limit = self._args
+        return list(fuzz_items(self, targets, examples, seed, time_limit))  # type: ignore[arg-type]
 
 
 class SpecFile(pytest.File):

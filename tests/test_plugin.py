@@ -112,6 +112,10 @@ def test_collected_count_is_the_count_that_runs(pytester: pytest.Pytester, spec_
                                 "zoo_targets:noop", "--conformance-specs", spec_dir, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["collected 4 items"])
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "--conformance-fuzz", "5", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["collected 3 items"])  # the fuzz item too
 
 
 def test_a_gaps_file_for_another_target_is_a_usage_error(pytester: pytest.Pytester, spec_dir: str) -> None:
