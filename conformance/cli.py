@@ -14,9 +14,11 @@ from . import __version__
 from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
+from .formats.wrap import FORMAT_HELP, in_format
 from .fuzz_cli import fuzz_all
 from .fuzz_cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
+from .matrix import register as register_matrix
 from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
 from .report.cli import register as register_reports
@@ -53,13 +55,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         selected = keyword_filter(args.keyword)
         scenarios = [s for s in scenarios if selected(s)]
         probes = [p for p in probes if selected.matches(p.scenario, p.family)]
+    targets, scenarios, format_note = in_format(targets, scenarios, args.format)
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
     report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
     probes = apply_gaps(probes, gaps)
     probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
     code = report.exit_code or (2 if probe_spec_error else 1 if probe_failed else 0)
-    print(terminal.render(report, probes, verbose=args.verbose))
+    print(terminal.render(report, probes, verbose=args.verbose) + (f"\n{format_note}" if format_note else ""))
     if args.json:
         jsonfile.write(args.json, report, probes, code)
     if args.report:
@@ -94,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expectations", action="append", metavar="FILE", help="known gaps of the target (strict)")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help="per-call time limit")
+    p.add_argument("--format", metavar="NAME", help=FORMAT_HELP)
     p.add_argument("--no-idempotence", action="store_true", help="skip the second call for output.idempotent")
     p.add_argument("--cassettes", nargs="+", metavar="PATH", help="recordings to replay (default: the shipped ones)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
@@ -104,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_provider(sub)
     register_reports(sub)
     register_fuzz(sub)
+    register_matrix(sub)
     return parser
 
 
