@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .results import CheckResult
@@ -38,6 +38,7 @@ class FuzzOptions:
     idempotence: bool = True
     database: Path | None = CACHE_DIR
     shrink: bool = True
+    format: str | None = None  # the message format the target speaks; None for Anthropic's
     progress: Callable[[int], None] | None = field(default=None, compare=False)
 
 
@@ -93,9 +94,18 @@ def run_fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult
     """Returns the outcome of ``options.examples`` generated histories on ``target``; never raises
     for a failing target (its shrunk counterexample is in the result)."""
     count, first_failure = 0, 0
+    fmt = None
+    if options.format is not None:
+        from .formats import get
+        from .formats.wrap import wrap
+
+        fmt = get(options.format)
+        target = wrap(target, fmt)
 
     def prop(scenario: Scenario) -> None:
         nonlocal count, first_failure
+        if fmt is not None and fmt.why_not(scenario.history) is not None:
+            reject()  # not expressible in the target's format: not an example
         count += 1
         if options.progress is not None and not first_failure:
             options.progress(count)

@@ -76,24 +76,27 @@ def fuzz_target(target: Target, options: FuzzOptions, out: Path) -> int:
     for failure in result.failures:
         print("\n".join(render_failure(failure, str(path))))
     print(f"written: {path}")
-    print(f"reproduce: conformance run --no-provider --specs {path} --target {target.name}")
+    fmt = f" --format {options.format}" if options.format else ""
+    print(f"reproduce: conformance run --no-provider --specs {path} --target {target.name}{fmt}")
     return 1
 
 
 def fuzz_all(targets: Sequence[Target], examples: int, seed: int, time_limit: float = DEFAULT_TIME_LIMIT,
-             out: Path = DEFAULT_OUT) -> int:
-    """Fuzzes each target with MUST-level checks (``run --generated N``); returns 1 if any failed."""
+             out: Path = DEFAULT_OUT, fmt: str | None = None) -> int:
+    """Fuzzes each target (speaking ``fmt``) with MUST-level checks (``run --generated N``); returns 1
+    if any failed."""
     from .fuzz import FuzzOptions
 
-    options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit)
+    options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit, format=fmt)
     return max((fuzz_target(t, options, out) for t in targets), default=0)
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Runs ``conformance fuzz``; returns the exit code."""
     if args.format is not None:
-        raise UsageError(f"unknown format {args.format!r}: histories are generated in the Anthropic "
-                         "Messages format only")
+        from .formats import get
+
+        get(args.format)  # an unknown format is a usage error before any work
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
     from .fuzz import CACHE_DIR, FuzzOptions
@@ -101,7 +104,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(
         examples=args.examples, seed=args.seed, levels=("MUST", "SHOULD") if args.should else ("MUST",),
         undecidable=not args.decidable_only, time_limit=args.time_limit,
-        database=None if args.no_cache else CACHE_DIR)
+        database=None if args.no_cache else CACHE_DIR, format=args.format)
     return max(fuzz_target(resolve(name), options, Path(args.out)) for name in args.target)
 
 
@@ -114,7 +117,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--seed", type=int, default=0, help="seed of the generation (same seed, same histories)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"where a counterexample is written as a scenario file (default {DEFAULT_OUT})")
-    p.add_argument("--format", metavar="NAME", help="history format of the target (default: Anthropic)")
+    p.add_argument("--format", metavar="NAME", help="message format the target speaks (default: Anthropic's); "
+                   "generated histories it cannot express are not examples")
     p.add_argument("--should", action="store_true", help="SHOULD invariants fail the run too")
     p.add_argument("--decidable-only", action="store_true",
                    help="leave out interleaved and reordered histories (where a refusal is allowed)")

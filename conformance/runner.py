@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from .errors import SpecError, UsageError
+from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
@@ -22,7 +23,8 @@ from .results import CheckResult, gating_failures
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
-from .worker import Event, Pool, call_window, default_jobs, in_worker
+from .tracebacks import scrub_credentials, scrub_data, traceback_key
+from .worker import Event, Pool, call_window, default_jobs
 
 
 @dataclass(frozen=True)
@@ -113,16 +115,14 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
 
 def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observation:
     """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence."""
-    def limit(allowance: float) -> float:  # in a worker, the parent kills at the limit: its own guard waits longer
-        return options.time_limit + (_SLACK + allowance if in_worker() else 0.0)
-
-    allowance = _COPY_SECONDS * len(scenario.history)
-    with call_window(options.time_limit, allowance=allowance):
-        obs = call_guarded(target, scenario.history, scenario.params, limit(allowance))
+    # The guard answers at the limit (with where the target was stuck); in a worker, the parent
+    # kills the worker a little later should the guard itself be stuck (a target holding the GIL).
+    limit = options.time_limit
+    with call_window(limit, allowance=_BACKSTOP + _COPY_SECONDS * len(scenario.history)):
+        obs = call_guarded(target, scenario.history, scenario.params, limit)
     if options.idempotence and obs.returned and isinstance(obs.output, list):
-        allowance = _COPY_SECONDS * len(obs.output)
-        with call_window(options.time_limit, obs, allowance=allowance):
-            second = call_guarded(target, obs.output, scenario.params, limit(allowance))
+        with call_window(limit, obs, allowance=_BACKSTOP + _COPY_SECONDS * len(obs.output)):
+            second = call_guarded(target, obs.output, scenario.params, limit)
         return replace(obs, second=second)
     return obs
 
@@ -141,7 +141,8 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
-    return [redactor.result(r) for r in results]
+    redacted = [redactor.result(r) for r in results]
+    return [replace(r, message=scrub_credentials(r.message), details=scrub_data(r.details)) for r in redacted]
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
@@ -157,26 +158,34 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
         if inv.needs_output and inv.level != "REFERENCE" and not obs.returned:
             if scenario.expect.refusal_allowed and obs.refused:
                 results.append(record("skip", f"target declined: {obs.error_type}: {obs.error}"))
-            else:
-                results.append(record("error", f"no output to check: {obs.error_type or 'hang'}: {obs.error}"))
+            else:  # the one error record is call.completes's; the rest were not run
+                results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
+                                      extra={"blocked_by": "call.completes"}))
             continue
         if inv.needs_output and inv is not shape and malformed and inv.level != "REFERENCE":
-            results.append(record("error", "no output to check: the output is not a list of readable messages"))
+            results.append(record("skip", "not run: the output is not a list of readable messages",
+                                  extra={"blocked_by": shape.id}))
             continue
         violations = _safe(inv, scenario, obs)
         if not violations:
             message = f"declined: {obs.error_type}" if (inv.id == "call.completes" and obs.error_type) else ""
             results.append(record("pass", message))
+        elif inv.id == "call.completes":  # raised or hung: no output at all
+            crash = {"traceback": obs.error_traceback, "traceback_id": traceback_key(obs.error_traceback)} \
+                if obs.error_traceback else {}
+            results.append(record("error", violations[0], extra=crash))
         else:
             lines = "\n".join(violations).splitlines()
-            results.append(record("fail", lines[0], lines[1:]))
+            results.append(record("fail", lines[0], lines[1:], extra=sides(scenario, obs, lines[0], inv.id)))
     return results
 
 
 def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: str, message: str,
-            diff: list[str] | None = None) -> CheckResult:
+            diff: list[str] | None = None, extra: dict[str, str] | None = None) -> CheckResult:
+    details: dict[str, object] = {"diff": diff} if diff else {}
+    details.update(extra or {})
     return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
-                       message, {"diff": diff} if diff else {})
+                       message, details)
 
 
 def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:
@@ -246,7 +255,7 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
                      frozenset(options.reference_targets), observations, stopped)
 
 
-_SLACK = 1.0  # a worker's own guard waits this much longer than the parent, which kills at the limit
+_BACKSTOP = 1.0  # seconds past the limit before the parent kills a worker whose guard did not answer
 _COPY_SECONDS = 5e-5  # per message: the guard's input copy and mutation check, not the target's time
 
 
@@ -335,7 +344,7 @@ def _run_in_workers(items: Sequence[tuple[Target, Scenario]], indexes: Sequence[
                 target, scenario = items[event.key]
                 obs, results = _from_event(event, target, scenario, options)
                 if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
-                    pool.recycle(event.key)  # its own guard gave up: a thread of the target may still run
+                    pool.recycle(event.key)  # its guard gave up: a thread of the target may still run
                 finish(event.key, obs, results)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
-GRACE = 0.25  # seconds past the time limit before the parent kills a call (covers the input copy)
+GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
 PRELOAD = ["conformance.runner"]  # imported once by the fork server, shared by every worker
 
 _parent: Connection | None = None  # set in a worker process only

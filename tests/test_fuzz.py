@@ -3,6 +3,7 @@ under ``conformance run``; correct compactors pass; runs are deterministic; fail
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from conformance import FuzzOptions, FuzzResult, from_callable, load, run, run_fuzz
 from conformance.cli import main
+from conformance.formats import get as get_format
 
 pytest_plugins = ["pytester"]
 
@@ -112,6 +114,7 @@ def test_cli_exit_zero_when_every_example_holds(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize("argv, message", [
     (["--format", "openai"], "unknown format 'openai'"),
+    (["--format", "nonesuch"], "known: "),
     (["--examples", "0"], "--examples must be at least 1"),
 ])
 def test_cli_usage_errors_exit_two(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -184,8 +187,6 @@ def _reference_failures(history: list, live_start: int, params: dict) -> list[st
     return [f"{r.invariant}: {r.message}" for r in report.results if r.outcome == "fail"]
 
 
-@pytest.mark.xfail(strict=True, reason="found by fuzzing: before a prefill the reference keeps the last task from its "
-                                       "last request, not from the system message or first request that opened it")
 @pytest.mark.parametrize("opening", [
     [{"role": "system", "content": "ok"}, {"role": "user", "content": "ok"}],
     [{"role": "user", "content": "ok"}, {"role": "user", "content": "and this"}],
@@ -195,8 +196,6 @@ def test_reference_keeps_the_whole_task_a_prefill_continues(opening: list) -> No
     assert _reference_failures(history, 0, {"keep_turns": 0}) == []
 
 
-@pytest.mark.xfail(strict=True, reason="found by fuzzing: the reference keeps a compaction anchor with its reasoning, "
-                                       "and strips that reasoning when it compacts its own output again")
 def test_reference_is_idempotent_on_a_compaction_anchor_that_reasoned() -> None:
     history = [
         {"role": "user", "content": "ok"},
@@ -208,3 +207,31 @@ def test_reference_is_idempotent_on_a_compaction_anchor_that_reasoned() -> None:
         {"role": "user", "content": "more"},
     ]
     assert _reference_failures(history, 4, {"keep_turns": 1}) == []
+
+
+def clear_chat_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A compactor that speaks Chat Completions and clears every tool message, live ones included."""
+    return [{**m, "content": "[cleared]"} if m["role"] == "tool" else m for m in messages]
+
+
+def test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    target = from_callable(clear_chat_tool_results, "clear_chat_tool_results")
+    options = FuzzOptions(examples=200, seed=1, database=None, format="openai-chat", idempotence=False)
+    found = run_fuzz(target, options)
+    assert not found.passed and "live.untouched-suffix" in {r.invariant for r in found.failures}
+    assert found.scenario is not None and get_format("openai-chat").why_not(found.scenario.history) is None
+    held = run_fuzz(from_callable(lambda messages: messages, "noop"), replace(options, examples=60))
+    assert held.passed and held.examples == 60  # only expressible histories are counted as examples
+
+
+def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["fuzz", "--target", "tests.test_fuzz:clear_chat_tool_results", "--format", "openai-chat",
+                 "--examples", "200", "--seed", "1", "--no-cache", "--out", str(tmp_path)])
+    assert code == 1
+    printed = capsys.readouterr().out
+    assert "--format openai-chat" in printed
+    [written] = tmp_path.glob("*.yaml")
+    assert main(["run", "--no-provider", "--specs", str(written), "--format", "openai-chat",
+                 "--target", "tests.test_fuzz:clear_chat_tool_results"]) == 1
