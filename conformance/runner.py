@@ -260,14 +260,17 @@ _COPY_SECONDS = 5e-5  # per message: the guard's input copy and mutation check, 
 
 
 def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str) -> list[CheckResult]:
-    """Returns an ``error`` record per applicable invariant (``skip`` where the spec says so), for a
-    scenario whose call gave nothing to check: a dead worker, a target declared hung."""
+    """Returns the records of a scenario whose call gave nothing to check (a dead worker, a target
+    given up): a ``call.completes`` error naming why, the other checks not run."""
     out = []
     for inv in applicable(scenario, target, options):
         if inv.id in scenario.expect.skip:
             out.append(_record(target, scenario, inv, "skip", scenario.expect.skip[inv.id]))
-        else:
+        elif inv.id == "call.completes":  # the one error record; the rest were not run
             out.append(_record(target, scenario, inv, "error", reason))
+        else:
+            out.append(_record(target, scenario, inv, "skip", f"not run: {reason}",
+                               extra={"blocked_by": "call.completes"}))
     return out
 
 

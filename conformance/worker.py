@@ -103,9 +103,9 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
             continue
         if message is None:
             return
-        key, fn, args, (cwd, path) = message
+        key, fn, args, (cwd, path, environ) = message
         _current_key = key
-        _follow(cwd, path)
+        _follow(cwd, path, environ)
         try:
             value = fn(*args)
             conn.send(("done", key, value))
@@ -117,14 +117,18 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
                 conn.send(("failed", key, f"{type(exc).__name__}"))
 
 
-def _follow(cwd: str, path: list[str]) -> None:
-    """Moves this worker to the parent's working directory and adds the parent's import paths
-    (both may have changed since the fork server started)."""
+def _follow(cwd: str, path: list[str], environ: dict[str, str]) -> None:
+    """Gives this worker the parent's working directory, environment and import paths (each may
+    have changed since the fork server started)."""
     if os.getcwd() != cwd:
         os.chdir(cwd)
     missing = [entry for entry in path if entry not in sys.path]
     if missing:
         sys.path[:0] = missing
+    if environ != os.environ:
+        for name in [n for n in os.environ if n not in environ]:
+            del os.environ[name]
+        os.environ.update(environ)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -192,7 +196,7 @@ class _Worker:
 
     def assign(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
         # pickles first: a job that does not pickle leaves the worker idle
-        self.conn.send((key, fn, tuple(args), (os.getcwd(), list(sys.path))))
+        self.conn.send((key, fn, tuple(args), (os.getcwd(), list(sys.path), dict(os.environ))))
         self.key, self.busy, self.deadline, self.partial = key, True, None, None
 
     def kill(self) -> None:

@@ -41,7 +41,7 @@ def test_a_call_past_the_limit_is_killed_and_the_run_moves_on(tiny: list[Scenari
     report = run([from_callable(func)], tiny[:2], options=replace(FAST, hung_after=None))
     completes = _by_scenario(report.results, "call.completes")
     assert set(completes) == {s.id for s in tiny[:2]}
-    assert all(r.outcome == "fail" and "hung" in r.message and "0.5 s" in r.message for r in completes.values())
+    assert all(r.outcome == "error" and "hung" in r.message and "0.5 s" in r.message for r in completes.values())
     assert report.exit_code == 1
 
 
@@ -53,7 +53,8 @@ def test_a_worker_that_dies_is_an_error_record_and_a_fresh_worker_goes_on(tiny: 
     report = run([target, reference], tiny[:2], options=FAST)
     mine = [r for r in report.results if r.target == target.name]
     assert mine and all(r.outcome in ("error", "skip") for r in mine)
-    assert all(how in r.message for r in mine if r.outcome == "error")
+    errors = [r for r in mine if r.outcome == "error"]
+    assert [r.invariant for r in errors] == ["call.completes"] * 2 and all(how in r.message for r in errors)
     theirs = [r for r in report.results if r.target == reference.name]
     assert theirs and all(r.outcome in ("pass", "skip") for r in theirs)
 
@@ -69,14 +70,14 @@ def test_a_memory_hog_gets_memory_error_under_the_limit(tiny: list[Scenario]) ->
 def test_memory_error_raised_by_the_target_is_its_failure(tiny: list[Scenario]) -> None:
     report = run([from_callable(hostile.raises_memory_error)], tiny[:1], options=FAST)
     (completes,) = [r for r in report.results if r.invariant == "call.completes"]
-    assert completes.outcome == "fail" and "MemoryError: out of memory (on purpose)" in completes.message
+    assert completes.outcome == "error" and "MemoryError: out of memory (on purpose)" in completes.message
 
 
 def test_a_target_that_keeps_timing_out_is_declared_hung(tiny: list[Scenario]) -> None:
     options = replace(FAST, time_limit=0.3, hung_after=3)
     report = run([from_callable(hostile.sleeps)], tiny, options=options)
     completes = [_by_scenario(report.results, "call.completes")[s.id] for s in tiny]
-    assert [r.outcome for r in completes] == ["fail"] * 3 + ["error"] * 3
+    assert [r.outcome for r in completes] == ["error"] * 6
     assert all("hung" in r.message for r in completes[:3])
     assert all("declared hung after timing out on 3 scenarios in a row" in r.message for r in completes[3:])
     assert len({r.scenario for r in report.results}) == len(tiny)  # header and footer counts add up
