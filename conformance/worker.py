@@ -179,6 +179,22 @@ def describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
+@contextmanager
+def _unreadable_main_hidden() -> Iterator[None]:
+    """Hides the main module's ``__file__`` while a worker starts when it names no file (a program
+    read from stdin): the worker would try to import it and die."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or os.path.exists(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 class _Worker:
     """One worker process and the job it is running."""
 
@@ -186,7 +202,8 @@ class _Worker:
         self.conn, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(target=_serve, args=(child, memory_limit), daemon=True,
                                    name="conformance-worker")
-        self.process.start()
+        with _unreadable_main_hidden():
+            self.process.start()
         child.close()
         self.key: Any = None
         self.busy = False
