@@ -40,7 +40,8 @@ def test_every_invariant_has_a_broken_compactor() -> None:
     assert not missing
 
 
-@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy"])
+@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy",
+                                  "budget_chars_3", "budget_chars_4", "budget_chars_5"])
 def test_correct_compactor_passes_every_must(name: str) -> None:
     results = _results(name, "correct")
     assert results

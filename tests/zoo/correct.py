@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Callable
 
-from ._history import History, in_doubt, live_start
+from ._history import History, blocks_of, in_doubt, live_start
 
 
 def noop(history: History) -> History:
@@ -33,3 +35,48 @@ def summarizer(history: History) -> History:
 def deep_copy(history: History) -> History:
     """Returns a deep copy: correct, and shows a copy is not a mutation."""
     return copy.deepcopy(history)
+
+
+def _tokens(messages: History, chars_per_token: int) -> int:
+    """Returns a character-ratio token estimate of the messages' compact JSON, rounded up."""
+    chars = sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in messages)
+    return -(-chars // chars_per_token)
+
+
+def _settled_tasks(settled: History) -> list[History]:
+    """Returns settled history cut into whole tasks, each opening on a user request."""
+    tasks: list[History] = []
+    for message in settled:
+        if not tasks or (message["role"] == "user" and not any(
+                b["type"] == "tool_result" for b in blocks_of(message))):
+            tasks.append([])
+        tasks[-1].append(message)
+    return tasks
+
+
+def _budgeted(chars_per_token: int) -> Callable[..., History]:
+    def compact(history: History, *, budget_tokens: int | None = None) -> History:
+        start = live_start(history)
+        if budget_tokens is None or in_doubt(history, start):
+            return list(history)
+        live = history[start:]
+        used = _tokens(live, chars_per_token)
+        if used > budget_tokens:
+            raise ValueError(f"the task in flight alone is ~{used} tokens, over the budget of {budget_tokens}")
+        kept: History = []
+        for task in reversed(_settled_tasks(history[:start])):
+            cost = _tokens(task, chars_per_token)
+            if used + cost > budget_tokens:
+                break
+            kept[:0] = task
+            used += cost
+        return kept + list(live)
+    compact.__doc__ = (f"Returns whole settled tasks from the end that fit ``budget_tokens`` (one token per "
+                       f"{chars_per_token} characters), then the task in flight untouched; raises ValueError "
+                       "when the task in flight alone is over the budget.")
+    return compact
+
+
+budget_chars_3 = _budgeted(3)
+budget_chars_4 = _budgeted(4)
+budget_chars_5 = _budgeted(5)
