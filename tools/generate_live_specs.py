@@ -26,7 +26,7 @@ from generate_specs import (assistant, json_flow, mcptoolu, opaque, redacted, re
                             text, thinking, tool_result, tool_use, toolu, user)
 from live_builders import (CITED, EPHEMERAL, EPHEMERAL_1H, KB, THINK_WS, THINK_WS_2, build,  # noqa: E402
                            history_of_settled, image, image_url, pdf, pdf_url, plain_document, qa,
-                           search_result, short_settled, step, tool_task)
+                           search_result, short_settled, step, tool_task, with_unknown_fields)
 from realistic_content import (csv_text, json_text, log_text, png_base64, pytest_text,  # noqa: E402
                                source_text, traceback_text)
 
@@ -250,7 +250,56 @@ def live_content() -> list[Scenario]:
     out.append(build(sid, "unknown block types in the request, the tool turn and a tool result list in flight",
                      fam, ["tool-use", "thinking", "unknown-block", "unknown-field", "result-list"],
                      history_of_settled(sid), live, 4))
+    for variant, keep, marked in (("every-block-kind", 3, False), ("every-block-kind-unknown-fields", 2, True),
+                                  ("every-block-kind-unknown-fields-window-5", 5, True)):
+        sid = f"live-content.{variant}" + ("" if variant.endswith("5") else f"-window-{keep}")
+        live = every_block_kind(sid)
+        settled = history_of_settled(sid) if keep != 2 else short_settled(sid)
+        what = "with an unknown field on every block" if marked else "each as the API defines it"
+        out.append(build(sid, f"every block kind in one task in flight, {what}, window {keep}", fam,
+                         ["tool-use", "thinking", "redacted-thinking", "server-tool", "unknown-block", "image",
+                          "document", "citations", "cache-control", "result-list", "tool-error", "large-result"]
+                         + (["unknown-field"] if marked else []), settled,
+                         with_unknown_fields(live, sid) if marked else live, keep))
     return out
+
+
+def every_block_kind(sid: str) -> list[dict[str, Any]]:
+    """Returns a task in flight that holds every kind of block a request may carry."""
+    search, mcp = srvtoolu(sid), mcptoolu(sid)
+    first, second = toolu(f"{sid}:0"), toolu(f"{sid}:1")
+    cite = {"type": "search_result_location", "cited_text": "Churn rose to 3.1 %.", "search_result_index": 0,
+            "source": "https://wiki.internal/finance/q4", "title": "Q4 notes", "start_block_index": 0,
+            "end_block_index": 0}
+    return [
+        user([text("Prepare the Q4 board summary from these.", cache_control=EPHEMERAL), image(sid + ":slide"),
+              pdf_url("https://docs.example.com/q4/draft.pdf", title="Q4 draft", **CITED),
+              search_result("https://wiki.internal/finance/q4", "Q4 notes", ["Churn rose to 3.1 %."], **CITED),
+              {"type": "sticky_note_20270301", "color": "yellow", "text": "board meets Thursday"}]),
+        assistant([thinking(THINK_WS, f"{sid}:t0"), redacted(f"{sid}:r0"),
+                   text("Churn is up per the notes.", citations=[cite], cache_control=EPHEMERAL),
+                   {"type": "server_tool_use", "id": search, "name": "web_search",
+                    "input": {"query": "SaaS churn benchmark 2026"}},
+                   {"type": "web_search_tool_result", "tool_use_id": search, "content": [
+                       {"type": "web_search_result", "url": "https://benchmarks.example.org/churn-2026",
+                        "title": "Churn benchmarks 2026", "encrypted_content": opaque(sid + ":w", 300),
+                        "page_age": "1 month ago"}]},
+                   {"type": "mcp_tool_use", "id": mcp, "name": "crm_query", "server_name": "crm",
+                    "input": {"segment": "enterprise", "quarter": "Q4"}},
+                   {"type": "mcp_tool_result", "tool_use_id": mcp, "is_error": False,
+                    "content": [text("enterprise churn: 1.2 %")]},
+                   {"type": "container_upload", "file_id": "file_011CNq4b8Wz5kR2yT7uV3xA9"},
+                   {"type": "chart_20270101", "spec": {"kind": "line", "series": ["churn"]}},
+                   tool_use(first, "spreadsheet_read", {"sheet": "Q4", "range": "A1:H60"})]),
+        user([tool_result(first, [text("Q4 sheet, 60 rows:"), text(csv_text(sid, 4 * KB)), image(sid + ":chart"),
+                                  search_result("https://wiki.internal/finance/q4-appendix", "Q4 appendix",
+                                                ["Net revenue retention 108 %."], **CITED)],
+                          cache_control=EPHEMERAL),
+              text("Keep it to one page.")]),
+        assistant([thinking(THINK_WS_2, f"{sid}:t1"), text("Rendering the summary."),
+                   tool_use(second, "render_pdf", {"template": "board", "pages": 1})]),
+        user([tool_result(second, traceback_text(sid, 2 * KB), is_error=True)]),
+    ]
 
 
 # --- live-media: images and documents in the request that opened the task ---------------------------

@@ -150,3 +150,17 @@ def search_result(url: str, title: str, passages: list[str], **extra: Any) -> di
 
 
 CITED = {"citations": {"enabled": True}}
+
+
+def with_unknown_fields(messages: list[Message], seed: str) -> list[Message]:
+    """Returns a copy of the messages with a field the API does not define on every block, nested
+    blocks of tool results included (as a newer API version or a client library might add)."""
+    def mark(block: Any) -> Any:
+        if not isinstance(block, dict):
+            return block
+        marked = {**block, f"x_{block['type']}_meta": {"seen_by": seed, "schema": "2027-03-01", "flags": [0, False]}}
+        if isinstance(block.get("content"), list):
+            marked["content"] = [mark(b) for b in block["content"]]
+        return marked
+    return [{**m, "content": [mark(b) for b in m["content"]]} if isinstance(m["content"], list) else dict(m)
+            for m in messages]
