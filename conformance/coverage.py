@@ -9,6 +9,7 @@ that open the task in flight; ``live`` the rest of the task in flight.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -78,6 +79,8 @@ REQUIRED: tuple[Requirement, ...] = (
     Requirement("thinking", "text with non-ASCII", ("live",)),
     Requirement("message", "paused turn, then a user message", ("live",)),
     Requirement("message", "identical to the message before", IN_FLIGHT),
+    Requirement("message", "repeats a settled message", IN_FLIGHT),
+    Requirement("message", "repeats a settled block", IN_FLIGHT),
 )
 
 
@@ -106,6 +109,10 @@ def _content_facets(content: Any) -> Iterator[str]:
                 yield "future type in content"
             elif field in ("citations", "cache_control", "unknown field"):
                 yield f"{field} in content"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def block_facets(block: Any) -> Iterator[tuple[str, str]]:
@@ -163,6 +170,9 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
     """Returns every (kind, field, position) the scenario's history holds."""
     cells: set[Cell] = set()
     history = scenario.history
+    settled = scenario.history[:scenario.truth.live_start]
+    settled_messages = {_canon(m) for m in settled}
+    settled_blocks = {_canon(b) for m in settled if isinstance(m.get("content"), list) for b in m["content"]}
     for i, (message, where) in enumerate(zip(history, positions(scenario))):
         if isinstance(message.get("content"), str):
             cells.add(("message", "string content", where))
@@ -172,6 +182,11 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
             cells.add(("message", "paused turn, then a user message", where))
         if i > 0 and message == history[i - 1]:
             cells.add(("message", "identical to the message before", where))
+        if where != "settled" and _canon(message) in settled_messages:
+            cells.add(("message", "repeats a settled message", where))
+        if where != "settled" and isinstance(message.get("content"), list) and \
+                any(_canon(b) in settled_blocks for b in message["content"]):
+            cells.add(("message", "repeats a settled block", where))
     if window_cuts(scenario):
         cells.add(("history", "window cuts settled history", "settled"))
     return cells

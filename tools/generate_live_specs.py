@@ -376,6 +376,19 @@ def live_media() -> list[Scenario]:
     out.append(build(sid, "two images and a PDF open a task whose first call awaits its result, window 2", fam,
                      ["tool-use", "thinking", "image", "document", "citations", "cache-control"],
                      short_settled(sid), live, 2, unanswered=(call,)))
+    for keep, settled_of in ((4, short_settled), (5, history_of_settled), (6, history_of_settled)):
+        sid = f"live-media.same-attachments-again-in-flight-window-{keep}"
+        shot, manual = image("repeated:dashboard"), pdf("repeated:manual", "Loader manual", title="loader.pdf", **CITED)
+        question = "Here is the dashboard and the loader manual again. Is batch 381 still failing?"
+        output = log_text("repeated:tail", 2 * KB)
+        settled = settled_of(sid)
+        settled.append(tool_task(f"{sid}:s9", [shot, manual, text(question)], "tail_log", {"lines": 40}, output,
+                                 "Yes: batch 381 failed three times in the tail."))
+        live = [user([shot, manual, text(question)])]
+        live += step(sid, 0, "tail_log", {"lines": 40}, output, think="Same check as yesterday; tail the log again.")
+        out.append(build(sid, f"the same screenshot, PDF, request and tool output as a settled task, again in flight, "
+                         f"window {keep}", fam, ["tool-use", "thinking", "image", "document", "citations",
+                                                 "identical-messages", "large-result"], settled, live, keep))
     return out
 
 

@@ -36,7 +36,7 @@ def log_text(seed: str, size: int) -> str:
         if level == "ERROR":
             lines.append(f"    psycopg.errors.SerializationFailure: could not serialize access due to "
                          f"concurrent update (batch={batch})")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 def source_text(seed: str, size: int) -> str:
@@ -90,7 +90,7 @@ def pytest_text(seed: str, size: int) -> str:
             "=========================== short test summary info ============================",
             "FAILED tests/test_loader.py::test_flush_checkpoint_857 - assert 4999 == 5000",
             f"================= 1 failed, {n} passed, 3 skipped in 48.31s =================="]
-    return "\n".join(head + body + tail)
+    return "\n".join(head + body + tail) + "\n"
 
 
 def traceback_text(seed: str, size: int) -> str:
@@ -121,7 +121,7 @@ def csv_text(seed: str, size: int) -> str:
         rows.append(f"INV-{20260000 + n},C{rng.randint(1000, 9999)},2026-{rng.randint(1, 11):02d}-"
                     f"{rng.randint(1, 28):02d},{rng.randint(10, 90000) / 100:.2f},"
                     f"{rng.choice(['paid', 'open', 'overdue', 'void'])},{rng.choice(['eu-west', 'eu-north', 'us-east'])}")
-    return "\n".join(rows)
+    return "\n".join(rows) + "\n"
 
 
 def json_text(seed: str, size: int) -> str:
