@@ -72,6 +72,8 @@ REQUIRED: tuple[Requirement, ...] = (
     Requirement("document", "citations", ("opening",)),
     Requirement("text", "cache_control", IN_FLIGHT),
     Requirement("text", "citations", ("live",)),
+    Requirement("text", "text with non-ASCII", IN_FLIGHT),
+    Requirement("tool_result", "content: text ending in whitespace", ("live",)),
     *(Requirement(kind, "unknown field", IN_FLIGHT) for kind in UNKNOWN_FIELD_KINDS),
     Requirement(FUTURE, "present", IN_FLIGHT),
     Requirement("thinking", "text with newlines", ("live",)),
@@ -88,6 +90,8 @@ def _content_facets(content: Any) -> Iterator[str]:
     if isinstance(content, str):
         if len(content) >= BIG_TEXT:
             yield "content: text of 2 KB or more"
+        if content[-1:].isspace():
+            yield "content: text ending in whitespace"
         return
     if not isinstance(content, list):
         return
@@ -136,6 +140,8 @@ def block_facets(block: Any) -> Iterator[tuple[str, str]]:
         yield kind, f"source: {source.get('type')}"
     if kind in ("tool_result", "mcp_tool_result"):
         yield from ((kind, facet) for facet in _content_facets(block.get("content")))
+    if kind == "text" and isinstance(block.get("text"), str) and any(ord(c) > 127 for c in block["text"]):
+        yield kind, "text with non-ASCII"
     if kind == "thinking" and isinstance(block.get("thinking"), str):
         value = block["thinking"]
         if "\n" in value:
@@ -176,7 +182,7 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
     for i, (message, where) in enumerate(zip(history, positions(scenario))):
         if isinstance(message.get("content"), str):
             cells.add(("message", "string content", where))
-        for block in tx.blocks(message) if isinstance(message.get("content"), list) else []:
+        for block in tx.blocks(message):  # string content counts as one text block
             cells.update((kind, field, where) for kind, field in block_facets(block))
         if _paused_then_user(history, i):
             cells.add(("message", "paused turn, then a user message", where))

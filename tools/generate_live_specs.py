@@ -40,7 +40,7 @@ def live_content() -> list[Scenario]:
     out: list[Scenario] = []
 
     sid = "live-content.large-log-and-source-results-window-4"
-    live = [user("The nightly ETL failed at 02:14. Find out why and propose a fix.")]
+    live = [user("The nightly ETL failed at 02:14 — find out why and propose a ﬁx…")]
     live += step(sid, 0, "read_file", {"path": "logs/etl-2026-11-29.log"}, log_text(sid, 18 * KB), think=THINK_WS)
     live += step(sid, 1, "read_file", {"path": "src/etl/loader.py"}, source_text(sid, 26 * KB), think=THINK_WS_2,
                  lead=[text("The loader died on batch 381; reading the loader next.")])
@@ -272,12 +272,12 @@ def every_block_kind(sid: str) -> list[dict[str, Any]]:
             "source": "https://wiki.internal/finance/q4", "title": "Q4 notes", "start_block_index": 0,
             "end_block_index": 0}
     return [
-        user([text("Prepare the Q4 board summary from these.", cache_control=EPHEMERAL), image(sid + ":slide"),
+        user([text("Prepare the Q4 board summary from these (≤ 1 page, m² and € as in the draft)…", cache_control=EPHEMERAL), image(sid + ":slide"),
               pdf_url("https://docs.example.com/q4/draft.pdf", title="Q4 draft", **CITED),
               search_result("https://wiki.internal/finance/q4", "Q4 notes", ["Churn rose to 3.1 %."], **CITED),
               {"type": "sticky_note_20270301", "color": "yellow", "text": "board meets Thursday"}]),
         assistant([thinking(THINK_WS, f"{sid}:t0"), redacted(f"{sid}:r0"),
-                   text("Churn is up per the notes.", citations=[cite], cache_control=EPHEMERAL),
+                   text("Churn is up per the notes: 3.1 % (Q3: 2.9 %)…", citations=[cite], cache_control=EPHEMERAL),
                    {"type": "server_tool_use", "id": search, "name": "web_search",
                     "input": {"query": "SaaS churn benchmark 2026"}},
                    {"type": "web_search_tool_result", "tool_use_id": search, "content": [
@@ -411,7 +411,7 @@ def live_turns() -> list[Scenario]:
             "opens on the request before it, and the user message after it belongs to the same task.")
 
     sid = "live-turns.thinking-whitespace-and-non-ascii-window-4"
-    live = [user("Why do the retries not back off? Explain in detail.")]
+    live = [user("Why do the retries not back off?\u00a0Explain in detail (the ﬁx ships Friday).")]
     live += step(sid, 0, "read_file", {"path": "src/etl/retry.py"}, source_text(sid, 3 * KB), think=THINK_WS)
     live += step(sid, 1, "grep", {"pattern": "sleep", "path": "src/etl"}, "retry.py:41:    time.sleep(0)",
                  think=THINK_WS_2)
@@ -426,7 +426,7 @@ def live_turns() -> list[Scenario]:
     sid = "live-turns.paused-turn-then-user-message-window-4"
     turn, _ = paused(sid, [thinking(THINK_WS_2, f"{sid}:t"), text("Searching upstream for the bug.")])
     live = [user("Is the serialization failure a known psycopg bug?"), turn,
-            user("Also check whether 3.2.3 fixes it.")]
+            user("Also check whether 3.2.3 ﬁxes it…")]
     out.append(build(sid, "a paused turn (text and an open web search) then a user message: all in flight, window 4",
                      fam, ["server-tool", "pause-turn", "thinking"], history_of_settled(sid), live, 4, note=note))
 

@@ -80,3 +80,42 @@ def _budgeted(chars_per_token: int) -> Callable[..., History]:
 budget_chars_3 = _budgeted(3)
 budget_chars_4 = _budgeted(4)
 budget_chars_5 = _budgeted(5)
+
+
+def last_settled_task(history: History) -> History:
+    """Returns the last settled task whole, then the task in flight: a window of one task."""
+    start = live_start(history)
+    if in_doubt(history, start):
+        return list(history)
+    tasks = _settled_tasks(history[:start])
+    if not tasks or not _opens_task(tasks[-1][0]):
+        return list(history)
+    return tasks[-1] + history[start:]
+
+
+def _opens_task(message: dict) -> bool:
+    return message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
+
+
+def _placeholder(block: dict) -> dict:
+    return {"type": "text", "text": f"[{block['type']} removed from settled history]"}
+
+
+def _without_media(block: dict) -> dict:
+    if block["type"] in ("image", "document"):
+        return _placeholder(block)
+    if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+        return {**block, "content": [_placeholder(b) if b["type"] in ("image", "document") else b
+                                     for b in block["content"]]}
+    return block
+
+
+def settled_media_dropped(history: History) -> History:
+    """Returns the history with images and documents of settled history replaced by a short note;
+    the task in flight untouched."""
+    start = live_start(history)
+    if in_doubt(history, start):
+        return list(history)
+    settled = [m if isinstance(m["content"], str) else {**m, "content": [_without_media(b) for b in m["content"]]}
+               for m in history[:start]]
+    return settled + history[start:]
