@@ -83,6 +83,7 @@ REQUIRED: tuple[Requirement, ...] = (
     Requirement("message", "identical to the message before", IN_FLIGHT),
     Requirement("message", "repeats a settled message", IN_FLIGHT),
     Requirement("message", "repeats a settled block", IN_FLIGHT),
+    Requirement("message", "system message", ("opening",)),
 )
 
 
@@ -182,6 +183,8 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
     for i, (message, where) in enumerate(zip(history, positions(scenario))):
         if isinstance(message.get("content"), str):
             cells.add(("message", "string content", where))
+        if message.get("role") == "system":
+            cells.add(("message", "system message", where))
         for block in tx.blocks(message):  # string content counts as one text block
             cells.update((kind, field, where) for kind, field in block_facets(block))
         if _paused_then_user(history, i):

@@ -478,6 +478,22 @@ def live_turns() -> list[Scenario]:
                      fam, ["tool-use", "thinking", "identical-messages", "large-result"], short_settled(sid), live,
                      2, note="No assistant answer precedes the two messages, so they do not open a new task."))
 
+    system_note = ("The answer before the system message settled its task; the system message is the first "
+                   "message after it, so the task in flight opens on it, not on the request that follows.")
+    for keep, stacked in ((0, False), (1, False), (1, True)):
+        sid = f"live-turns.system-message-opens-the-task-window-{keep}" + ("-stacked-requests" if stacked else "")
+        live = [{"role": "system", "content": "The user is on the incident bridge; keep answers short.",
+                 "clear_at": "next_user_message"},
+                user([image(sid + ":graph"), text("Why is p99 latency up since 02:14?")])]
+        if stacked:
+            live.append(user("And is it still climbing?"))
+        live += step(sid, 0, "metrics_query", {"q": "p99_latency{service='api'}", "range": "3h"},
+                     json_text(sid, 3 * KB), think=THINK_WS_2)
+        out.append(build(sid, f"a system message after an answer opens the task in flight"
+                         f"{', then two stacked requests' if stacked else ''}, window {keep}", fam,
+                         ["system-message", "tool-use", "thinking", "image", "large-result"],
+                         history_of_settled(sid), live, keep, note=system_note))
+
     for keep in (1, 3, 5, 7):
         sid = f"live-turns.window-{keep}-cuts-settled-media-and-results"
         live = [user([image(sid + ":q"), text("Explain this graph using last night's log.")])]

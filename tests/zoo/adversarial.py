@@ -216,6 +216,19 @@ paused_turn_settles = _vendor(lambda messages: messages, boundary=_any_text_turn
 """Reads an assistant turn with text as an answer even when a server tool use in it is still open
 (a paused turn): the window then cuts the task in flight."""
 
+
+
+def _from_the_request(history: History) -> int:
+    start = live_start(history)
+    while start < len(history) and history[start]["role"] == "system":
+        start += 1
+    return start
+
+
+starts_at_the_request = _vendor(lambda messages: messages, boundary=_from_the_request)
+"""Starts the task in flight at the user request rather than at the first message after the last
+settled turn: a system message between the answer and the request is trimmed as settled."""
+
 # Each adversary, and the MUST invariant that catches it on the live-* scenarios.
 CAUGHT_BY: dict[str, str] = {
     "drop_cache_control": "live.untouched-suffix", "strip_citations": "live.untouched-suffix",
@@ -225,4 +238,5 @@ CAUGHT_BY: dict[str, str] = {
     "strip_whitespace": "live.untouched-suffix", "drop_url_media": "live.untouched-suffix",
     "dedupe_consecutive": "live.untouched-suffix", "media_in_last_user_turn_only": "live.untouched-suffix",
     "dedupe_attachments": "live.untouched-suffix", "paused_turn_settles": "live.untouched-suffix",
+    "starts_at_the_request": "live.untouched-suffix",
 }
