@@ -31,7 +31,7 @@ BIG_TEXT = 2 * 1024
 KNOWN_FIELDS: dict[str, frozenset[str]] = {kind: frozenset(fields.split()) | {"type", "cache_control"} for kind, fields in {
     "text": "text citations", "image": "source", "document": "source title context citations",
     "search_result": "source title content citations", "thinking": "thinking signature", "redacted_thinking": "data",
-    "tool_use": "id name input caller", "tool_result": "tool_use_id content is_error",
+    "tool_use": "id name input caller toolset_name", "tool_result": "tool_use_id content is_error toolset_name",
     "server_tool_use": "id name input caller", "mcp_tool_use": "id name input server_name",
     "mcp_tool_result": "tool_use_id content is_error", "container_upload": "file_id",
     "compaction": "content encrypted_content signature", "fallback": "from to trigger",

@@ -27,8 +27,8 @@ from generate_specs import (assistant, json_flow, mcptoolu, opaque, redacted, re
 from live_builders import (CITED, EPHEMERAL, EPHEMERAL_1H, KB, THINK_WS, THINK_WS_2, build,  # noqa: E402
                            history_of_settled, image, image_url, pdf, pdf_url, plain_document, qa,
                            search_result, short_settled, step, tool_task, with_unknown_fields)
-from realistic_content import (csv_text, json_text, log_text, png_base64, pytest_text,  # noqa: E402
-                               source_text, traceback_text)
+from realistic_content import (csv_text, json_text, log_text, pytest_text, source_text,  # noqa: E402
+                               traceback_text)
 
 Scenario = dict[str, Any]
 

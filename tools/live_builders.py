@@ -11,11 +11,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_specs import (assistant, json_flow, mcptoolu, opaque, redacted, render,  # noqa: E402
-                            signature, srvtoolu, strip_reasoning, text, thinking, tool_result, tool_use,
+from generate_specs import (assistant, strip_reasoning, text, thinking, tool_result, tool_use,  # noqa: E402
                             toolu, user)
-from realistic_content import (csv_text, json_text, log_text, pdf_base64, png_base64,  # noqa: E402
-                               pytest_text, source_text, traceback_text)
+from realistic_content import csv_text, pdf_base64, png_base64, pytest_text  # noqa: E402
 
 Message = dict[str, Any]
 KB = 1024
