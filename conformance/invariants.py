@@ -6,7 +6,6 @@ each violation is a message whose first line names the message and block concern
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,9 +17,9 @@ from . import transcript as tx
 from .results import Level
 from .spec import Scenario
 from .target import Observation
+from .wellformed import new_malformations
 
 Check = Callable[[Scenario, Observation], list[str]]
-_ROLES = ("user", "assistant", "system")
 
 
 @dataclass(frozen=True)
@@ -32,10 +31,6 @@ class Invariant:
     statement: str
     check: Check
     needs_output: bool = True
-
-
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
@@ -60,10 +55,12 @@ def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
         lines = [f"content[{j}] ({tx.describe_block(b)}) is missing" for j, b in missing[:4]]
         return lines or [f"{len(want)} blocks became {len(got)}"]
     for j, (a, b) in enumerate(zip(want, got)):
-        if a != b:
+        if not tx.same_json(a, b):
             return [f"content[{j}] ({tx.describe_block(a)}) changed:"] + [
                 "  " + line for line in _focused_diff(a, b)]
-    return [line for line in _focused_diff(dict(expected), dict(actual))]
+    return _focused_diff(dict(expected), dict(actual)) or [
+        f"expected {tx.canonical(tx.redact_reasoning(dict(expected)))[:160]}",
+        f"returned {tx.canonical(tx.redact_reasoning(dict(actual)))[:160]}"]
 
 
 def _output(obs: Observation) -> list[Any]:
@@ -71,7 +68,7 @@ def _output(obs: Observation) -> list[Any]:
 
 
 def _unchanged_from_input(scenario: Scenario) -> set[str]:
-    return {_canon(m) for m in scenario.history}
+    return {tx.canonical(m) for m in scenario.history}
 
 
 # --- the checks --------------------------------------------------------------------------------
@@ -79,35 +76,25 @@ def _unchanged_from_input(scenario: Scenario) -> set[str]:
 def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
     if obs.timed_out:
         return [f"the call hung: {obs.error}"]
-    if obs.error_type is not None and not scenario.expect.refusal_allowed:
+    if obs.crashed:
+        return [f"crashed with {obs.error_type}: {obs.error} (a programming error is never a refusal)"]
+    if obs.refused and not scenario.expect.refusal_allowed:
         return [f"raised {obs.error_type}: {obs.error}"]
     return []
 
 
 def output_well_formed(scenario: Scenario, obs: Observation) -> list[str]:
-    out = obs.output
-    if not isinstance(out, list):
-        return [f"returned a {type(out).__name__}, not a list of messages"]
-    problems = []
-    for i, message in enumerate(out):
-        if not isinstance(message, Mapping):
-            problems.append(f"output[{i}] is a {type(message).__name__}, not a message")
-            continue
-        if message.get("role") not in _ROLES:
-            problems.append(f"output[{i}].role is {message.get('role')!r}")
-        content = message.get("content")
-        if isinstance(content, str):
-            if not content and message.get("role") == "assistant" and i != len(out) - 1:
-                problems.append(f"output[{i}].content is an empty string")
-        elif isinstance(content, list):
-            if not content:
-                problems.append(f"output[{i}].content is an empty list")
-            for j, block in enumerate(content):
-                if not isinstance(block, Mapping) or not isinstance(block.get("type"), str) or not block["type"]:
-                    problems.append(f"output[{i}].content[{j}] is not a block with a type")
-        else:
-            problems.append(f"output[{i}].content is a {type(content).__name__}")
-    return problems
+    return [problem if not where else f"output{where} {problem}"
+            for where, problem, _ in new_malformations(scenario.history, obs.output)]
+
+
+def output_unreadable(scenario: Scenario, obs: Observation) -> bool:
+    """Returns whether the output is too malformed for the other checks to read: not a list of
+    messages whose content is a string or a list of mappings (or not even walkable)."""
+    try:
+        return any(unreadable for *_, unreadable in new_malformations(scenario.history, obs.output))
+    except Exception:  # noqa: BLE001 - e.g. a self-referencing output: nothing else can read it either
+        return True
 
 
 def input_unmutated(scenario: Scenario, obs: Observation) -> list[str]:
@@ -124,7 +111,7 @@ def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
                 f"(from input[{scenario.truth.live_start}])"]
     offset = len(out) - len(live)
     for k, (want, got) in enumerate(zip(live, out[offset:])):
-        if want != got:
+        if not tx.same_json(want, got):
             return [f"output[{offset + k}] is not input[{scenario.truth.live_start + k}] "
                     f"(message {k} of the task in flight):"] + ["  " + line for line in message_diff(want, got)]
     return []
@@ -176,7 +163,7 @@ def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
         if tx.CLIENT_TOOL_RESULT in types:
             first_other = next((j for j, t in enumerate(types) if t != tx.CLIENT_TOOL_RESULT), len(types))
             if tx.CLIENT_TOOL_RESULT in types[first_other:]:
-                problems[_canon(message)] = (f"output[{i}].content[{first_other}] ({types[first_other]}) "
+                problems[tx.canonical(message)] = (f"output[{i}].content[{first_other}] ({types[first_other]}) "
                                              "comes before a tool_result")
     return problems
 
@@ -198,9 +185,9 @@ results_first = _introduced(_results_not_first)
 def _unmatched(wanted: Iterator[tuple[int, int, Mapping[str, Any]]],
                pool: Iterator[tuple[int, int, Mapping[str, Any]]]) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
     """Yields the blocks of ``wanted`` with no byte-identical partner left in ``pool``."""
-    available = Counter(_canon(b) for _, _, b in pool)
+    available = Counter(tx.canonical(b) for _, _, b in pool)
     for i, j, block in wanted:
-        key = _canon(block)
+        key = tx.canonical(block)
         if available[key] > 0:
             available[key] -= 1
         else:
@@ -225,7 +212,7 @@ def _rewritten_assistant_turns(scenario: Scenario, obs: Observation) -> Iterator
     for i, message in enumerate(_output(obs)):
         content = message.get("content")
         if message.get("role") == "assistant" and isinstance(content, list) and content \
-                and _canon(message) not in original:
+                and tx.canonical(message) not in original:
             yield i, content
 
 
@@ -248,7 +235,7 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
     if not any(tx.is_reasoning(b) for b in tx.blocks(last)):
         return []
     out = _output(obs)
-    if out and out[-1] == last:
+    if out and tx.same_json(out[-1], last):
         return []
     where = f"input[{len(scenario.history) - 1}]"
     if not out:
@@ -263,11 +250,11 @@ def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
     kept = [b for b in tx.blocks(message) if not tx.is_reasoning(b)]
     if not kept or isinstance(message.get("content"), str):
         return None
-    for index in by_block.get(_canon(kept[0]), []):
+    for index in by_block.get(tx.canonical(kept[0]), []):
         source = history[index]
         if source.get("role") == message.get("role"):
-            pool = {_canon(b) for b in tx.blocks(source)}
-            if all(_canon(b) in pool for b in kept):
+            pool = {tx.canonical(b) for b in tx.blocks(source)}
+            if all(tx.canonical(b) in pool for b in kept):
                 return index
     return None
 
@@ -278,15 +265,15 @@ def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
     for i, message in enumerate(history):
         if isinstance(message.get("content"), list):
             for block in message["content"]:
-                by_block.setdefault(_canon(block), []).append(i)
+                by_block.setdefault(tx.canonical(block), []).append(i)
     problems = []
     for i, message in enumerate(_output(obs)):
         source = _source_message(message, by_block, history)
         if source is None:
             continue
-        present = {_canon(b) for b in tx.blocks(message)}
+        present = {tx.canonical(b) for b in tx.blocks(message)}
         for j, block in enumerate(tx.blocks(history[source])):
-            if not tx.is_reasoning(block) and _canon(block) not in present:
+            if not tx.is_reasoning(block) and tx.canonical(block) not in present:
                 problems.append(f"output[{i}] keeps input[{source}] but drops its content[{j}] "
                                 f"({tx.describe_block(block)})")
     return problems
@@ -315,7 +302,7 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
         for j, block in enumerate(message["content"]):
             ident = _identity(block) if isinstance(block, Mapping) else None
             candidates = originals.get(ident, []) if ident else []
-            if candidates and all(block != c for c in candidates):
+            if candidates and not any(tx.same_json(block, c) for c in candidates):
                 lost = sorted(set(candidates[0]) - set(block))
                 what = f"lost field(s) {', '.join(lost)}" if lost else "changed"
                 problems.append(f"output[{i}].content[{j}] ({tx.describe_block(block)}) {what}:")
@@ -329,10 +316,54 @@ def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
         return []
     if not second.returned:
         return [f"compacting the output again failed: {second.error_type or 'hang'}: {second.error}"]
-    if second.output != obs.output:
-        return ["compacting the output again changed it:"] + ["  " + line for line in
-                                                            _focused_diff(obs.output, second.output)]
-    return []
+    out, again = _output(obs), second.output
+    if tx.same_json(out, again):
+        return []
+    if not isinstance(again, list):
+        return [f"compacting the output again returned a {type(again).__name__}"]
+    k = next((k for k, (a, b) in enumerate(zip(out, again)) if not tx.same_json(a, b)), None)
+    if k is None:
+        return [f"compacting the output again turned {len(out)} messages into {len(again)}"]
+    return [f"compacting the output again changed output[{k}]:"] + [
+        "  " + line for line in message_diff(out[k], again[k])]
+
+
+def _last_turn(messages: Sequence[Any]) -> int | None:
+    """Returns the index of the last message that is not a system message, if any."""
+    return next((i for i in range(len(messages) - 1, -1, -1)
+                 if isinstance(messages[i], Mapping) and messages[i].get("role") != "system"), None)
+
+
+def _declared_calls(scenario: Scenario) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
+    """Yields ``(index, block index, block)`` of each declared unanswered call in the task in flight."""
+    declared = set(scenario.truth.unanswered)
+    for i in range(scenario.truth.live_start, len(scenario.history)):
+        for j, block in enumerate(tx.blocks(scenario.history[i])):
+            if block.get("type") == tx.CLIENT_TOOL_USE and block.get("id") in declared:
+                yield i, j, block
+
+
+def unanswered_kept(scenario: Scenario, obs: Observation) -> list[str]:
+    out = _output(obs)
+    pending_at, last = _last_turn(scenario.history), _last_turn(out)
+    tail = tx.blocks(out[last]) if last is not None and out[last].get("role") == "assistant" else []
+    problems = []
+    for i, j, call in _declared_calls(scenario):
+        where = f"unanswered call {call.get('id')} (input[{i}].content[{j}])"
+        if i != pending_at:
+            if not any(tx.same_json(call, b) for m in out for b in tx.blocks(m)):
+                problems.append(f"{where} of the task in flight is not in the output unchanged")
+            continue
+        if not tail:
+            problems.append(f"{where} awaits its result, but the output does not end on an assistant message")
+            continue
+        twin = next((b for b in tail if b.get("type") == tx.CLIENT_TOOL_USE and b.get("id") == call.get("id")), None)
+        if twin is None:
+            problems.append(f"{where} awaits its result, but is not in output[{last}], the last assistant turn")
+        elif not tx.same_json(call, twin):
+            problems.append(f"{where} awaits its result, but changed in output[{last}]:")
+            problems.extend("  " + line for line in _focused_diff(call, twin, limit=4))
+    return problems
 
 
 def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
@@ -345,29 +376,35 @@ def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
     if not obs.returned:
         return [f"expected an output; the call failed: {obs.error_type}: {obs.error}"]
     want, got = expect.reference_output or [], obs.output
-    if want == got:
+    if tx.same_json(want, got):
         return []
     if not isinstance(got, list) or len(want) != len(got):
         length = len(got) if isinstance(got, list) else type(got).__name__
         return [f"expected {len(want)} messages, got {length}"]
-    k = next(k for k, (a, b) in enumerate(zip(want, got)) if a != b)
+    k = next(k for k, (a, b) in enumerate(zip(want, got)) if not tx.same_json(a, b))
     return [f"output[{k}] differs from the expected reference output:"] + [
         "  " + line for line in message_diff(want[k], got[k])]
 
 
 CATALOG: tuple[Invariant, ...] = (
     Invariant("call.completes", "MUST", "The target returns within the time limit without raising, "
-              "unless the scenario allows a refusal.", call_completes, needs_output=False),
-    Invariant("input.unmutated", "MUST", "The history passed in is left exactly as it was.",
+              "unless the scenario allows a refusal; a programming error (IndexError, KeyError, TypeError...) "
+              "is a crash, never a refusal.", call_completes, needs_output=False),
+    Invariant("input.unmutated", "MUST", "The history passed in is left exactly as it was, as JSON: types kept "
+              "(0, 0.0 and false differ).",
               input_unmutated, needs_output=False),
     Invariant("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
-              "content of typed blocks.", output_well_formed),
+              "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
+              "every tool result with a tool_use_id; defects the input already had aside.", output_well_formed),
     Invariant("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
-              "block and field, in order.", live_untouched_suffix),
+              "block and field, in order, as JSON with types kept.", live_untouched_suffix),
     Invariant("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "
               "just before it.", results_answer_previous),
     Invariant("tools.uses-answered-next", "MUST", "Every tool use before the last message is answered in the "
               "next message.", uses_answered_next),
+    Invariant("tools.unanswered-kept", "MUST", "Every call the scenario declares unanswered in the task in "
+              "flight comes back unchanged; one the history ends on stays in the output's last assistant turn.",
+              unanswered_kept),
     Invariant("tools.results-first", "MUST", "In a message with tool results, the results come before any "
               "other block.", results_first),
     Invariant("reasoning.kept-intact", "MUST", "Every reasoning block in the output is byte-identical to one "

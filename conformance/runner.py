@@ -12,7 +12,7 @@ from functools import partial
 
 from .errors import SpecError, UsageError
 from .expectations import KnownGap, apply_gaps
-from .invariants import BY_ID, CATALOG, Invariant
+from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
@@ -124,7 +124,7 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
     invariants = applicable(scenario, target, options)
     shape = BY_ID["output.well-formed"]
-    malformed = obs.returned and bool(_safe(shape, scenario, obs))
+    malformed = obs.returned and output_unreadable(scenario, obs)
     results = []
     for inv in invariants:
         record = partial(_record, target, scenario, inv)
@@ -132,13 +132,13 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             results.append(record("skip", scenario.expect.skip[inv.id]))
             continue
         if inv.needs_output and inv.level != "REFERENCE" and not obs.returned:
-            if scenario.expect.refusal_allowed and not obs.timed_out:
+            if scenario.expect.refusal_allowed and obs.refused:
                 results.append(record("skip", f"target declined: {obs.error_type}: {obs.error}"))
             else:
                 results.append(record("error", f"no output to check: {obs.error_type or 'hang'}: {obs.error}"))
             continue
         if inv.needs_output and inv is not shape and malformed and inv.level != "REFERENCE":
-            results.append(record("error", "no output to check: the output is not a list of well-formed messages"))
+            results.append(record("error", "no output to check: the output is not a list of readable messages"))
             continue
         violations = _safe(inv, scenario, obs)
         if not violations:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import transcript
 from .errors import TargetError
 
 Compactor = Callable[..., Any]
@@ -87,6 +88,23 @@ def from_callable(func: Compactor, name: str | None = None) -> Target:
     return Target(label, func, _accepted_keywords(func))
 
 
+PROGRAMMING_ERRORS: tuple[type[BaseException], ...] = (
+    ArithmeticError, AssertionError, AttributeError, LookupError, NameError, TypeError, RecursionError,
+    UnicodeError, StopIteration, StopAsyncIteration, SyntaxError, ImportError, MemoryError, SystemError)
+
+
+def is_crash(exc: BaseException) -> bool:
+    """Returns whether an exception a target raised is a crash rather than a refusal.
+
+    A crash is a programming error: an instance of one of ``PROGRAMMING_ERRORS`` (IndexError,
+    KeyError, TypeError, ZeroDivisionError, UnboundLocalError..., and any subclass of them, the
+    target's own included), or anything that is not an ``Exception`` (``SystemExit``,
+    ``KeyboardInterrupt``). Every other exception (``ValueError``, ``RuntimeError``,
+    ``NotImplementedError``, a target's own error class not derived from those) is a deliberate refusal.
+    """
+    return isinstance(exc, PROGRAMMING_ERRORS) or not isinstance(exc, Exception)
+
+
 @dataclass(frozen=True)
 class Observation:
     """What a target did with one input: its output or its failure, and whether it mutated the input."""
@@ -96,6 +114,7 @@ class Observation:
     error: str | None = None
     error_traceback: str | None = None
     timed_out: bool = False
+    crashed: bool = False  # the target raised a programming error, never a refusal (see ``is_crash``)
     mutated: bool = False
     elapsed: float = 0.0
     second: Observation | None = None  # the call on this call's output, for idempotence
@@ -104,6 +123,11 @@ class Observation:
     def returned(self) -> bool:
         """Returns whether the call finished without raising or timing out."""
         return self.error_type is None and not self.timed_out
+
+    @property
+    def refused(self) -> bool:
+        """Returns whether the call raised a deliberate refusal: an exception that is not a crash."""
+        return self.error_type is not None and not self.timed_out and not self.crashed
 
 
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
@@ -128,9 +152,9 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     if worker.is_alive():
         return Observation(timed_out=True, elapsed=elapsed,
                            error=f"no answer within {time_limit:g} s")
-    mutated = given != history
+    mutated = not transcript.same_json(given, history)
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
-                           mutated=mutated, elapsed=elapsed)
+                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed)
     return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed)

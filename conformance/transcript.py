@@ -8,6 +8,7 @@ any compactor, used to cross-check declared truth and to label generated cases.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +19,95 @@ REASONING_TYPES: frozenset[str] = frozenset({"thinking", "redacted_thinking"})
 CLIENT_TOOL_USE = "tool_use"
 CLIENT_TOOL_RESULT = "tool_result"
 SERVER_TOOL_USE_TYPES: frozenset[str] = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def _json_kind(value: Any) -> str:
+    """Returns the JSON type ``value`` stands for; ``bool`` and ``int`` are kinds apart."""
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__qualname__
+
+
+_MISSING = object()
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Returns whether ``a`` and ``b`` are the same JSON value: types kept (``0``, ``0.0``,
+    ``false`` and ``"0"`` all differ), key order aside; for JSON data it agrees with
+    ``canonical(a) == canonical(b)``.
+
+    Stops at the first difference; shared objects (strings a deep copy keeps) compare at once.
+    """
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return _same_json_kinds(a, b)
+    if kind is dict:
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            other = b.get(key, _MISSING)
+            if value is not other and (other is _MISSING or not same_json(value, other)):
+                return False
+        return True
+    if kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x is not y and not same_json(x, y):
+                return False
+        return True
+    if kind is str or kind is int or kind is bool:
+        return bool(a == b)
+    return _same_json_kinds(a, b)
+
+
+def _same_json_kinds(a: Any, b: Any) -> bool:
+    """Returns ``same_json`` for values of different Python types or types other than the plain ones."""
+    kind = _json_kind(a)
+    if kind != _json_kind(b):
+        return False
+    if kind == "object":
+        return len(a) == len(b) and all(key in b and same_json(value, b[key]) for key, value in a.items())
+    if kind == "array":
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if kind == "number":
+        return float.__repr__(a) == float.__repr__(b)  # as JSON writes them: -0.0 and 0.0 differ
+    return bool(a == b)
+
+
+def _non_json(value: Any) -> str:
+    return f"<non-JSON {type(value).__qualname__}: {value!r}>"
+
+
+def canonical(value: Any) -> str:
+    """Returns the canonical JSON text of plain data: sorted keys, types kept (``0``, ``0.0``,
+    ``false`` and ``"0"`` write differently); a non-JSON value writes as a tagged ``repr``."""
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_non_json)
+    except TypeError:  # keys of mixed types cannot be sorted: write every key as its repr
+        return canonical(_repr_keys(value))
+
+
+def _repr_keys(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {repr(k): _repr_keys(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_repr_keys(v) for v in value]
+    return value
 
 
 def blocks(message: Message) -> list[Block]:

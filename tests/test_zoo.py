@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from conformance import CATALOG, RunOptions, from_callable, run
+from conformance import CATALOG, RunOptions, Scenario, from_callable, load, run
 from conformance.results import CheckResult
 
 from .zoo import broken, correct
@@ -16,11 +16,15 @@ OPTIONS = RunOptions(time_limit=0.5)
 
 
 @cache
-def _results(name: str, module: str) -> tuple[CheckResult, ...]:
+def _scenarios() -> tuple[Scenario, ...]:
     from .conftest import SPECS
-    from conformance import load
+    return tuple(load([SPECS]).scenarios)
+
+
+@cache
+def _results(name: str, module: str) -> tuple[CheckResult, ...]:
     func = getattr(broken if module == "broken" else correct, name)
-    scenarios = load([SPECS]).scenarios
+    scenarios = list(_scenarios())
     if name == "hangs":
         scenarios = scenarios[:1]
     return tuple(run([from_callable(func, name)], scenarios, options=OPTIONS).results)
@@ -51,21 +55,27 @@ def test_correct_compactor_passes_every_must(name: str) -> None:
     assert not bad, "\n".join(bad[:10])
 
 
+def test_a_programming_error_is_a_crash_even_where_refusal_is_allowed() -> None:
+    refusal_allowed = {s.id for s in _scenarios() if s.expect.refusal_allowed}
+    results = _results("crash_on_unpaired_result", "broken")
+    crashed = {r.scenario for r in results if r.invariant == "call.completes" and r.outcome == "fail"
+               and "KeyError" in r.message}
+    assert crashed & refusal_allowed, "a KeyError where refusal is allowed passed as a refusal"
+    declined = [r for r in results if r.scenario in crashed and r.outcome == "skip"]
+    assert not declined, "checks were skipped as if the target had declined"
+
+
 def test_correct_compactors_really_compact() -> None:
     for name in ("live_only", "summarizer"):
-        from .conftest import SPECS
-        from conformance import load
-        scenarios = load([SPECS]).scenarios
+        scenarios = _scenarios()
         shorter = [s for s in scenarios if len(getattr(correct, name)(s.history)) < len(s.history)]
         assert len(shorter) > len(scenarios) // 4, name
 
 
 def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None:
-    from .conftest import SPECS
-    from conformance import load
     target = from_callable(broken.keeps_settled_reasoning, "impostor")
     options = RunOptions(reference_targets=frozenset({"impostor"}))
-    report = run([target], load([SPECS]).scenarios, options=options)
+    report = run([target], _scenarios(), options=options)
     assert any(r.invariant == "reference.exact-output" and r.outcome == "fail" for r in report.results)
     assert report.exit_code == 1
     assert not [r for r in report.results if r.level == "MUST" and r.outcome == "fail"]

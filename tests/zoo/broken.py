@@ -3,8 +3,11 @@ invariant that must catch it."""
 
 from __future__ import annotations
 
+import copy
 import itertools
+import json
 import time
+from typing import Any
 
 from ._history import REASONING, History, blocks_of, live_start, without_reasoning
 
@@ -204,6 +207,137 @@ def hangs(history: History) -> History:
     return history
 
 
+def _zero_as_false(value: Any) -> Any:
+    """Returns ``value`` with every integer 0 written as ``False`` (what a truthiness shortcut does)."""
+    if isinstance(value, dict):
+        return {k: _zero_as_false(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_zero_as_false(v) for v in value]
+    return False if value == 0 and type(value) is int else value
+
+
+def _numbers_as_floats(value: Any) -> Any:
+    """Returns ``value`` with every integer written as a float (a round trip through a float-only decoder)."""
+    if isinstance(value, dict):
+        return {k: _numbers_as_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers_as_floats(v) for v in value]
+    return float(value) if type(value) is int else value
+
+
+def _tool_inputs(history: History, start: int, rewrite: Any) -> History:
+    """Returns the history with ``rewrite`` applied to the input of every tool use from ``start`` on."""
+    out = list(history[:start])
+    for message in history[start:]:
+        if isinstance(message["content"], list):
+            message = {**message, "content": [{**b, "input": rewrite(b["input"])} if b["type"] == "tool_use" else b
+                                              for b in message["content"]]}
+        out.append(message)
+    return out
+
+
+def live_zero_becomes_false(history: History) -> History:
+    """Keeps the task in flight, but re-encodes its tool inputs so that ``{"limit": 0}`` reads
+    ``{"limit": false}``; equal under Python's ``==``, a different request on the wire."""
+    return _tool_inputs(history, live_start(history), _zero_as_false)
+
+
+def live_ints_become_floats(history: History) -> History:
+    """Keeps the task in flight, but its tool inputs come back with ``0`` as ``0.0`` and ``1`` as ``1.0``."""
+    return _tool_inputs(history, live_start(history), _numbers_as_floats)
+
+
+def mutate_zero_to_false(history: History) -> History:
+    """Returns a correct copy, but first rewrites 0 as false in the caller's live tool inputs, in place."""
+    out = copy.deepcopy(history)
+    for message in history[live_start(history):]:
+        for block in blocks_of(message):
+            if block["type"] == "tool_use" and isinstance(block["input"], dict):
+                block["input"].update(_zero_as_false(block["input"]))
+    return out
+
+
+def _settled_blocks(history: History, rewrite: Any) -> History:
+    """Returns the history with ``rewrite`` applied to every block of settled list content."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if isinstance(message["content"], list):
+            message = {**message, "content": [rewrite(b) for b in message["content"]]}
+        out.append(message)
+    return out + history[start:]
+
+
+def blank_settled_text(history: History) -> History:
+    """Clears the text of settled text blocks instead of dropping them, leaving empty text blocks."""
+    return _settled_blocks(history, lambda b: {**b, "text": ""} if b["type"] == "text" else b)
+
+
+def whitespace_settled_text(history: History) -> History:
+    """Replaces the text of settled text blocks with a single space, which the API refuses as blank."""
+    return _settled_blocks(history, lambda b: {**b, "text": " "} if b["type"] == "text" else b)
+
+
+def drop_settled_tool_input(history: History) -> History:
+    """Saves tokens by dropping the ``input`` of settled tool uses."""
+    return _settled_blocks(history, lambda b: {k: v for k, v in b.items() if k != "input"}
+                           if b["type"] == "tool_use" else b)
+
+
+def stringify_settled_tool_input(history: History) -> History:
+    """Writes the ``input`` of settled tool uses as a JSON string instead of an object."""
+    return _settled_blocks(history, lambda b: {**b, "input": json.dumps(b["input"])} if b["type"] == "tool_use" else b)
+
+
+def unnamed_settled_tool_use(history: History) -> History:
+    """Rebuilds settled tool uses from their id and input alone, losing the tool's name."""
+    return _settled_blocks(history, lambda b: {"type": "tool_use", "id": b["id"], "input": b["input"]}
+                           if b["type"] == "tool_use" else b)
+
+
+def stub_settled_results(history: History) -> History:
+    """Replaces settled tool results with a stub that no longer says which call it answers."""
+    return _settled_blocks(history, lambda b: {"type": "tool_result", "content": "[trimmed]"}
+                           if b["type"] == "tool_result" else b)
+
+
+def settled_blocks_as_strings(history: History) -> History:
+    """Flattens settled blocks to their text, leaving a list of strings where blocks were."""
+    return _settled_blocks(history, lambda b: str(b.get("text", b["type"])))
+
+
+def blank_settled_requests(history: History) -> History:
+    """Keeps settled user turns as placeholders with empty string content."""
+    start = live_start(history)
+    return [{**m, "content": ""} if m["role"] == "user" and isinstance(m["content"], str) else m
+            for m in history[:start]] + history[start:]
+
+
+def crash_on_unpaired_result(history: History) -> History:
+    """Returns the history as it came, but pairs each tool result with its call by a dict lookup
+    in the message before it: a result answering anything else raises KeyError, a crash."""
+    for i, message in enumerate(history):
+        calls = {b["id"]: b for b in blocks_of(history[i - 1]) if b["type"] == "tool_use"} if i else {}
+        for block in blocks_of(message):
+            if block["type"] == "tool_result":
+                calls[block["tool_use_id"]]["name"]  # noqa: B018 - the lookup is the defect
+    return list(history)
+
+
+def drop_pending_calls(history: History) -> History:
+    """Removes tool uses that have no result after them, the call the history ends on included."""
+    answered = {b.get("tool_use_id") for m in history for b in blocks_of(m)}
+    out = []
+    for message in history:
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            kept = [b for b in message["content"] if b["type"] != "tool_use" or b["id"] in answered]
+            if not kept:
+                continue
+            message = {**message, "content": kept}
+        out.append(message)
+    return out
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "essay_whitelist": ("live.untouched-suffix",),
     "keep_last_n": ("live.untouched-suffix", "tools.results-answer-previous"),
@@ -225,4 +359,17 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "empty_content": ("output.well-formed",),
     "raises": ("call.completes",),
     "hangs": ("call.completes",),
+    "live_zero_becomes_false": ("live.untouched-suffix",),
+    "live_ints_become_floats": ("live.untouched-suffix",),
+    "mutate_zero_to_false": ("input.unmutated",),
+    "blank_settled_text": ("output.well-formed",),
+    "whitespace_settled_text": ("output.well-formed",),
+    "drop_settled_tool_input": ("output.well-formed",),
+    "stringify_settled_tool_input": ("output.well-formed",),
+    "unnamed_settled_tool_use": ("output.well-formed",),
+    "stub_settled_results": ("output.well-formed",),
+    "settled_blocks_as_strings": ("output.well-formed",),
+    "blank_settled_requests": ("output.well-formed",),
+    "crash_on_unpaired_result": ("call.completes",),
+    "drop_pending_calls": ("tools.unanswered-kept", "live.untouched-suffix"),
 }

@@ -1,0 +1,84 @@
+"""Well-formed messages: what the Messages API accepts as a list of messages, checked block by block.
+
+Plain data in, plain data out; the invariant ``output.well-formed`` reports what this finds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from . import transcript as tx
+
+ROLES = ("user", "assistant", "system")
+
+Malformation = tuple[Any, str, str, bool]  # (message or block concerned, where, problem, unreadable)
+
+
+def _has_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _block_malformations(block: Any, where: str) -> Iterator[Malformation]:
+    """Yields what is wrong with one content block."""
+    if not isinstance(block, Mapping):
+        yield block, where, f"is a {type(block).__name__}, not a block", True
+        return
+    kind = block.get("type")
+    if not isinstance(kind, str) or not kind:
+        yield block, where, "is not a block with a type", False
+    elif kind == "text" and not _has_text(block.get("text")):
+        text = block.get("text")
+        problem = ("is a text block whose text is not a string" if not isinstance(text, str)
+                   else "is an empty text block" if not text else "is a text block of whitespace only")
+        yield block, where, problem, False
+    elif kind == tx.CLIENT_TOOL_USE:
+        for field, want in (("id", str), ("name", str), ("input", Mapping)):
+            value = block.get(field)
+            if not isinstance(value, want) or (want is str and not value):
+                label = "an object" if want is Mapping else "a non-empty string"
+                yield block, where, f"is a tool_use whose {field} is not {label}", False
+    elif kind == tx.CLIENT_TOOL_RESULT and not (isinstance(block.get("tool_use_id"), str)
+                                                 and block["tool_use_id"]):
+        yield block, where, "is a tool_result without a tool_use_id", False
+
+
+def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
+    """Yields every well-formedness problem of a list of messages with the message or block concerned."""
+    for i, message in enumerate(messages):
+        where = f"[{i}]"
+        if not isinstance(message, Mapping):
+            yield message, where, f"is a {type(message).__name__}, not a message", True
+            continue
+        if message.get("role") not in ROLES:
+            yield message, f"{where}.role", f"is {message.get('role')!r}", False
+        content = message.get("content")
+        if isinstance(content, str):
+            if not content.strip():
+                problem = "is an empty string" if not content else "is whitespace only"
+                yield message, f"{where}.content", problem, False
+        elif isinstance(content, list):
+            if not content:
+                yield message, f"{where}.content", "is an empty list", False
+            for j, block in enumerate(content):
+                yield from _block_malformations(block, f"{where}.content[{j}]")
+        else:
+            yield message, f"{where}.content", f"is a {type(content).__name__}, not a string or a list", True
+
+
+def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str, str, bool]]:
+    """Yields ``(where, problem, unreadable)`` for each malformation of ``output`` that ``history``
+    does not have itself: the same problem of a message or block of the same canonical JSON counts
+    as the input's, as many times as the input has it. ``where`` is like ``[3].content[1]``;
+    ``unreadable`` says other checks cannot read the output at all."""
+    if not isinstance(output, list):
+        yield "", f"returned a {type(output).__name__}, not a list of messages", True
+        return
+    already = Counter((tx.canonical(part), problem) for part, _, problem, _ in _malformations(history))
+    for part, where, problem, unreadable in _malformations(output):
+        key = (tx.canonical(part), problem) if already else None
+        if key is not None and already[key] > 0:
+            already[key] -= 1
+        else:
+            yield where, problem, unreadable
