@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_specs import (assistant, json_flow, mcptoolu, opaque, redacted, render, srvtoolu,  # noqa: E402
+from generate_specs import (assistant, estimate_tokens, json_flow, mcptoolu, opaque, redacted, render, srvtoolu,  # noqa: E402
                             text, thinking, tool_result, tool_use, toolu, user)
 from live_builders import (CITED, EPHEMERAL, EPHEMERAL_1H, KB, THINK_WS, THINK_WS_2, build,  # noqa: E402
                            history_of_settled, image, image_url, pdf, pdf_url, plain_document, qa,
@@ -250,6 +250,32 @@ def live_content() -> list[Scenario]:
     out.append(build(sid, "unknown block types in the request, the tool turn and a tool result list in flight",
                      fam, ["tool-use", "thinking", "unknown-block", "unknown-field", "result-list"],
                      history_of_settled(sid), live, 4))
+    for k, (size, tail) in enumerate(((26, "result"), (12, "list"), (20, "awaiting"))):
+        sid = f"live-content.budget-drops-settled-keeps-{size}kb-live-{tail}"
+        settled = [tool_task(f"{sid}:b{n}", f"Summarise last night's {unit} log.", "read_file",
+                             {"path": f"logs/{unit}.log"}, log_text(f"{sid}:b{n}", 10 * KB),
+                             f"The {unit} log is clean apart from {n + 2} retries.")
+                   for n, unit in enumerate(("api", "worker", "cron", "billing", "search"))]
+        live = [user([pdf(sid, "Incident 812", title="incident-812.pdf", **CITED) if tail == "list" else
+                      text("The loader is slow again; find out why."), text("Start with the code.")])]
+        unanswered: tuple[str, ...] = ()
+        if tail == "list":
+            live += step(sid, 0, "profile", {"target": "loader", "seconds": 30},
+                         [text(source_text(sid, size * KB)), image(sid + ":flame")], think=THINK_WS)
+        else:
+            live += step(sid, 0, "read_file", {"path": "src/etl/loader.py"}, source_text(sid, size * KB),
+                         think=THINK_WS)
+        if tail == "awaiting":
+            call = toolu(f"{sid}:await")
+            live.append(assistant([thinking("Now the profile.", f"{sid}:t9"),
+                                   tool_use(call, "profile", {"target": "loader", "seconds": 30})]))
+            unanswered = (call,)
+        budget = 2 * estimate_tokens(live) + 3000 + 1000 * k  # clear margin: half the live characters and more
+        out.append(build(sid, f"a budget with room for the {size} KB task in flight drops the oldest of five 10 KB "
+                         "settled tasks", fam, ["tool-use", "thinking", "budget", "large-result"]
+                         + (["result-list", "image", "document", "citations"] if tail == "list" else []),
+                         settled, live, 30, unanswered=unanswered, budget_tokens=budget))
+
     for variant, keep, marked in (("every-block-kind", 3, False), ("every-block-kind-unknown-fields", 2, True),
                                   ("every-block-kind-unknown-fields-window-5", 5, True)):
         sid = f"live-content.{variant}" + ("" if variant.endswith("5") else f"-window-{keep}")

@@ -5,13 +5,14 @@ together and applies the documented reference rule to state the expected output.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_specs import (assistant, strip_reasoning, text, thinking, tool_result, tool_use,  # noqa: E402
+from generate_specs import (assistant, estimate_tokens, strip_reasoning, text, thinking, tool_result, tool_use,  # noqa: E402
                             toolu, user)
 from realistic_content import csv_text, pdf_base64, png_base64, pytest_text  # noqa: E402
 
@@ -35,17 +36,25 @@ def is_request(message: Message) -> bool:
 
 def build(sid: str, description: str, family: str, features: list[str], settled: list[list[Message]],
           live: list[Message], keep_turns: int, *, unanswered: tuple[str, ...] = (), note: str | None = None,
-          comment: str | None = None) -> dict[str, Any]:
-    """Returns one scenario: history, declared truth, and the reference output by the documented rule."""
+          comment: str | None = None, budget_tokens: int | None = None) -> dict[str, Any]:
+    """Returns one scenario: history, declared truth, and the reference output by the documented rule.
+
+    Without a budget the window must cut settled history; with one, the budget must leave the task in
+    flight clear margin (half its characters) and still drop some settled tasks but not all.
+    """
     history = [m for task in settled for m in task] + live
     boundary = sum(len(task) for task in settled)
     assert all(is_request(task[0]) for task in settled), sid
     assert not any(b.get("type") == "compaction" for m in history[:boundary] if isinstance(m["content"], list)
                    for b in m["content"]), sid
     first = max(0, boundary - keep_turns)
-    assert first > 0, f"{sid}: the window must cut settled history"
+    assert first > 0 or budget_tokens is not None, f"{sid}: the window must cut settled history"
     kept_from = next((i for i in range(first, boundary) if is_request(history[i])), boundary)
-    output = [m for m in (strip_reasoning(x) for x in history[kept_from:boundary]) if m is not None] + live
+    kept = [m for m in (strip_reasoning(x) for x in history[kept_from:boundary]) if m is not None]
+    params: dict[str, Any] = {"keep_turns": keep_turns}
+    if budget_tokens is not None:
+        params["budget_tokens"] = budget_tokens
+        kept = _fit(sid, kept, live, budget_tokens)
     truth: dict[str, Any] = {"live_start": boundary}
     if unanswered:
         truth["unanswered"] = list(unanswered)
@@ -53,11 +62,25 @@ def build(sid: str, description: str, family: str, features: list[str], settled:
         truth["note"] = note
     scenario: dict[str, Any] = {"id": sid, "description": description, "family": family,
                                 "features": sorted(set(features) | {"inflight"}), "history": history,
-                                "params": {"keep_turns": keep_turns}, "truth": truth,
-                                "expect": {"output": output}}
+                                "params": params, "truth": truth, "expect": {"output": kept + live}}
     if comment:
         scenario["comment"] = comment
     return scenario
+
+
+def _fit(sid: str, settled: list[Message], live: list[Message], budget: int) -> list[Message]:
+    """Returns ``settled`` without its oldest whole tasks until it fits ``budget`` beside ``live``, by
+    the documented estimate (characters of compact JSON over 4)."""
+    live_tokens = estimate_tokens(live)
+    assert 2 * budget >= sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in live), sid
+    before = len(settled)
+    while settled and estimate_tokens(settled) + live_tokens > budget:
+        cut = 1
+        while cut < len(settled) and not is_request(settled[cut]):
+            cut += 1
+        settled = settled[cut:]
+    assert 0 < len(settled) < before, f"{sid}: the budget must drop some settled tasks and keep some"
+    return settled
 
 
 # --- settled tasks -----------------------------------------------------------------------------------
