@@ -245,8 +245,9 @@ def render(scenarios: Sequence[Scenario]) -> str:
              "*unknown* when the Messages API", "does not define it on that block type; *(future type)* is a block "
              "type it does not define.", "",
              "## Required cells", "",
-             "Counted where the scenario's `keep_turns` is shorter than its settled history, so a compactor is",
-             "really trimming while the content sits in the task in flight.", "",
+             "The minimum applies to the column *with a cutting window*: scenarios whose `keep_turns` is shorter",
+             "than their settled history, so a compactor is really trimming while the content sits in the task",
+             "in flight.", "",
              "| kind | field | position | scenarios | with a cutting window | minimum |",
              "| --- | --- | --- | ---: | ---: | ---: |"]
     tallied = tally(scenarios)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from typing import Any
 
 from ._history import History, blocks_of, in_doubt, live_start
 
@@ -43,12 +44,15 @@ def _tokens(messages: History, chars_per_token: int) -> int:
     return -(-chars // chars_per_token)
 
 
+def _opens_task(message: dict[str, Any]) -> bool:
+    return message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
+
+
 def _settled_tasks(settled: History) -> list[History]:
     """Returns settled history cut into whole tasks, each opening on a user request."""
     tasks: list[History] = []
     for message in settled:
-        if not tasks or (message["role"] == "user" and not any(
-                b["type"] == "tool_result" for b in blocks_of(message))):
+        if not tasks or _opens_task(message):
             tasks.append([])
         tasks[-1].append(message)
     return tasks
@@ -93,15 +97,11 @@ def last_settled_task(history: History) -> History:
     return tasks[-1] + history[start:]
 
 
-def _opens_task(message: dict) -> bool:
-    return message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
-
-
-def _placeholder(block: dict) -> dict:
+def _placeholder(block: dict[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": f"[{block['type']} removed from settled history]"}
 
 
-def _without_media(block: dict) -> dict:
+def _without_media(block: dict[str, Any]) -> dict[str, Any]:
     if block["type"] in ("image", "document"):
         return _placeholder(block)
     if block["type"] == "tool_result" and isinstance(block.get("content"), list):
