@@ -229,6 +229,43 @@ starts_at_the_request = _vendor(lambda messages: messages, boundary=_from_the_re
 """Starts the task in flight at the user request rather than at the first message after the last
 settled turn: a system message between the answer and the request is trimmed as settled."""
 
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def _clear_big_results_but_last(messages: History) -> History:
+    holders = [i for i, m in enumerate(messages) if any(b.get("type") == "tool_result" for b in blocks_of(m))]
+    out = []
+    for i, m in enumerate(messages):
+        if i in holders[:-1]:
+            m = {**m, "content": [{**b, "content": "[large output cleared]"}
+                                  if b.get("type") == "tool_result" and _size(b.get("content")) > 10_000 else b
+                                  for b in m["content"]]}
+        out.append(m)
+    return out
+
+
+clear_big_results_but_last = _vendor(_clear_big_results_but_last)
+"""Clears every tool result over 10,000 characters except in the newest result turn, as a
+clear-old-tool-results strategy does: a big result earlier in the task in flight is cleared."""
+
+
+def evict_largest_results(history: History, keep_turns: int = 10, budget_tokens: int | None = None) -> History:
+    """Over budget, clears the largest tool result first, wherever it is: the task in flight's big
+    result goes before small settled tasks."""
+    out = _windowed(history, keep_turns, live_start(history))
+    while budget_tokens is not None and sum(map(_size, out)) // 4 > budget_tokens:
+        sizes = [(_size(b.get("content")), i, j) for i, m in enumerate(out) if isinstance(m["content"], list)
+                 for j, b in enumerate(m["content"]) if b.get("type") == "tool_result" and b.get("content") != "[evicted]"]
+        if not sizes:
+            break
+        _, i, j = max(sizes)
+        content = list(out[i]["content"])
+        content[j] = {**content[j], "content": "[evicted]"}
+        out[i] = {**out[i], "content": content}
+    return out
+
+
 # Each adversary, and the MUST invariant that catches it on the live-* scenarios.
 CAUGHT_BY: dict[str, str] = {
     "drop_cache_control": "live.untouched-suffix", "strip_citations": "live.untouched-suffix",
@@ -238,5 +275,6 @@ CAUGHT_BY: dict[str, str] = {
     "strip_whitespace": "live.untouched-suffix", "drop_url_media": "live.untouched-suffix",
     "dedupe_consecutive": "live.untouched-suffix", "media_in_last_user_turn_only": "live.untouched-suffix",
     "dedupe_attachments": "live.untouched-suffix", "paused_turn_settles": "live.untouched-suffix",
-    "starts_at_the_request": "live.untouched-suffix",
+    "starts_at_the_request": "live.untouched-suffix", "clear_big_results_but_last": "live.untouched-suffix",
+    "evict_largest_results": "live.untouched-suffix",
 }
