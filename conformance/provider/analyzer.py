@@ -10,6 +10,7 @@ the prompt was summarised. Nothing here asks the server what it did beyond what 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
@@ -34,6 +35,20 @@ class ApiFailure:
 
     status: int
     body: Any
+
+    @property
+    def error(self) -> dict[str, Any]:
+        """Returns the ``error`` object of the body (empty when the body has none)."""
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        return error if isinstance(error, dict) else {}
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Returns status, error type, ``details.error_code`` and message: what a rejection is compared on."""
+        details = self.error.get("details")
+        return {"status": self.status, "type": self.error.get("type"),
+                "code": details.get("error_code") if isinstance(details, dict) else None,
+                "message": self.error.get("message")}
 
     @property
     def code(self) -> str:
@@ -188,6 +203,16 @@ def _count_tokens(count: BetaMessageTokensCount | None, message: BetaMessage, re
         found.unexplained.append(f"count_tokens shows {removed} tokens removed, the edits report {cleared}")
 
 
+def _ambiguity(probe: Probe, found: Analysis) -> None:
+    """Adds an unexplained count when the reported tokens fit sets on both sides of the live boundary."""
+    for key, live_items in (("tool_matches", probe.live.tool_use_ids), ("thinking_matches", probe.live.thinking_turns)):
+        for matches in found.evidence.get(key, []):
+            touching = {bool(set(m) & set(live_items)) for m in matches}
+            if len(touching) > 1:
+                found.unexplained.append(f"the reported tokens fit {matches}, inside and outside the task in flight: "
+                                         "which items were cleared cannot be told from the sizes")
+
+
 def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | None = None,
             count: BetaMessageTokensCount | None = None, count_failure: ApiFailure | None = None) -> Analysis:
     """Returns the verdict for one exchange: rejected, reached-live-task, inconsistent, settled-only or no-edit.
@@ -198,7 +223,8 @@ def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | Non
         code = failure.code if failure else "no-response"
         body = failure.body if failure else None
         return Analysis("rejected", error_code=code, evidence={"status": failure.status if failure else None,
-                                                               "error": body})
+                                                               "error": body,
+                                                               "rejection": failure.summary if failure else {}})
     request = probe.semantic_request()
     found = Analysis("no-edit")
     applied = message.context_management.applied_edits if message.context_management else []
@@ -211,6 +237,7 @@ def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | Non
             _thinking_edit(item, request, found)
     _compaction(message, request, found)
     _count_tokens(count, message, request, found, count_failure)
+    _ambiguity(probe, found)
     found.reached_tool_use_ids, found.reached_thinking_turns = sem.reached(
         probe.live, found.cleared_tool_use_ids, found.cleared_thinking_turns, found.summarized, request["messages"])
     if found.reached_live:
@@ -233,4 +260,22 @@ def compare(probe: Probe, found: Analysis) -> list[str]:
             differences.append(f"{key} {getattr(found, key)!r}, predicted {expected[key]!r}")
     if found.unexplained and found.verdict != "inconsistent":
         differences.append("counts the documented semantics cannot explain")
+    if found.verdict == "rejected" and expected["verdict"] == "rejected" and probe.expected_error:
+        differences += rejection_differences(probe.expected_error, found.evidence.get("rejection") or {})
     return differences
+
+
+def rejection_differences(expected: dict[str, str], got: dict[str, Any]) -> list[str]:
+    """Returns how a recorded rejection differs from the predicted one (type, code, message pattern)."""
+    said = f"{got.get('type')}" + (f"/{got['code']}" if got.get("code") else "") + f": {got.get('message')!r}"
+    wrong = []
+    if got.get("type") != expected["type"]:
+        wrong.append(f"type {expected['type']}")
+    if expected.get("code") and got.get("code") != expected["code"]:
+        wrong.append(f"code {expected['code']}")
+    pattern = expected.get("message")
+    if pattern and not re.search(pattern, str(got.get("message") or ""), re.IGNORECASE):
+        wrong.append(f"a message matching /{pattern}/")
+    if not wrong:
+        return []
+    return [f"rejected for another reason ({said}), predicted {', '.join(wrong)}"]

@@ -115,10 +115,18 @@ def _structure(data: Any) -> list[str]:
 def audit_file(path: Path) -> list[Finding]:
     """Returns every secret or reasoning leak found in one cassette file (empty when clean)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        raw = path.read_bytes()
     except OSError as exc:
         return [Finding(path, 0, f"cannot read: {exc.strerror or exc}")]
     findings = []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # Reported, then scanned with the bad bytes replaced so nothing behind them escapes the audit.
+        line = raw.count(b"\n", 0, exc.start) + 1
+        findings.append(Finding(path, line, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); verify cannot read this "
+                                            "file, audited as text with the byte replaced"))
+        text = raw.decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
         for label, rule in TEXT_RULES:
             if match := rule.search(line):

@@ -29,6 +29,7 @@ from vcr.serializers import compat
 
 from .._yamlsource import load_document
 from ..errors import SpecError
+from .textfile import read_utf8
 
 PLACEHOLDER = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
 REQUEST_HEADERS_KEPT = frozenset({"anthropic-beta", "anthropic-version", "content-type", "accept"})
@@ -201,10 +202,17 @@ class _VCR(vcr.VCR):
         return options.get("before_record_request", self.before_record_request)
 
 
+def _unchanged(request: Request) -> Request:
+    return request
+
+
 def make_vcr(record_mode: str, server: str = "unknown") -> vcr.VCR:
     """Returns a VCR that scrubs, drops retryables, decodes compression and matches on body hash."""
+    # On replay nothing is written and the body matcher scrubs both sides itself, so live requests
+    # need no filtering: skipping it saves building a copy of each request on every match attempt.
+    request_filter = _unchanged if record_mode == "none" else before_record_request
     recorder = _VCR(record_mode=record_mode, match_on=MATCH_ON, decode_compressed_response=True,
-                       before_record_request=before_record_request,
+                       before_record_request=request_filter,
                        before_record_response=make_response_filter(server),
                        record_on_exception=True, skip_patchers=SKIPPED_PATCHERS)
     recorder.register_matcher("body_hash", body_hash_matcher)
@@ -241,13 +249,14 @@ def load_cassette(path: Path) -> dict[str, Any]:
         return _LOADED[key]
     if stat.st_size == 0:
         raise SpecError(path, None, "", "empty cassette file")
+    text = read_utf8(path)
     try:
-        data: Any = yaml.load(path.read_bytes(), Loader=_LOADER)
+        data: Any = yaml.load(text, Loader=_LOADER)
         locator = None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        data, locator = load_document(path)
+    except yaml.YAMLError:
+        data, locator = load_document(path, text)
     if not _looks_valid(data):
-        data, locator = load_document(path)
+        data, locator = load_document(path, text)
     _need(isinstance(data, dict), path, locator, (), "not a vcrpy cassette (expected a mapping)")
     _need(data.get("version") == 1, path, locator, ("version",), "cassette format version must be 1")
     interactions = data.get("interactions")

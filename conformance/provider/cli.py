@@ -24,18 +24,38 @@ def _paths(values: list[str] | None) -> list[Path] | None:
     return [Path(v) for v in values] if values else None
 
 
+def _cassette_paths(command: str, values: list[str] | None) -> list[Path] | None:
+    """Returns the cassette paths to read, or None after printing why there is nothing to read (exit 2)."""
+    from .verify import cassette_files
+
+    paths = _paths(values) or [default_cassettes()]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"conformance {command}: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
+        return None
+    files, _ = cassette_files(paths)
+    if not files:
+        print(f"conformance {command}: no cassette (*.yaml) under {', '.join(map(str, paths))}; "
+              "nothing to check is not a pass", file=sys.stderr)
+        return None
+    return paths
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Replays cassettes and prints the verdict tables; returns 2 on spec errors, 1 on any contradiction."""
     from .probes import load_probes
     from .table import render
-    from .verify import PROBE_VALID, verify
+    from .verify import is_input_error, verify
 
+    paths = _cassette_paths("verify", args.paths)
+    if paths is None:
+        return 2
     probes, errors = load_probes(_paths(args.specs) or [default_specs()])
-    results = verify(_paths(args.paths) or [default_cassettes()], probes, errors)
+    results = verify(paths, probes, errors)
     print(render(results))
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=2) + "\n", encoding="utf-8")
-    code = 2 if any(r.invariant == PROBE_VALID for r in results) else (
+    code = 2 if any(is_input_error(r) for r in results) else (
         1 if any(r.outcome in ("fail", "error") for r in results) else 0)
     if args.report:
         from ..report import write_all
@@ -44,12 +64,40 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return code
 
 
-def cmd_record(args: argparse.Namespace) -> int:
-    """Records probes through the SDK into cassettes; returns 2 without a key, 1 if a probe failed."""
-    key = os.environ.get(KEY_VARIABLE, "").strip()
+UNAVAILABLE = 3
+
+
+def _estimates(chosen: list[Any], key: str, base_url: str | None) -> list[Any]:
+    """Returns the cost estimates; input tokens from count_tokens when ``key`` is set, else offline."""
+    from .cost import estimate
+    from .record import make_client, resolve_base_url
+
     if not key:
+        return [estimate(p) for p in chosen]
+    import anthropic
+
+    with make_client(key, resolve_base_url(base_url)) as client:
+        try:
+            return [estimate(p, client) for p in chosen]
+        except anthropic.APIError as exc:
+            print(f"conformance record: count_tokens failed ({type(exc).__name__}); offline estimate instead",
+                  file=sys.stderr)
+            return [estimate(p) for p in chosen]
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Records probes through the SDK into cassettes.
+
+    Returns 0 when all were written, 1 if a probe failed, 2 on a usage or spec error (no key, a run
+    above ``--max-cost``), 3 when the provider stayed unavailable (overloaded, rate limited).
+    """
+    key = os.environ.get(KEY_VARIABLE, "").strip()
+    if not key and not args.dry_run:
         print(f"conformance record: {KEY_VARIABLE} is not set; export it to record "
               f"(against the local emulator any value works, e.g. {KEY_VARIABLE}=dummy)", file=sys.stderr)
+        return 2
+    if args.max_cost is not None and args.max_cost < 0:
+        print("conformance record: --max-cost must be zero or more (US dollars)", file=sys.stderr)
         return 2
     from .probes import load_probes
     from .record import record
@@ -66,10 +114,28 @@ def cmd_record(args: argparse.Namespace) -> int:
             print(f"conformance record: unknown probe id(s): {', '.join(unknown)}", file=sys.stderr)
             return 2
         chosen = [probes[i] for i in args.probe]
+    if args.dry_run:
+        from .cost import render
+
+        print("\n".join(render(_estimates(chosen, key, args.base_url))))
+        return 0
+    if args.max_cost is not None:
+        from .cost import estimate, total_usd
+
+        total = total_usd([estimate(p) for p in chosen])  # offline: no call is made before the check
+        if total is None or total > args.max_cost:
+            said = "cannot be priced (a model is missing from the price table)" if total is None else f"may cost ${total:.2f}"
+            print(f"conformance record: this run {said}, above --max-cost {args.max_cost:.2f}; nothing was sent "
+                  "(see `conformance record --dry-run`)", file=sys.stderr)
+            return 2
     outcomes = record(chosen, key, args.base_url, Path(args.out) if args.out else default_cassettes())
     for outcome in outcomes:
         where = f" -> {outcome.path}" if outcome.path else ""
         print(f"{'ok    ' if outcome.ok else 'FAILED'} {outcome.probe}: {outcome.note}{where}")
+    if any(o.unavailable for o in outcomes):
+        print(f"conformance record: provider unavailable ({outcomes[-1].note}); "
+              f"{len(chosen) - len(outcomes)} probe(s) not tried", file=sys.stderr)
+        return UNAVAILABLE
     return 0 if all(o.ok for o in outcomes) else 1
 
 
@@ -77,7 +143,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Audits cassettes for secrets and reasoning text; returns 1 when anything is found."""
     from .audit import audit
 
-    findings, files = audit(_paths(args.paths) or [default_cassettes()])
+    paths = _cassette_paths("audit", args.paths)
+    if paths is None:
+        return 2
+    findings, files = audit(paths)
     for finding in findings:
         print(finding)
     print(f"audit: {files} cassette(s), {len(findings)} finding(s)")
@@ -120,7 +189,11 @@ def register(subparsers: Any) -> None:
 
     r = subparsers.add_parser("record", help=f"record probes through the SDK into cassettes (needs {KEY_VARIABLE})")
     r.add_argument("--probe", action="append", metavar="ID", help="record only this probe; repeatable")
-    r.add_argument("--base-url", metavar="URL", help="server to record (default https://api.anthropic.com)")
+    r.add_argument("--base-url", metavar="URL",
+                   help="server to record (default: $ANTHROPIC_BASE_URL, else https://api.anthropic.com)")
+    r.add_argument("--dry-run", action="store_true",
+                   help="list each probe's requests, input tokens and estimated cost; send nothing billed")
+    r.add_argument("--max-cost", type=float, metavar="USD", help="refuse (exit 2) a run estimated above USD")
     r.add_argument("--out", metavar="DIR", help="cassette root; files go to DIR/<server>/<probe>.yaml (default cassettes/)")
     r.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     r.set_defaults(func=cmd_record)

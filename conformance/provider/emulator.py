@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import hmac
 import json
+import re
 import socket
 import sys
 import threading
@@ -23,6 +25,12 @@ from . import emulator_edits as edits
 
 SERVER_HEADER = "x-conformance-server"
 _ORG_ID = "6f0c4a51-2b9e-4d1c-9a57-0d3e8c2b7f10"
+# Signs the thinking this emulator writes, as the real API signs its own; not a credential.
+_THINKING_KEY = b"context-conformance emulator thinking signature"
+# How a user request asks for a tool call by name, e.g. the `search` tool with {"query": "x"}.
+_CALL = re.compile(r"the `(\w+)` tool with (\{[^{}]*\})")
+_WORDS = ("ant", "bee", "cow", "elk", "fox", "gnu", "hen", "owl")  # three letters: one token each
+INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"
 _KNOWN_EDITS = {"clear_tool_uses_20250919": "context-management-2025-06-27",
                 "clear_thinking_20251015": "context-management-2025-06-27",
                 "compact_20260112": "compact-2026-01-12"}
@@ -52,11 +60,29 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else content or []
 
 
+def sign(thinking: str) -> str:
+    """Returns the signature this emulator gives a thinking text (an HMAC under its own key)."""
+    return "emu-hmac-" + hmac.new(_THINKING_KEY, thinking.encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def check_signatures(messages: list[dict[str, Any]]) -> None:
+    """Returns None when every thinking block is one this emulator signed; raises ``ApiError`` like the API."""
+    for m_index, message in enumerate(messages):
+        for b_index, block in enumerate(_blocks(message)):
+            kind = block.get("type")
+            if kind == "thinking" and not hmac.compare_digest(str(block.get("signature", "")),
+                                                              sign(str(block.get("thinking", "")))):
+                raise _bad(f"messages.{m_index}.content.{b_index}: Invalid `signature` in `thinking` block")
+            if kind == "redacted_thinking":
+                raise _bad(f"messages.{m_index}.content.{b_index}: Invalid `data` in `redacted_thinking` block")
+
+
 def validate(body: dict[str, Any], betas: set[str], faults: set[str], counting: bool) -> None:
     """Returns None for a request the API accepts; raises ``ApiError`` like the API would."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise _bad("messages: field required")
+    check_signatures(messages)
     if body.get("compaction") is not None:
         if "compact-2026-09-04" not in betas:
             raise _bad("compaction: Extra inputs are not permitted")
@@ -110,6 +136,38 @@ def _iteration(kind: str, tokens_in: int, tokens_out: int) -> dict[str, Any]:
             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
 
+def _is_request(message: dict[str, Any]) -> bool:
+    return message.get("role") == "user" and any(b.get("type") != "tool_result" for b in _blocks(message))
+
+
+def next_call(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Returns the next tool call the latest user request asks for by name, or None when all were made."""
+    messages = body["messages"]
+    opener = max((i for i, m in enumerate(messages) if _is_request(m)), default=None)
+    if opener is None:
+        return None
+    text = " ".join(b.get("text", "") for b in _blocks(messages[opener]) if b.get("type") == "text")
+    tools = {t.get("name") for t in body.get("tools") or []}
+    calls = []
+    for name, arguments in _CALL.findall(text):
+        try:
+            calls.append((name, json.loads(arguments)))
+        except ValueError:
+            continue
+    calls = [c for c in calls if c[0] in tools]
+    made = sum(1 for m in messages[opener + 1:] if m.get("role") == "assistant"
+               for b in _blocks(m) if b.get("type") == "tool_use")
+    return calls[made] if made < len(calls) else None
+
+
+def deliberation(body: dict[str, Any], digest: str, divisor: int = 1) -> str:
+    """Returns the emulator's thinking text: twice as long for each user request in the conversation."""
+    requests = sum(1 for m in body["messages"] if _is_request(m))
+    words = 250 * 2 ** min(max(requests - 1, 0), 4) // divisor
+    filler = " ".join(_WORDS[(i * 5 + int(digest[:2], 16)) % len(_WORDS)] for i in range(words))
+    return f"Emulator deliberation {digest[:16]}: {filler}"
+
+
 def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str) -> dict[str, Any]:
     """Returns the JSON body of a ``/v1/messages`` answer for an accepted request."""
     outcome = edits.apply(body, faults)
@@ -133,12 +191,22 @@ def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str)
         if pause:
             stop_reason = "compaction"
         else:
-            if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
-                content.append({"type": "thinking", "signature": f"emu-sig-{digest[24:48]}",
-                                "thinking": f"Emulator deliberation {digest[:16]}: answer from the tool results."})
-            content.append({"type": "text", "text": "Emulator reply: the request was received."})
+            # Thinking comes at the start of a turn (after a user request); after tool results only with
+            # the interleaved-thinking beta, and shorter.
+            starts_turn = _is_request(body["messages"][-1])
+            if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive") and (
+                    starts_turn or INTERLEAVED_BETA in betas):
+                thought = deliberation(body, digest, 1 if starts_turn else 4)
+                content.append({"type": "thinking", "signature": sign(thought), "thinking": thought})
+            call = next_call(body)
+            if call is not None:
+                content.append({"type": "tool_use", "id": f"toolu_emu_{digest[:20]}", "name": call[0],
+                                "input": call[1]})
+                stop_reason = "tool_use"
+            else:
+                content.append({"type": "text", "text": "Emulator reply: the request was received."})
             iterations.append(_iteration("message", tokens_in, 12))
-    if "unknown-block-type" in faults:
+    if "unknown-block-type" in faults and (body.get("context_management") or body.get("compaction")):
         content.append({"type": "context_note", "note": "not a documented block type"})
     usage: dict[str, Any] = {"input_tokens": tokens_in, "output_tokens": 0 if stop_reason == "compaction" else 12,
                              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}

@@ -24,7 +24,7 @@ FAULTS: dict[str, str] = {
     "compact-open-tool-call": "on-demand compaction accepts a turn with an unanswered tool call",
     "count-tokens-ignores-edits": "count_tokens reports the prompt size before any edit",
     "unknown-edit-type": "applied_edits carries an edit type the SDK does not know",
-    "unknown-block-type": "the response carries a content block type the SDK does not know",
+    "unknown-block-type": "an answer to a request with context management carries a content block type the SDK does not know",
     "overloaded": "every create request is answered 529 overloaded_error",
 }
 

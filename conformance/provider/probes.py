@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -22,6 +23,7 @@ import jsonschema
 from .._yamlsource import Locator, load_document
 from ..errors import SpecError
 from . import semantics as sem
+from .textfile import read_utf8
 
 SCHEMA_FILE = "probe.schema.json"
 
@@ -54,6 +56,12 @@ class Probe:
     count_tokens: bool = True
     path: str = "<memory>"
     line: int = 0
+    script: dict[str, Any] | None = None
+
+    @property
+    def expected_error(self) -> dict[str, str] | None:
+        """Returns the predicted rejection (``type`` and ``code`` and/or ``message`` pattern), if any."""
+        return self.predict.get("error")
 
     @property
     def betas(self) -> list[str]:
@@ -156,6 +164,40 @@ def _check_padding(raw: dict[str, Any], where: tuple, locator: Locator) -> None:
             raise locator.error(field, f"cannot pad a {kind} block")
         if kind == "tool_use" and not isinstance(block.get("input", {}).get(pad.get("field")), str):
             raise locator.error(field, "a tool_use pad needs `field` naming a string of its input")
+        if raw.get("script") is not None and history[pad["message"]].get("role") != "user":
+            raise locator.error(field, "with `script` the server writes the assistant turns; pad only user "
+                                       "messages and tool results")
+
+
+def _check_thinking_needs_script(raw: dict[str, Any], where: tuple, locator: Locator) -> None:
+    if raw.get("script") is not None:
+        return
+    for m_index, message in enumerate(raw["history"]):
+        for b_index, block in enumerate(sem.content_blocks(message)):
+            if block.get("type") in sem.THINKING_TYPES:
+                raise locator.error(where + ("history", m_index, "content", b_index),
+                                    "thinking cannot be written by hand (the API checks its signature); "
+                                    "add `script` so record builds this history live")
+
+
+def _check_expected_error(probe: Probe, where: tuple, locator: Locator) -> None:
+    error = probe.expected_error
+    if error is None:
+        return
+    field = where + ("predict", "error")
+    pattern = error.get("message")
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise locator.error(field + ("message",), f"not a regular expression: {exc}") from None
+    documented = probe.documented()
+    if documented.verdict != "rejected":
+        raise locator.error(field, f"the documented semantics do not reject this request ({documented.verdict})")
+    named = error.get("code") or error["type"]
+    if named != documented.error_code:
+        raise locator.error(field + ("code" if error.get("code") else "type",),
+                            f"the documented semantics give error {documented.error_code!r}, not {named!r}")
 
 
 def _check_live(probe: Probe, where: tuple, locator: Locator) -> None:
@@ -188,7 +230,7 @@ def _check_prediction(probe: Probe, where: tuple, locator: Locator) -> None:
     declared = probe.predict
     expected = {key: getattr(documented, key) for key in sem.OUTCOME_FIELDS}
     for key, value in declared.items():
-        if expected[key] != value:
+        if key in expected and expected[key] != value:
             reason = "; ".join(documented.reasons)
             raise locator.error(where + ("predict", key),
                                 f"the documented semantics give {expected[key]!r}, not {value!r}"
@@ -197,19 +239,22 @@ def _check_prediction(probe: Probe, where: tuple, locator: Locator) -> None:
 
 def _build(raw: dict[str, Any], path: Path, where: tuple, locator: Locator) -> Probe:
     _check_padding(raw, where, locator)
+    _check_thinking_needs_script(raw, where, locator)
     live = raw["live"]
     probe = Probe(raw["id"], raw["description"], raw["request"], raw["history"], tuple(raw.get("padding") or ()),
                   sem.Span(live["from_message"], tuple(live["tool_use_ids"]), tuple(live["thinking_turns"])),
-                  raw["predict"], raw.get("count_tokens", True), str(path), locator.line(where) or 0)
+                  raw["predict"], raw.get("count_tokens", True), str(path), locator.line(where) or 0,
+                  raw.get("script"))
     _check_live(probe, where, locator)
     _check_prediction(probe, where, locator)
+    _check_expected_error(probe, where, locator)
     return probe
 
 
 def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
     try:
-        data, locator = load_document(path)
+        data, locator = load_document(path, read_utf8(path))
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:

@@ -1,18 +1,24 @@
 """Record probes against a Messages API server (the real one or the emulator) into cassettes.
 
-Each probe is sent through the anthropic SDK (``count_tokens`` when the probe asks for it, then
-``beta.messages.create``) with ``max_retries=0`` under vcrpy, into a scratch file; the finished
-cassette gets ``metadata: {server, probe, probe_sha256, sdk}`` and moves to
-``<out>/<server>/<probe-id>.yaml``. A probe that met a retryable answer is not written.
+Each probe is sent through the anthropic SDK with ``max_retries=0`` under vcrpy, into a scratch
+file: a probe with ``script`` first builds its history live (``live.drive``), then ``count_tokens``
+when the probe asks for it, then ``beta.messages.create``. The finished cassette gets
+``metadata: {server, probe, probe_sha256, sdk}`` (plus ``thinking_tokens``, the size of each
+scrubbed thinking text, for a built history) and moves to ``<out>/<server>/<probe-id>.yaml``.
+A retryable answer (429, 529, ``overloaded_error``, other 5xx) is retried a bounded number of
+times with backoff; if it persists the probe is marked ``unavailable`` and the run stops.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tempfile
+import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,21 +27,47 @@ from urllib.parse import urlsplit
 import anthropic
 import yaml
 
-from . import cassettes
+from . import cassettes, live
 from .probes import Probe
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
+ATTEMPTS = 4
+BACKOFF_SECONDS = 2.0
+MAX_WAIT_SECONDS = 60.0
+SLEEP: Callable[[float], None] = time.sleep  # the wait between attempts; tests replace it
 _SAFE = re.compile(r"[^A-Za-z0-9.+_-]")
 
 
 @dataclass(frozen=True)
 class Recorded:
-    """What happened to one probe: ``ok`` (written to ``path``) or not, with a one-line note."""
+    """What happened to one probe: ``ok`` (written to ``path``) or not, with a one-line note.
+
+    ``unavailable`` means the server kept answering with a retryable error (overloaded, rate limited).
+    """
 
     probe: str
     ok: bool
     note: str
     path: Path | None = None
+    unavailable: bool = False
+
+
+class _Retryable(Exception):
+    """The server answered with something the SDK would retry; carries a note and a suggested wait."""
+
+    def __init__(self, note: str, wait: float | None) -> None:
+        super().__init__(note)
+        self.note, self.wait = note, wait
+
+
+class _Failed(Exception):
+    """The probe cannot be recorded this run (cannot connect, or the server did not follow the script)."""
+
+
+def resolve_base_url(given: str | None) -> str:
+    """Returns ``given``, else ``$ANTHROPIC_BASE_URL`` (the SDK's convention), else the public API."""
+    return given or os.environ.get(BASE_URL_VARIABLE, "").strip() or DEFAULT_BASE_URL
 
 
 def probe_digest(probe: Probe) -> str:
@@ -55,54 +87,135 @@ def make_client(api_key: str, base_url: str) -> anthropic.Anthropic:
                                _strict_response_validation=True)
 
 
-def _send(client: anthropic.Anthropic, probe: Probe) -> tuple[list[str], int | None]:
-    """Sends the probe's calls; returns notes and the first retryable status seen (None if none)."""
+def is_transient(exc: anthropic.APIStatusError) -> bool:
+    """Returns whether an error answer is transient: 429, 529/5xx, ``overloaded_error`` or ``x-should-retry``."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    kind = (body.get("error") or {}).get("type") if isinstance(body.get("error"), dict) else body.get("type")
+    return kind in ("overloaded_error", "rate_limit_error") or cassettes.should_retry(
+        exc.status_code, exc.response.headers.get_list("x-should-retry"))
+
+
+def _retry_after(exc: anthropic.APIStatusError) -> float | None:
+    try:
+        return min(float(exc.response.headers.get("retry-after", "")), MAX_WAIT_SECONDS)
+    except ValueError:
+        return None
+
+
+def _guarded(name: str, call: Callable[..., Any], kwargs: dict[str, Any], notes: list[str]) -> Any:
+    """Returns the call's answer (None after a recorded error answer); raises ``_Retryable``/``_Failed``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call(**kwargs)
+    except anthropic.APIStatusError as exc:
+        if is_transient(exc):
+            raise _Retryable(f"{name}: server answered {exc.status_code}", _retry_after(exc)) from None
+        notes.append(f"{name}: answered {exc.status_code}")
+    except anthropic.APIResponseValidationError:
+        notes.append(f"{name}: response does not parse strictly (verify will report it)")
+    except anthropic.APIConnectionError as exc:
+        raise _Failed(f"{name}: cannot connect ({exc.__cause__ or exc})") from None
+    return None
+
+
+def _build(client: anthropic.Anthropic, probe: Probe) -> live.Built:
+    """Returns the probe's history built live; raises ``_Retryable``, or ``_Failed`` when it cannot be built."""
+
+    def create(**kwargs: Any) -> Any:
+        answer = _guarded("building the history", client.beta.messages.create, kwargs, notes)
+        if answer is None:
+            raise _Failed(notes[-1])
+        return answer
+
     notes: list[str] = []
-    calls: list[tuple[str, Any, dict[str, Any]]] = []
-    if probe.count_kwargs() is not None:
-        calls.append(("count_tokens", client.beta.messages.count_tokens, probe.count_kwargs() or {}))
-    calls.append(("create", client.beta.messages.create, probe.create_kwargs()))
-    for name, call, kwargs in calls:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                call(**kwargs)
-        except anthropic.APIStatusError as exc:
-            if cassettes.should_retry(exc.status_code, exc.response.headers.get_list("x-should-retry")):
-                return notes + [f"{name}: server answered {exc.status_code}; not recorded, run again"], exc.status_code
-            notes.append(f"{name}: answered {exc.status_code}")
-        except anthropic.APIResponseValidationError:
-            notes.append(f"{name}: response does not parse strictly (verify will report it)")
-        except anthropic.APIConnectionError as exc:
-            return notes + [f"{name}: cannot connect ({exc.__cause__ or exc})"], -1
-    return notes, None
+    try:
+        return live.drive(probe, create)
+    except live.ScriptError as exc:
+        raise _Failed(f"the server did not follow the script: {exc}") from None
 
 
-def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root: Path) -> Recorded:
-    """Records one probe and returns what happened; never raises for a server problem."""
+def _send(client: anthropic.Anthropic, probe: Probe) -> tuple[list[str], dict[str, Any]]:
+    """Sends the probe's calls; returns notes and extra cassette metadata. Raises ``_Retryable``/``_Failed``."""
+    notes: list[str] = []
+    extra: dict[str, Any] = {}
+    if probe.script is not None:
+        built = _build(client, probe)
+        create_kwargs, count_kwargs = live.wire_kwargs(probe, built)
+        extra["thinking_tokens"] = built.thinking_sizes()
+        answers = sum(1 for m in built.messages if m["role"] == "assistant")
+        notes.append(f"history built live from {answers} answers")
+    else:
+        create_kwargs, count_kwargs = probe.create_kwargs(), probe.count_kwargs()
+    if count_kwargs is not None:
+        _guarded("count_tokens", client.beta.messages.count_tokens, count_kwargs, notes)
+    _guarded("create", client.beta.messages.create, create_kwargs, notes)
+    return notes, extra
+
+
+def _attempt(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root: Path,
+             stored_url: str | None) -> Recorded | _Retryable:
     fallback = default_server(base_url)
     with tempfile.TemporaryDirectory() as scratch:
         scratch_path = Path(scratch) / "cassette.yaml"
         recorder = cassettes.make_vcr("all", fallback)
-        with recorder.use_cassette(str(scratch_path)):
-            notes, failed = _send(client, probe)
-        if failed is not None:
-            return Recorded(probe.id, False, "; ".join(notes))
+        try:
+            with recorder.use_cassette(str(scratch_path)):
+                notes, extra = _send(client, probe)
+        except _Retryable as exc:
+            return exc
+        except _Failed as exc:
+            return Recorded(probe.id, False, str(exc))
         if not scratch_path.is_file():
             return Recorded(probe.id, False, "nothing was recorded")
         data = yaml.load(scratch_path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if stored_url:
+        for item in data["interactions"]:
+            uri = item["request"]["uri"]
+            if uri.startswith(base_url):
+                item["request"]["uri"] = stored_url + uri[len(base_url):]
     headers = data["interactions"][-1]["response"].get("headers", {})
     server = _SAFE.sub("_", (headers.get("x-conformance-server") or [fallback])[0])
     data["metadata"] = {"server": server, "probe": probe.id, "probe_sha256": probe_digest(probe),
-                        "sdk": f"anthropic {anthropic.__version__}"}
+                        "sdk": f"anthropic {anthropic.__version__}", **extra}
     target = out_root / server / f"{probe.id}.yaml"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(cassettes.dump(data), encoding="utf-8")
     return Recorded(probe.id, True, "; ".join(notes) or "recorded", target)
 
 
-def record(probes: list[Probe], api_key: str, base_url: str | None, out_root: Path) -> list[Recorded]:
-    """Records every probe in order against ``base_url`` (default: the public API) into ``out_root``."""
-    url = base_url or DEFAULT_BASE_URL
+def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root: Path, *,
+                 attempts: int = ATTEMPTS, sleep: Callable[[float], None] | None = None,
+                 stored_url: str | None = None) -> Recorded:
+    """Records one probe, retrying transient answers with backoff; never raises for a server problem.
+
+    ``stored_url`` replaces ``base_url`` in the recorded URIs (so a local server's port does not land).
+    """
+    last: _Retryable | None = None
+    for attempt in range(attempts):
+        outcome = _attempt(probe, client, base_url, out_root, stored_url)
+        if isinstance(outcome, Recorded):
+            return outcome
+        last = outcome
+        if attempt + 1 < attempts:
+            (sleep or SLEEP)(outcome.wait if outcome.wait is not None else BACKOFF_SECONDS * 2 ** attempt)
+    note = f"{last.note if last else 'no answer'} on all {attempts} attempts; provider unavailable, not recorded"
+    return Recorded(probe.id, False, note, unavailable=True)
+
+
+def record(probes: list[Probe], api_key: str, base_url: str | None, out_root: Path, *,
+           attempts: int = ATTEMPTS, sleep: Callable[[float], None] | None = None,
+           stored_url: str | None = None) -> list[Recorded]:
+    """Records every probe in order against ``base_url`` (default: ``resolve_base_url``) into ``out_root``.
+
+    Stops after the first probe the provider stays unavailable for; that outcome is the last one.
+    """
+    url = resolve_base_url(base_url)
+    outcomes: list[Recorded] = []
     with make_client(api_key, url) as client:
-        return [record_probe(probe, client, url, out_root) for probe in probes]
+        for probe in probes:
+            outcomes.append(record_probe(probe, client, url, out_root, attempts=attempts, sleep=sleep,
+                                         stored_url=stored_url))
+            if outcomes[-1].unavailable:
+                break
+    return outcomes

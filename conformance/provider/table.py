@@ -34,6 +34,34 @@ def _evidence(details: dict[str, Any]) -> str:
     return "; ".join(parts) or "nothing cleared"
 
 
+def _source(server: str) -> str:
+    """Returns the note placed beside a verdict recorded from the local emulator (not the real service)."""
+    return " (emulator)" if server.startswith("emulator") else ""
+
+
+def _live(details: dict[str, Any]) -> str:
+    tools = ",".join(details.get("live_tool_use_ids") or []) or "none"
+    turns = ",".join(map(str, details.get("live_thinking_turns") or [])) or "none"
+    return f"live tool uses {tools}, thinking turns {turns}"
+
+
+def problem_line(r: CheckResult) -> str:
+    """Returns one problem line: outcome, server/probe, configuration and live ids, then the message."""
+    d = r.details
+    where = f" [{d['config']}; {_live(d)}]" if d.get("config") else ""
+    return f"  {r.outcome.upper()} {r.target}/{r.scenario}{where}: {r.message}"
+
+
+def findings(results: Sequence[CheckResult]) -> list[str]:
+    """Returns one line per (server, configuration) whose recordings cleared work of a task in flight."""
+    reached: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        if r.outcome in ("pass", "fail") and r.details.get("reached_live"):
+            reached.setdefault((r.target, r.details["config"]), []).append(r.scenario)
+    return [f"  FINDING {server}: {config} clears work of a task in flight ({', '.join(ids)})"
+            for (server, config), ids in sorted(reached.items())]
+
+
 def _grid(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
@@ -46,8 +74,8 @@ def probe_table(results: Sequence[CheckResult]) -> list[str]:
         if r.outcome not in ("pass", "fail"):
             continue
         d = r.details
-        rows.append([r.scenario, r.target, d["verdict"], d["predicted"], "yes" if r.outcome == "pass" else "NO",
-                     _size(d.get("live_task", {})), _evidence(d)])
+        rows.append([r.scenario, r.target, d["verdict"] + _source(r.target), d["predicted"],
+                     "yes" if r.outcome == "pass" else "NO", _size(d.get("live_task", {})), _evidence(d)])
     return _grid(rows) if len(rows) > 1 else []
 
 
@@ -83,10 +111,18 @@ def render(results: Sequence[CheckResult]) -> str:
     problems = [r for r in results if r.outcome in ("fail", "error")]
     if problems:
         out.append("Problems")
-        out += [f"  {r.outcome.upper()} {r.target}/{r.scenario}: {r.message}" for r in problems]
+        out += [problem_line(r) for r in problems]
         out.append("")
+    found = findings(results)
+    if found:
+        out += ["Findings (as predicted or not, these configurations lose live work)", *found, ""]
     counts: dict[str, int] = {}
     for r in results:
         counts[r.outcome] = counts.get(r.outcome, 0) + 1
-    out.append("verify: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) if counts else "verify: nothing to verify")
+    if found:
+        counts["finding"] = len(found)
+    emulated = {r.target for r in results if r.outcome in ("pass", "fail") and r.target.startswith("emulator")}
+    note = " (recorded from the local emulator: evidence about the rules, not the real service)" if emulated else ""
+    out.append("verify: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + note
+               if counts else "verify: nothing to verify")
     return "\n".join(out)

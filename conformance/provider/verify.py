@@ -21,7 +21,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 
 from ..errors import SpecError
 from ..results import CheckResult
-from . import cassettes
+from . import cassettes, live
 from . import semantics as sem
 from .analyzer import Analysis, ApiFailure, analyze, compare
 from .probes import Probe
@@ -29,6 +29,7 @@ from .probes import Probe
 VERDICT = "provider.verdict-matches-prediction"
 VALID = "provider.cassette-valid"
 PROBE_VALID = "provider.probe-valid"
+INPUT_ERROR = "input_error"  # details key: the cassette is bad input (exit 2), not a finding about the server
 
 
 @dataclass
@@ -42,7 +43,15 @@ class Replay:
 
 
 class CassetteProblem(Exception):
-    """A cassette that cannot be replayed for its probe; the message says why."""
+    """A cassette that cannot be replayed for its probe; the message says why.
+
+    ``unreadable`` (the default) marks bad input: the file is not a recording of this probe (exit 2).
+    False marks an answer the server gave that the SDK refuses (a finding about the server, exit 1).
+    """
+
+    def __init__(self, message: str, unreadable: bool = True) -> None:
+        super().__init__(message)
+        self.unreadable = unreadable
 
 
 def _explain_validation(exc: anthropic.APIResponseValidationError) -> str:
@@ -77,7 +86,7 @@ def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
     except anthropic.APIStatusError as exc:
         return None, ApiFailure(exc.status_code, exc.body)
     except anthropic.APIResponseValidationError as exc:
-        raise CassetteProblem(_explain_validation(exc)) from None
+        raise CassetteProblem(_explain_validation(exc), unreadable=False) from None
     except ValueError as exc:  # the SDK decodes a 2xx body as JSON before validating it
         raise CassetteProblem(f"response body is not JSON: {exc}") from None
     except anthropic.APIConnectionError as exc:
@@ -95,21 +104,65 @@ def replay_client(base_url: str) -> anthropic.Anthropic:
                                _strict_response_validation=True)
 
 
-def replay(probe: Probe, path: Path, data: dict[str, Any]) -> Replay:
-    """Returns the replayed outcome; raises ``CassetteProblem`` when the cassette cannot answer the probe."""
+def _thinking_sizes(data: dict[str, Any]) -> dict[str, int]:
+    sizes = (data.get("metadata") or {}).get("thinking_tokens") or {}
+    if not isinstance(sizes, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in sizes.items()):
+        raise CassetteProblem("metadata.thinking_tokens is not a mapping of placeholders to token counts")
+    return sizes
+
+
+def _built(probe: Probe, client: anthropic.Anthropic, data: dict[str, Any]) -> tuple[live.Built, Probe]:
+    """Returns the history rebuilt from the recorded conversation and the probe the analyzer judges."""
+
+    def create(**kwargs: Any) -> Any:
+        answer, failure = _call(client.beta.messages.create, kwargs)
+        if failure is not None:
+            raise CassetteProblem(f"building the history: the recorded answer is an error {failure.code} "
+                                  f"({failure.summary.get('message')})")
+        return answer
+
+    try:
+        built = live.drive(probe, create)
+        return built, live.analysis_probe(probe, built, _thinking_sizes(data))
+    except live.ScriptError as exc:
+        raise CassetteProblem(f"the recorded conversation does not have the probe's shape: {exc}") from None
+
+
+def replay(probe: Probe, path: Path, data: dict[str, Any]) -> tuple[Replay, Probe]:
+    """Returns the replayed outcome and the probe to judge it by (for a built history: as built).
+
+    Raises ``CassetteProblem`` when the cassette cannot answer the probe.
+    """
     uri = urlsplit(data["interactions"][0]["request"]["uri"])
     client = replay_client(f"{uri.scheme}://{uri.netloc}")
     result = Replay()
+    judged = probe
     with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette:
-        count_kwargs = probe.count_kwargs()
+        if probe.script is not None:
+            built, judged = _built(probe, client, data)
+            create_kwargs, count_kwargs = live.wire_kwargs(probe, built)
+        else:
+            create_kwargs, count_kwargs = probe.create_kwargs(), probe.count_kwargs()
         if count_kwargs is not None:
             result.count, result.count_failure = _call(client.beta.messages.count_tokens, count_kwargs)
-        result.message, result.failure = _call(client.beta.messages.create, probe.create_kwargs())
+        result.message, result.failure = _call(client.beta.messages.create, create_kwargs)
         unplayed = len(cassette) - cassette.play_count
     if unplayed:
         raise CassetteProblem(f"cassette does not match its probe: {unplayed} recorded interaction(s) "
                               "were never requested")
-    return result
+    return result, judged
+
+
+def stored_unavailable(data: dict[str, Any]) -> str | None:
+    """Returns a note naming a stored answer the SDK would retry (a 5xx, 429...), or None when there is none."""
+    for index, item in enumerate(data["interactions"]):
+        response = item["response"]
+        if cassettes.is_retryable(response):
+            status = response["status"]
+            return (f"interactions[{index}] stores a {status['code']} {status.get('message') or ''}".rstrip()
+                    + " answer (the server was unavailable when this was recorded; replay never plays "
+                      "such an answer): record it again")
+    return None
 
 
 def live_size(probe: Probe) -> dict[str, int]:
@@ -123,6 +176,10 @@ def live_size(probe: Probe) -> dict[str, int]:
 def _result(probe: Probe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
             details: dict[str, Any]) -> CheckResult:
     family = probe.family if probe else "unknown"
+    if probe is not None:  # every line about a probe can name its configuration and its task in flight
+        details = {"config": probe.config_label(), "live_tool_use_ids": list(probe.live.tool_use_ids),
+                   "live_thinking_turns": list(probe.live.thinking_turns),
+                   "emulator": server.startswith("emulator"), **details}
     return CheckResult(target=server, scenario=probe_id, family=family, invariant=invariant, level="MUST",
                        outcome=outcome, message=message, details=details, kind="probe")  # type: ignore[arg-type]
 
@@ -134,18 +191,23 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
         data = cassettes.load_cassette(path)
     except SpecError as exc:
         return _result(probes.get(probe_id), probe_id, server, VALID, "error", f"corrupt cassette: {exc}",
-                       {"path": str(path)})
+                       {"path": str(path), INPUT_ERROR: True})
     meta = cassettes.cassette_meta(data)
     server, probe_id = meta["server"] or server, meta["probe"] or probe_id
     probe = probes.get(probe_id)
     if probe is None:
         return _result(None, probe_id, server, VALID, "error", f"{path}: no probe spec has id {probe_id!r}",
-                       {"path": str(path)})
+                       {"path": str(path), INPUT_ERROR: True})
+    unavailable = stored_unavailable(data)
+    if unavailable:
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {unavailable}",
+                       {"path": str(path), INPUT_ERROR: True})
     try:
-        replayed = replay(probe, path, data)
+        replayed, probe = replay(probe, path, data)
         found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
     except CassetteProblem as exc:
-        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}", {"path": str(path)})
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}",
+                       {"path": str(path), INPUT_ERROR: exc.unreadable})
     except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others
         return _result(probe, probe_id, server, VALID, "error",
                        f"{path}: cannot replay: {type(exc).__name__}: {exc}", {"path": str(path)})
@@ -158,7 +220,8 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
 
 def _details(probe: Probe, found: Analysis, path: Path) -> dict[str, Any]:
     return {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
-            "live_task": live_size(probe), "cassette": str(path)}
+            "live_task": live_size(probe), "cassette": str(path),
+            "built_live": probe.script is not None}
 
 
 def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
@@ -172,6 +235,11 @@ def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
         else:
             files.append(path)
     return files, folders
+
+
+def is_input_error(result: CheckResult) -> bool:
+    """Returns whether a result is bad input (a spec or cassette that cannot be read as such): exit code 2."""
+    return result.invariant == PROBE_VALID or bool(result.details.get(INPUT_ERROR))
 
 
 def verify(paths: Iterable[Path], probes: dict[str, Probe], spec_errors: Iterable[SpecError] = ()) -> list[CheckResult]:

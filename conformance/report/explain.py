@@ -130,8 +130,8 @@ def explain_scenario(scenario: Scenario, target: Target | None = None,
     return "\n".join(lines)
 
 
-def explain_probe(probe: Any) -> str:
-    """Returns the terminal explanation of a provider probe: request, messages, live span, prediction."""
+def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> str:
+    """Returns the terminal explanation of a provider probe: request, messages, live span, prediction, recordings."""
     messages = probe.messages()
     live = probe.live
     edits = (probe.request.get("context_management") or {}).get("edits") or []
@@ -145,7 +145,45 @@ def explain_probe(probe: Any) -> str:
               f"thinking turns {', '.join(map(str, live.thinking_turns)) or 'none'}"),
              "", "expected (documented prediction):"]
     lines += [f"  {key}: {json.dumps(value)}" for key, value in probe.predict.items()]
+    if getattr(probe, "script", None) is not None:
+        lines.append("  (the history is built live when recorded: the assistant turns above are the shape the "
+                     "server must produce)")
+    lines += ["", *recorded_lines(probe, cassette_roots)]
     return "\n".join(lines)
+
+
+def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> list[str]:
+    """Returns what the recordings of ``probe`` under ``cassette_roots`` (default: the shipped ones) show."""
+    from ..provider import default_cassettes
+    from ..provider.table import problem_line
+    from ..provider.verify import check_cassette, live_size
+
+    roots = list(cassette_roots) if cassette_roots is not None else [default_cassettes()]
+    files = sorted(p for root in roots if root.is_dir() for p in root.rglob(f"{probe.id}.yaml"))
+    if not files:
+        return ["recorded: no recording of this probe (run `conformance record --probe " + probe.id + "`)"]
+    lines = ["recorded:"]
+    for path in files:
+        result = check_cassette(path, {probe.id: probe})
+        d = result.details
+        source = " (local emulator, not the real service)" if result.target.startswith("emulator") else ""
+        lines.append(f"  {result.target}{source}: {path}")
+        if result.outcome not in ("pass", "fail"):
+            lines.append(problem_line(result))
+            continue
+        match = "as predicted" if result.outcome == "pass" else "CONTRADICTS the prediction"
+        lines.append(f"    verdict {d['verdict']}, {match} ({d['predicted']})")
+        cleared = [*d.get("cleared_tool_use_ids", []), *(f"thinking turn {n}" for n in d.get("cleared_thinking_turns", []))]
+        lines.append(f"    cleared: {', '.join(map(str, cleared)) or 'nothing'}"
+                     + ("; summarised the prompt" if d.get("summarized") else "")
+                     + (f"; rejected with {d['error_code']}" if d.get("error_code") else ""))
+        live = [*d.get("reached_tool_use_ids", []), *(f"thinking turn {n}" for n in d.get("reached_thinking_turns", []))]
+        size = live_size(probe)
+        lines.append(f"    task in flight ({size['tool_steps']} tool steps): "
+                     + (f"FINDING: its {', '.join(map(str, live))} were cleared or summarised" if live else "untouched"))
+        if result.outcome == "fail":
+            lines.append(f"    {result.message}")
+    return lines
 
 
 def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any | None, list[str]]:

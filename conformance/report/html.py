@@ -126,7 +126,11 @@ def _probes(view: Mapping[str, Any]) -> str:
             if c is None:
                 cells.append('<td class="na">–</td>')
                 continue
-            label = c["verdict"] or c["outcome"]
+            label = (c["verdict"] or c["outcome"]) + (" · emulator" if c.get("emulator") else "")
+            if c.get("reached_live") and c["outcome"] == "pass":  # as predicted, and still live work lost
+                cells.append(f'<td class="cell o-xfail" title="finding: clears work of the task in flight">'
+                             f'⚠ finding: {e(label)}</td>')
+                continue
             cells.append(f'<td class="cell o-{c["outcome"]}" title="{e(c["message"] or c["outcome"])}">'
                          f'{_SYMBOL[c["outcome"]]} {e(label)}</td>')
         rows.append(f'<tr><th class="rowh"><code>{e(row["probe"])}</code><small>{e(row["family"])}</small></th>'

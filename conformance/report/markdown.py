@@ -69,6 +69,14 @@ def _matrix(view: Mapping[str, Any], targets: Sequence[str]) -> list[str]:
         ["scenario", *[f"`{cell(t)}`" for t in targets]], rows) + ["", "</details>", ""]
 
 
+def _probe_cell(c: Mapping[str, Any]) -> str:
+    """Returns one provider cell: a strategy that reached live work is a finding even when predicted."""
+    label = cell(c["verdict"] or c["outcome"]) + (" (emulator)" if c.get("emulator") else "")
+    if c.get("reached_live") and c["outcome"] == "pass":
+        return f"⚠️ finding: {label}"
+    return f"{_MARK[c['outcome']]} {label}"
+
+
 def _probes(view: Mapping[str, Any]) -> list[str]:
     probes = view["probes"]
     if not probes["rows"]:
@@ -79,7 +87,7 @@ def _probes(view: Mapping[str, Any]) -> list[str]:
         cells = []
         for s in strategies:
             c = row["cells"].get(s)
-            cells.append("–" if c is None else f"{_MARK[c['outcome']]} {cell(c['verdict'] or c['outcome'])}")
+            cells.append("–" if c is None else _probe_cell(c))
         rows.append([f"`{cell(row['probe'])}`", *cells])
     return ["## Provider probes", ""] + _table(["probe", *[f"`{cell(s)}`" for s in strategies]], rows) + [""]
 

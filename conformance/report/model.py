@@ -86,8 +86,10 @@ def _probe_rows(probes: Sequence[CheckResult]) -> dict[str, Any]:
     rows: dict[str, dict[str, Any]] = {}
     for r in probes:
         row = rows.setdefault(r.scenario, {"probe": r.scenario, "family": r.family, "cells": {}})
-        cell = row["cells"].setdefault(r.target, {"outcomes": [], "verdict": None, "message": ""})
+        cell = row["cells"].setdefault(r.target, {"outcomes": [], "verdict": None, "message": "",
+                                                  "reached_live": False, "emulator": r.target.startswith("emulator")})
         cell["outcomes"].append(r.outcome)
+        cell["reached_live"] = cell["reached_live"] or bool(r.details.get("reached_live"))
         cell["verdict"] = cell["verdict"] or r.details.get("verdict")
         if r.outcome in ("fail", "error") and not cell["message"]:
             cell["message"] = r.message

@@ -49,7 +49,7 @@ def test_documented_answer_is_settled_only(probes: dict[str, Probe]) -> None:
     ("clear-thinking.keep-one-turn",
      message(edits=[{"type": TOOLS, "cleared_tool_uses": 1, "cleared_input_tokens": 600}]), "no such edit"),
     ("clear-thinking.keep-one-turn",
-     message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 510}]), "documented rules clear"),
+     message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 6}]), "documented rules clear"),
     ("clear-tool-uses.trigger-tool-uses-not-reached", message(COMPACTION), "no compaction was requested"),
     ("compact.after-settled-answer", message(COMPACTION, iterations=["message"]), "without a compaction entry"),
     ("compact.below-trigger", message(iterations=["compaction", "message"]), "no compaction block"),
@@ -127,3 +127,12 @@ def test_count_tokens_refused_while_create_was_accepted_is_inconsistent(probes: 
 def test_no_answer_at_all_is_rejected_with_no_response(probes: dict[str, Probe]) -> None:
     found = analyze(probes["compact.mid-task"], None)
     assert found.verdict == "rejected" and found.error_code == "no-response"
+
+
+def test_sizes_that_fit_on_both_sides_of_the_live_boundary_are_inconsistent(probes: dict[str, Probe]) -> None:
+    # The template's stand-in thinking is the same size in every turn: one cleared turn of that size
+    # could be turn 1, 2 or the live turn 3, so nothing can be concluded.
+    probe = probes["clear-thinking.keep-two-turns"]
+    found = analyze(probe, message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 6}]))
+    assert found.verdict == "inconsistent" and any("inside and outside the task in flight" in u for u in found.unexplained)
+    assert compare(probe, found)

@@ -21,7 +21,7 @@ def test_shipped_cassettes_are_clean() -> None:
 
 
 PLANTS = {
-    "key": ("toolu_a1", "sk-ant-api03-AbCdEfGhIjKlMnOp", "API key"),
+    "key": ("status:open", "sk-ant-api03-AbCdEfGhIjKlMnOp", "API key"),
     "org": ("content-type:", "anthropic-organization-id:\n      - 6f0c4a51-2b9e-4d1c-9a57-0d3e8c2b7f10\n      content-type:",
             "organization id"),
     "auth": ("anthropic-beta:", "authorization:\n      - Bearer abcdefghijklmnop\n      anthropic-beta:", "authorization"),

@@ -43,7 +43,7 @@ def test_record_then_verify_through_the_cli(tmp_path: Path, monkeypatch: pytest.
     capsys.readouterr()
     assert main(["verify", str(folder), "--specs", str(SPECS)]) == 1
     out = capsys.readouterr().out
-    assert "reached-live-task  settled-only" in out and "LIVE: toolu_b1,toolu_b2,toolu_b3" in out
+    assert "reached-live-task (emulator)  settled-only" in out and "LIVE: toolu_b1,toolu_b2,toolu_b3" in out
     assert main(["audit", str(folder)]) == 0
 
 
@@ -67,7 +67,7 @@ def test_record_reports_an_unreachable_server(tmp_path: Path, monkeypatch: pytes
 def test_verify_shipped_exit_0_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(CASSETTES), "--specs", str(SPECS)]) == 0
     out = capsys.readouterr().out
-    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 30 pass" in out
+    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 10 finding, 30 pass (recorded from the local emulator" in out
 
 
 def test_verify_with_a_bad_spec_exits_2(tmp_path: Path) -> None:

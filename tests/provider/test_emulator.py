@@ -47,3 +47,47 @@ def test_on_demand_compaction_refuses_a_paused_server_tool_call() -> None:
                                json={"messages": paused, "compaction": {"type": "summarize"}})
     assert response.status_code == 400
     assert response.json()["error"]["details"]["error_code"] == "compaction_incomplete_turn"
+
+
+def _ask(emulator: Emulator, messages: list, **extra: object) -> httpx2.Response:
+    return httpx2.post(f"{emulator.url}/v1/messages", headers={"x-api-key": "k"},
+                       json={"model": "m", "max_tokens": 16, "messages": messages, **extra})
+
+
+TOOLS = [{"name": "search", "input_schema": {"type": "object"}}]
+
+
+def test_it_calls_the_tools_a_request_names_then_answers_with_signed_thinking() -> None:
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    request = {"role": "user", "content": 'Call the `search` tool with {"query": "a"}, then answer.'}
+    with Emulator() as emulator:
+        first = _ask(emulator, [request], tools=TOOLS, thinking=thinking).json()
+        assert [b["type"] for b in first["content"]] == ["thinking", "tool_use"] and first["stop_reason"] == "tool_use"
+        call = first["content"][1]
+        assert call["name"] == "search" and call["input"] == {"query": "a"}
+        answered = [request, {"role": "assistant", "content": first["content"]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "hit"}]}]
+        second = _ask(emulator, answered, tools=TOOLS, thinking=thinking).json()
+        assert [b["type"] for b in second["content"]] == ["text"]  # no thinking after tool results without the beta
+
+
+@pytest.mark.parametrize("tamper", ["text", "signature", "redacted"])
+def test_thinking_it_did_not_sign_is_rejected_like_the_api(tamper: str) -> None:
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    request = {"role": "user", "content": "hello"}
+    with Emulator() as emulator:
+        answer = _ask(emulator, [request], thinking=thinking).json()["content"]
+        block = dict(answer[0])
+        if tamper == "text":
+            block["thinking"] += " edited"
+        elif tamper == "signature":
+            block["signature"] = "sig-made-up"
+        else:
+            block = {"type": "redacted_thinking", "data": "made-up"}
+        history = [request, {"role": "assistant", "content": [block, answer[1]]}, {"role": "user", "content": "more"}]
+        signed = [request, {"role": "assistant", "content": answer}, {"role": "user", "content": "more"}]
+        assert _ask(emulator, signed, thinking=thinking).status_code == 200
+        refused = _ask(emulator, history, thinking=thinking)
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["type"] == "invalid_request_error" and error["message"].startswith("messages.1.content.0: Invalid")

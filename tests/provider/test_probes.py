@@ -100,6 +100,7 @@ probes:
   - id: t.two
     description: two tasks
     request: {model: m, max_tokens: 10}
+    script: {thinking: {type: enabled, budget_tokens: 1024}}
     history:
       - {role: user, content: first}
       - role: assistant
@@ -109,7 +110,7 @@ probes:
         content: [{type: thinking, thinking: plan, signature: s}, {type: tool_use, id: toolu_2, name: s, input: {q: x}}]
       - role: user
         content: [{type: tool_result, tool_use_id: toolu_2, content: out}]
-    padding: [{message: 1, block: 0, tokens: 5}]
+    padding: [{message: 4, block: 0, tokens: 5}]
     live: {from_message: 2, tool_use_ids: [toolu_2], thinking_turns: [2]}
     predict: {verdict: no-edit}
 """
@@ -118,9 +119,11 @@ probes:
 @pytest.mark.parametrize(("old", "new", "needle"), [
     ("from_message: 2,", "from_message: 0,", "a settled assistant answer follows it"),
     ("thinking_turns: [2]", "thinking_turns: [1, 2]", "thinking turns are [2]"),
-    ("{message: 1, block: 0, tokens: 5}", "{message: 9, block: 0, tokens: 5}", "points at no content block"),
-    ("{message: 1, block: 0, tokens: 5}", "{message: 0, block: 0, tokens: 5}", "points at no content block"),
-    ("{message: 1, block: 0, tokens: 5}", "{message: 3, block: 1, tokens: 5}", "needs `field`"),
+    ("{message: 4, block: 0, tokens: 5}", "{message: 9, block: 0, tokens: 5}", "points at no content block"),
+    ("{message: 4, block: 0, tokens: 5}", "{message: 0, block: 0, tokens: 5}", "points at no content block"),
+    ("{message: 4, block: 0, tokens: 5}", "{message: 3, block: 1, tokens: 5}", "needs `field`"),
+    ("{message: 4, block: 0, tokens: 5}", "{message: 1, block: 0, tokens: 5}", "pad only user messages"),
+    ("    script: {thinking: {type: enabled, budget_tokens: 1024}}\n", "", "thinking cannot be written by hand"),
 ])
 def test_live_span_and_padding_are_checked(tmp_path: Path, old: str, new: str, needle: str) -> None:
     assert old in THINKING
@@ -130,7 +133,7 @@ def test_live_span_and_padding_are_checked(tmp_path: Path, old: str, new: str, n
 
 def test_thinking_probe_loads_and_an_unanswered_request_is_refused(tmp_path: Path) -> None:
     probes, errors = load_file(write(tmp_path, THINKING))
-    assert not errors and probes[0].messages()[1]["content"][0]["thinking"].startswith("plan ")
+    assert not errors and probes[0].messages()[4]["content"][0]["content"].startswith("out ")
     unanswered = THINKING.replace("content: [{type: thinking, thinking: plan, signature: s}, {type: text, text: done}]",
                                   "content: [{type: thinking, thinking: plan, signature: s}, {type: tool_use, id: t1, name: s, input: {}}]").replace(
         "- {role: user, content: second}", "- {role: user, content: [{type: tool_result, tool_use_id: t1, content: r}, {type: text, text: second}]}")
@@ -140,5 +143,5 @@ def test_thinking_probe_loads_and_an_unanswered_request_is_refused(tmp_path: Pat
 
 def test_blocks_without_text_cannot_be_padded(tmp_path: Path) -> None:
     text = THINKING.replace("{type: text, text: done}]", "{type: text, text: done}, {type: redacted_thinking, data: x}]")
-    probes, errors = load_file(write(tmp_path, text.replace("{message: 1, block: 0, tokens: 5}", "{message: 1, block: 2, tokens: 5}")))
+    probes, errors = load_file(write(tmp_path, text.replace("{message: 4, block: 0, tokens: 5}", "{message: 1, block: 2, tokens: 5}")))
     assert not probes and "cannot pad a redacted_thinking block" in str(errors[0])

@@ -234,3 +234,106 @@ def test_a_response_the_sdk_types_refuse_is_named(shipped_copy: Path, probes: di
     path.write_text(cassettes.dump(data))
     [result] = verify([path], probes)
     assert result.outcome == "error" and "does not parse as the SDK's beta type" in result.message
+
+
+@pytest.mark.parametrize(("probe_id", "error", "verdict_ok"), [
+    ("clear-thinking.requires-thinking",
+     {"type": "invalid_request_error", "message": "messages.1.content.0: Invalid `signature` in `thinking` block"}, False),
+    ("clear-thinking.requires-thinking",
+     {"type": "invalid_request_error",
+      "message": "`clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive"}, True),
+    ("compaction.open-tool-call",
+     {"type": "invalid_request_error", "message": "compaction_nothing_to_summarize",
+      "details": {"error_code": "compaction_nothing_to_summarize"}}, False),
+    ("clear-tool-uses.missing-beta", {"type": "authentication_error", "message": "invalid x-api-key"}, False),
+])
+def test_a_rejection_for_another_reason_contradicts_the_prediction(probe_id: str, error: dict, verdict_ok: bool,
+                                                                   shipped_copy: Path, probes: dict[str, Probe]) -> None:
+    import json
+
+    path = shipped_copy / f"{probe_id}.yaml"
+    data = yaml.safe_load(path.read_text())
+    for item in data["interactions"]:
+        if item["response"]["status"]["code"] == 400:
+            item["response"]["body"]["string"] = json.dumps({"type": "error", "error": error,
+                                                             "request_id": "req_scrubbed"})
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.details["verdict"] == "rejected"
+    assert (result.outcome == "pass") is verdict_ok, result.message
+    if not verdict_ok:
+        assert "rejected for another reason" in result.message and error["message"] in result.message
+
+
+def test_the_thinking_template_sent_as_written_is_refused_for_its_signatures(tmp_path: Path,
+                                                                             probes: dict[str, Probe]) -> None:
+    import dataclasses
+
+    from conformance.provider.emulator import Emulator
+    from conformance.provider.record import record
+
+    # The same probe without its script: the stand-in thinking goes out unsigned, as a hand-written history would.
+    unsigned = dataclasses.replace(probes["clear-thinking.requires-thinking"], script=None)
+    with Emulator(0) as emulator:
+        [outcome] = record([unsigned], "dummy", emulator.url, tmp_path)
+    assert outcome.ok
+    [result] = verify([outcome.path], {unsigned.id: unsigned})
+    assert result.outcome == "fail" and "Invalid `signature` in `thinking` block" in result.message
+
+
+def test_problem_lines_name_the_configuration_and_the_live_ids(record_with, probes: dict[str, Probe]) -> None:
+    from conformance.provider.table import render
+
+    out, _ = record_with(["clear-tool-uses.keep-equals-live-task"], ["clear-live-despite-keep"])
+    text = render(recorded(verify([out], probes)))
+    [line] = [line for line in text.splitlines() if line.startswith("  FAIL")]
+    assert "[clear_tool_uses(tokens>3000, keep 3); live tool uses toolu_b1,toolu_b2,toolu_b3, thinking turns none]" in line
+    assert "FINDING emulator+clear-live-despite-keep: clear_tool_uses(tokens>3000, keep 3) clears work" in text
+    assert "reached-live-task (emulator)" in text
+
+
+def test_explain_shows_the_recorded_outcome(probes: dict[str, Probe], shipped_copy: Path) -> None:
+    from conformance.report.explain import explain_probe
+
+    text = explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
+    assert "recorded:\n  emulator (local emulator, not the real service)" in text
+    assert "verdict reached-live-task, as predicted" in text and "FINDING: its toolu_b1 were cleared" in text
+    (shipped_copy / "clear-tool-uses.keep-below-live-task.yaml").write_text("")
+    assert "empty cassette file" in explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
+    assert "no recording of this probe" in explain_probe(probes["compact.mid-task"], [shipped_copy.parent / "none"])
+
+
+def _edit_first_answer(data: dict) -> None:
+    body = data["interactions"][0]["response"]["body"]["string"]
+    data["interactions"][0]["response"]["body"]["string"] = body.replace('"name":"search"', '"name":"read_file"')
+    assert data["interactions"][0]["response"]["body"]["string"] != body
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda d: d["metadata"].pop("thinking_tokens"), "no recorded size for thinking"),
+    (lambda d: d["metadata"].__setitem__("thinking_tokens", ["x"]), "metadata.thinking_tokens is not a mapping"),
+    (_edit_first_answer, "does not have the probe's shape: message 1: the server answered [tool_use read_file]"),
+])
+def test_a_built_history_that_cannot_be_rebuilt_is_bad_input(edit, needle: str, shipped_copy: Path,
+                                                             probes: dict[str, Probe]) -> None:
+    from conformance.provider.verify import is_input_error
+
+    path = shipped_copy / "clear-thinking.keep-one-turn.yaml"
+    data = yaml.safe_load(path.read_text())
+    edit(data)
+    path.write_text(cassettes.dump(data))
+    [result] = verify([path], probes)
+    assert result.outcome == "error" and needle in result.message and is_input_error(result), result.message
+
+
+def test_a_built_history_whose_live_span_moved_is_not_judged(probes: dict[str, Probe]) -> None:
+    import dataclasses
+
+    from conformance.provider import live
+
+    probe = probes["clear-thinking.keep-one-turn"]
+    built = live.Built([dict(m) for m in probe.messages()], {})
+    moved = dataclasses.replace(probe, live=dataclasses.replace(probe.live, tool_use_ids=("toolu_b2",)))
+    with pytest.raises(live.ScriptError, match="the built history's task in flight has tool uses"):
+        live.analysis_probe(moved, built, {})
+    assert live.analysis_probe(probe, built, {}).history == probe.messages()

@@ -191,9 +191,22 @@ def test_the_reports_show_provider_probes(tmp_path: Path) -> None:
     page = (tmp_path / "index.html").read_text()
     assert "Strategies × probes" in page and "reached-live-task" in page
     summary = (tmp_path / "summary.md").read_text()
-    assert "| `clear-tool-uses.keep-3` | ✅ settled-only | ❌ reached-live-task |" in summary
+    assert "| `clear-tool-uses.keep-3` | ✅ settled-only (emulator) | ❌ reached-live-task (emulator) |" in summary
     assert summary.startswith("# context-conformance: DOES NOT CONFORM")
     assert [line["kind"] for line in _lines(tmp_path) if line["record"] == "result"] == ["probe", "probe"]
+
+
+def test_a_predicted_reach_into_live_work_is_a_finding_not_a_green_check(tmp_path: Path) -> None:
+    probes = [CheckResult("api.anthropic.com", "clear-tool-uses.keep-2", "clear-tool-uses", "probe.verdict", "MUST",
+                          "pass", "", {"verdict": "reached-live-task", "reached_live": True}, "probe"),
+              CheckResult("api.anthropic.com", "clear-tool-uses.keep-3", "clear-tool-uses", "probe.verdict", "MUST",
+                          "pass", "", {"verdict": "settled-only", "reached_live": False}, "probe")]
+    write_all(tmp_path, RunReport(), probes, 0)
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| `clear-tool-uses.keep-2` | ⚠️ finding: reached-live-task |" in summary
+    assert "| `clear-tool-uses.keep-3` | ✅ settled-only |" in summary  # not from the emulator: no label
+    page = (tmp_path / "index.html").read_text()
+    assert "⚠ finding: reached-live-task" in page and "✓ reached-live-task" not in page
 
 
 def test_validate_agrees_with_the_whole_schema_on_every_kind_of_line(mixed_dir: Path) -> None:
