@@ -12,11 +12,20 @@ from . import classify, normalise, recordings, verdicts
 CATEGORIES = ("breaking", "additive", "noise")
 
 
-def _probe(key: str, before: Path | None, after: Path | None, probes: dict[str, Any]) -> tuple[dict, list[dict]]:
+def check_folder(path: Path, role: str) -> None:
+    """Returns None when ``path`` is a folder holding recordings; raises ``SpecError`` naming it otherwise."""
+    if not path.exists():
+        raise SpecError(path, None, role, "no such folder")
+    if not path.is_dir():
+        raise SpecError(path, None, role, "not a folder")
+    if not recordings.files(path):
+        raise SpecError(path, None, role, "holds no recordings (*.yaml): nothing to compare, so no verdict")
+
+
+def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any, Any]) -> tuple[dict, list[dict]]:
     entry: dict[str, Any] = {"probe": key, "baseline": str(before) if before else None,
                              "current": str(after) if after else None,
                              "verdict_before": None, "verdict_after": None}
-    judged = [verdicts.judge(side, probes) if side else None for side in (before, after)]
     entry["verdict_before"], entry["verdict_after"] = (j["verdict"] if j else None for j in judged)
     if before is None:
         entry["status"] = "added"
@@ -24,31 +33,51 @@ def _probe(key: str, before: Path | None, after: Path | None, probes: dict[str, 
     if after is None:
         entry["status"] = "removed"
         return entry, [classify.change(key, "breaking", "probe_removed", "", "the recording is missing")]
-    changes: list[dict[str, Any]] = []
+    old = normalise.cassette(recordings.read(before))  # the baseline was checked readable
     try:
-        old, new = normalise.cassette(recordings.read(before)), normalise.cassette(recordings.read(after))
+        new = normalise.cassette(recordings.read(after))
     except SpecError as exc:
         entry["status"] = "unreadable"
         return entry, [classify.change(key, "breaking", "unreadable", "", str(exc))]
-    changed = verdicts.verdict_change(*judged)
-    if changed is not None:
-        changes.append(classify.change(key, "breaking", "verdict_changed", "verdict", *changed))
+    changes = [classify.change(key, "breaking", kind, "verdict", rule, was, now)
+               for kind, rule, was, now in verdicts.changes(*judged)]
     changes += classify.classify(key, old, new)
     entry["status"] = "changed" if changes else "unchanged"
     return entry, changes
 
 
 def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Path] | None = None) -> dict[str, Any]:
-    """Returns ``{baseline, current, probes, changes, counts, exit_code}``; exit 1 on any breaking change."""
+    """Returns ``{baseline, current, probes, changes, counts, unjudged_baseline, exit_code}``; exit 1 on
+    any breaking change. ``unjudged_baseline`` names the baseline recordings the analyzer cannot judge
+    (no such probe, a stale recording): for those only the bodies are compared.
+
+    Raises ``SpecError`` when a folder is missing or holds no recordings, a baseline recording is
+    unreadable, or a probe spec fails to load: drift cannot judge then, and says so instead of passing.
+    """
+    baseline, current = Path(baseline), Path(current)
+    check_folder(baseline, "--baseline")
+    check_folder(current, "--current")
+    pairs = recordings.pair(baseline, current)
+    for before, _ in pairs.values():
+        if before is not None:
+            recordings.read(before)
     probes = verdicts.load_probes(probe_specs)
+    judged = {key: tuple(verdicts.judge(side, probes) if side else None for side in sides)
+              for key, sides in pairs.items()}
     entries, changes = [], []
-    for key, (before, after) in recordings.pair(Path(baseline), Path(current)).items():
-        entry, found = _probe(key, before, after, probes)
-        tally = Counter(c["category"] for c in found)
-        entry["counts"] = {c: tally.get(c, 0) for c in CATEGORIES}
+    for key, (before, after) in pairs.items():
+        entry, found = _probe(key, before, after, judged[key])
         entries.append(entry)
         changes += found
+    for strategy, kind, rule, was, now in verdicts.strategy_changes(
+            ((k, j[0]) for k, j in judged.items()), ((k, j[1]) for k, j in judged.items())):
+        changes.append(classify.change(strategy, "breaking", kind, "strategy", rule, was, now))
+    for entry in entries:
+        tally = Counter(c["category"] for c in changes if c["probe"] == entry["probe"])
+        entry["counts"] = {c: tally.get(c, 0) for c in CATEGORIES}
     tally = Counter(c["category"] for c in changes)
     counts = {c: tally.get(c, 0) for c in CATEGORIES}
+    unjudged = [f"{key}: {sides[0]['message']}" for key, sides in judged.items()
+                if sides[0] is not None and sides[0]["verdict"] is None]
     return {"baseline": str(baseline), "current": str(current), "probes": entries, "changes": changes,
-            "counts": counts, "exit_code": 1 if counts["breaking"] else 0}
+            "counts": counts, "unjudged_baseline": unjudged, "exit_code": 1 if counts["breaking"] else 0}

@@ -8,14 +8,34 @@ from typing import Any
 from deepdiff import DeepDiff, Delta
 from deepdiff.serialization import json_dumps, json_loads
 
+from ..errors import SpecError
 from . import normalise, recordings
 
 
-def snapshots(baseline: str | Path, current: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Returns both folders' recordings by probe key (paired as drift pairs them), bodies parsed."""
+def _read(files: dict[str, Path | None], skipped: list[str]) -> dict[str, Any]:
+    """Returns the readable recordings by key, bodies parsed; adds the path of each unreadable one to ``skipped``."""
+    found = {}
+    for key, path in files.items():
+        if path is None:
+            continue
+        try:
+            found[key] = normalise.parsed(recordings.read(path))
+        except SpecError:
+            skipped.append(str(path))
+    return found
+
+
+def _snapshots(baseline: str | Path, current: str | Path) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     pairs = recordings.pair(Path(baseline), Path(current))
-    before = {key: normalise.parsed(recordings.read(b)) for key, (b, _) in pairs.items() if b is not None}
-    after = {key: normalise.parsed(recordings.read(a)) for key, (_, a) in pairs.items() if a is not None}
+    skipped: list[str] = []
+    before = _read({key: b for key, (b, _) in pairs.items()}, skipped)
+    after = _read({key: a for key, (_, a) in pairs.items()}, skipped)
+    return before, after, skipped
+
+
+def snapshots(baseline: str | Path, current: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Returns both folders' readable recordings by probe key (paired as drift pairs them), bodies parsed."""
+    before, after, _ = _snapshots(baseline, current)
     return before, after
 
 
@@ -25,9 +45,12 @@ def make_delta(baseline: str | Path, current: str | Path) -> Delta:
     return Delta(DeepDiff(before, after), serializer=json_dumps)
 
 
-def write_delta(baseline: str | Path, current: str | Path, path: str | Path) -> None:
-    """Writes the baseline update Delta to ``path`` as JSON text."""
-    Path(path).write_text(make_delta(baseline, current).dumps() + "\n", encoding="utf-8")
+def write_delta(baseline: str | Path, current: str | Path, path: str | Path) -> list[str]:
+    """Writes the baseline update Delta to ``path`` as JSON text; returns the unreadable recordings left out."""
+    before, after, skipped = _snapshots(baseline, current)
+    delta = Delta(DeepDiff(before, after), serializer=json_dumps)
+    Path(path).write_text(delta.dumps() + "\n", encoding="utf-8")
+    return skipped
 
 
 def read_delta(path: str | Path) -> Delta:

@@ -18,9 +18,20 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def read(path: Path) -> dict[str, Any]:
     """Returns the cassette data; raises ``SpecError`` when it is not a vcrpy cassette."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise SpecError(path, None, "", f"cannot read cassette: {exc}") from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(path, None, "", f"cannot read cassette: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(path, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
+    try:
+        data = yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(path, mark.line + 1 if mark else None, "", f"not valid YAML: {problem}") from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise SpecError(path, None, "interactions", "not a vcrpy cassette (no interactions list)")
     return data

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from html import escape as e
 from typing import Any
 
-from ..report.markdown import cell as _cell
+from .._markdown import cell as _cell
 from .compare import CATEGORIES
 
 MAX_LINES = 60
@@ -42,6 +42,10 @@ def terminal(drift: Mapping[str, Any], verbose: bool = False) -> str:
         lines.append("  " + describe(change))
     if len(shown) > MAX_LINES:
         lines.append(f"  ... {len(shown) - MAX_LINES} more in the JSON report")
+    unjudged = drift.get("unjudged_baseline") or []
+    if unjudged:
+        lines.append(f"  note: {len(unjudged)} baseline recording(s) cannot be judged by the analyzer; only their "
+                     f"bodies are compared (first: {unjudged[0]})")
     lines.append(f"{c['breaking']} breaking, {c['additive']} additive, {c['noise']} noise -- {verdict(drift)}")
     return "\n".join(lines)
 
@@ -52,6 +56,10 @@ def markdown_lines(drift: Mapping[str, Any], heading: str = "#") -> list[str]:
     lines = [f"{heading} Drift: {verdict(drift)}", "",
              (f"**{c['breaking']} breaking** · {c['additive']} additive · {c['noise']} noise · "
               f"{len(drift['probes'])} probes (`{_cell(drift['baseline'])}` → `{_cell(drift['current'])}`)"), ""]
+    unjudged = drift.get("unjudged_baseline") or []
+    if unjudged:
+        lines += [f"{len(unjudged)} baseline recording(s) cannot be judged by the analyzer; only their bodies are "
+                  f"compared: {_cell('; '.join(unjudged[:5]))}", ""]
     rows = [p for p in drift["probes"] if p["status"] != "unchanged" or p.get("counts", {}).get("breaking")]
     if rows:
         lines += ["| probe | status | verdict | breaking | additive | noise |", "|---|---|---|---|---|---|"]

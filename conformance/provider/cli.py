@@ -172,7 +172,7 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([asdict(f) for f in findings], indent=2))
     else:
-        print(render(findings))
+        print(render(findings, config, args.max_task_steps))
         reaching = [f.edit for f in findings if f.reaches]
         print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
     return 1 if any(f.reaches for f in findings) else 0

@@ -1,15 +1,25 @@
 """``conformance lint-config``: say, per edit, from which task size a configuration clears live work.
 
-The answer comes from the documented semantics run on synthetic histories: a task in flight of n
-tool steps (each result sized so the prompt crosses the trigger) for growing n, and a history of
-settled thinking turns followed by a live one. The smallest task whose live items get cleared or
-summarised is reported, with a configuration that avoids it where one exists.
+The answer comes from one source: ``semantics.predict``, the rules ``verify`` predicts with, run on
+witness histories. A witness is a settled task (tool uses whose results are large enough to cross
+any trigger and any ``clear_at_least``, then a settled answer) followed by a task in flight of n
+tool steps: every step calls a tool outside ``exclude_tools``, carries thinking, and its result
+message also carries a text note (as agents that attach reminders to tool results do, which
+starts a new turn). For each n that witness is the one most exposed to every edit: settled history
+fires a trigger without growing the task, and the live steps are all clearable. The smallest n
+whose live items ``predict`` calls cleared or summarised is reported, with a configuration that
+avoids it and itself lints clean.
+
+Assumed about a task in flight, as the probes define it: it starts after the latest assistant
+message with text and no tool call, so each of its assistant messages calls a tool. A step is one
+tool use, so parallel calls count one each (as ``verify`` counts a task's size).
 """
 
 from __future__ import annotations
 
+import copy
 import json
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +30,10 @@ from ..errors import SpecError
 from . import semantics as sem
 from .probes import subschema_validator
 
-MAX_STEPS = 200  # lengths tried past the first one that could be reached, when no limit is given
+SEARCH_LIMIT = 4096  # task lengths tried at most; a config whose numbers exceed it is reported as reaching
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LINEAR_SEARCH = 64  # lengths tried one by one; longer searches bisect
+LIVE_RESULT_TOKENS = 8
 
 
 @dataclass(frozen=True)
@@ -32,41 +45,127 @@ class Finding:
     reaches: bool
     smallest_task: str
     avoid: str
+    smallest_steps: int | None = None
+    safer_edit: dict[str, Any] | None = None  # replaces the edit in the safer configuration; None drops it
 
 
-def _task(steps: int, result_tokens: int) -> list[dict[str, Any]]:
-    history: list[dict[str, Any]] = [{"role": "user", "content": "Start the task."}]
-    for n in range(1, steps + 1):
-        history.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{n}", "name": "tool", "input": {}}]})
-        history.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": sem.filler(result_tokens)}]})
-    return history
+@dataclass(frozen=True)
+class Witness:
+    """A history built to expose an edit: the request's messages and the declared live span."""
+
+    messages: list[dict[str, Any]]
+    span: sem.Span
 
 
-def smallest_tool_task(edit: dict[str, Any], limit: int | None = None) -> tuple[int, int] | None:
-    """Returns (tool steps, prompt tokens) of the smallest live-only task the edit reaches into.
+def effective(edit: Mapping[str, Any]) -> dict[str, Any]:
+    """Returns the edit with the documented defaults of its trigger and keep filled in."""
+    filled = dict(edit)
+    if edit.get("type") == sem.CLEAR_TOOL_USES:
+        filled["trigger"] = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
+        filled["keep"] = edit.get("keep") or {"type": "tool_uses", "value": sem.DEFAULT_TOOL_KEEP}
+    elif edit.get("type") == sem.CLEAR_THINKING:
+        filled.setdefault("keep", {"type": "thinking_turns", "value": 1})
+    elif edit.get("type") == sem.COMPACT:
+        filled["trigger"] = {"type": "input_tokens", "value": sem.compact_trigger(edit)}
+    return filled
 
-    Returns None when no task of at most ``limit`` steps is reached (no limit: every length is
-    tried from the first one that can be, so only a limit makes the answer None).
+
+def _numbers(edit: Mapping[str, Any], kinds: tuple[str, ...]) -> list[int]:
+    """Returns the integer values of the edit's settings (defaults filled in) whose ``type`` is in ``kinds``."""
+    found = []
+    for value in effective(edit).values():
+        if isinstance(value, Mapping) and value.get("type") in kinds and isinstance(value.get("value"), int):
+            found.append(int(value["value"]))
+    return found
+
+
+def _settled_result_tokens(edit: Mapping[str, Any]) -> int:
+    """Returns a settled result size that crosses the edit's token trigger and meets clear_at_least,
+    under the suite's estimate and, with room to spare, under other tokenizers."""
+    need = max([0, *_numbers(edit, ("input_tokens",))])
+    return -(-(need + need // 8 + 64) // 256) * 256  # rounded up, so witnesses share their filler
+
+
+def tool_outside(edit: Mapping[str, Any]) -> str:
+    """Returns a tool name that ``exclude_tools`` does not list (an agent's other tools)."""
+    excluded = set(edit.get("exclude_tools") or [])
+    return next(name for n in range(len(excluded) + 1) if (name := f"tool_{n}") not in excluded)
+
+
+def witness(edit: Mapping[str, Any], live_steps: int) -> Witness:
+    """Returns the history most exposed to ``edit`` with a task in flight of ``live_steps`` tool steps."""
+    tool = tool_outside(edit)
+    trigger = effective(edit).get("trigger") or {}
+    settled_uses = max(1, int(trigger.get("value", 0)) + 1 - live_steps) if trigger.get("type") == "tool_uses" else 1
+    size = _settled_result_tokens(edit)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Settled request."}]
+    uses = [{"type": "tool_use", "id": f"toolu_s{n}", "name": tool, "input": {}} for n in range(1, settled_uses + 1)]
+    messages.append({"role": "assistant", "content": [{"type": "thinking", "thinking": "Plan.", "signature": "s"},
+                                                      *uses]})
+    messages.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": u["id"], "content": sem.filler(size if n == 0 else 1)}
+        for n, u in enumerate(uses)]})
+    messages.append({"role": "assistant", "content": [{"type": "thinking", "thinking": "Done.", "signature": "s"},
+                                                      {"type": "text", "text": "Settled answer."}]})
+    start = len(messages)
+    messages.append({"role": "user", "content": "Live request."})
+    ids = []
+    for n in range(1, live_steps + 1):
+        ids.append(f"toolu_l{n}")
+        messages.append({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": f"Step {n}.", "signature": "s"},
+            {"type": "tool_use", "id": ids[-1], "name": tool, "input": {"step": n}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": ids[-1], "content": sem.filler(LIVE_RESULT_TOKENS)},
+            {"type": "text", "text": "Note."}]})
+    turns = tuple(t.number for t in sem.assistant_turns(messages) if t.messages[0] > start and t.has_thinking)
+    return Witness(messages, sem.Span(start, tuple(ids), turns))
+
+
+def _request(edit: Mapping[str, Any] | None,
+             compaction: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Returns a request holding only ``edit`` (or the on-demand ``compaction`` parameter) and its betas."""
+    request: dict[str, Any] = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    if edit is not None:
+        request["context_management"] = {"edits": [dict(edit)]}
+        return request, [sem.BETA_FOR_EDIT[edit["type"]]]
+    request["compaction"] = dict(compaction or {"type": "summarize"})
+    return request, [sem.ON_DEMAND_BETA]
+
+
+def reaches_at(edit: Mapping[str, Any] | None, live_steps: int, compaction: Mapping[str, Any] | None = None) -> bool:
+    """Returns whether the documented rules clear or summarise live work of the witness with ``live_steps``."""
+    request, betas = _request(edit, compaction)
+    found = witness(edit or {}, live_steps)
+    prediction = sem.predict({**request, "messages": found.messages}, betas, found.span)
+    return prediction.verdict == "reached-live-task"
+
+
+def smallest_reached(edit: Mapping[str, Any] | None, limit: int | None,
+                     compaction: Mapping[str, Any] | None = None) -> tuple[int | None, bool]:
+    """Returns (smallest live task length reached or None, whether every length that matters was tried).
+
+    Lengths run from 1 to ``limit``, but past two more than the largest step or turn count in the edit the
+    witness meets every setting the same way, so the search stops there (no limit: it stops there
+    too). At most ``SEARCH_LIMIT`` lengths are covered; ``False`` says the search stopped short.
+    Up to ``LINEAR_SEARCH`` every length is tried; beyond, the smallest is found by bisection, the
+    witnesses being more exposed the longer the task.
     """
-    trigger: dict[str, Any] = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
-    least = int((edit.get("clear_at_least") or {}).get("value", 0))
-    keep = int((edit.get("keep") or {}).get("value", sem.DEFAULT_TOOL_KEEP))
-    # Fewer than keep + 1 results leave nothing to clear; a tool_uses trigger needs more uses than its value.
-    first = max(1, keep + 1, int(trigger["value"]) + 1 if trigger["type"] == "tool_uses" else 1)
-    for steps in range(first, (limit if limit is not None else first + MAX_STEPS) + 1):
-        size = max(1, least)
-        if trigger["type"] == "input_tokens":
-            size = max(size, math.ceil((trigger["value"] + 1) / steps) + 1)
-        request = {"messages": _task(steps, size)}
-        plan = sem.plan_clear_tool_uses({**edit, "exclude_tools": []}, request)
-        if plan.applies and plan.cleared:
-            return steps, sem.request_tokens(request)
-    return None
+    bound = max([1, *_numbers(edit or {}, ('tool_uses', 'thinking_turns'))]) + 2
+    wanted = bound if limit is None else min(limit, bound)
+    last = min(wanted, SEARCH_LIMIT)
+    if last <= LINEAR_SEARCH:
+        return next((n for n in range(1, last + 1) if reaches_at(edit, n, compaction)), None), last == wanted
+    if not reaches_at(edit, last, compaction):
+        return None, last == wanted
+    low, high = 1, last
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if reaches_at(edit, middle, compaction) else (middle + 1, high)
+    return low, True
 
 
-def _tool_finding(edit: dict[str, Any], max_steps: int | None) -> Finding:
+def _tool_label(edit: Mapping[str, Any]) -> str:
     keep = int((edit.get("keep") or {}).get("value", sem.DEFAULT_TOOL_KEEP))
     trigger = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
     label = f"keep {keep} tool uses, trigger {trigger['type']} > {trigger['value']}"
@@ -74,98 +173,170 @@ def _tool_finding(edit: dict[str, Any], max_steps: int | None) -> Finding:
         label += f", clear_at_least {edit['clear_at_least']['value']}"
     if edit.get("exclude_tools"):
         label += f", exclude_tools {edit['exclude_tools']}"
-    found = smallest_tool_task(edit, max_steps)
-    if found is None:
-        return Finding(edit["type"], label, False, f"none up to {max_steps} tool steps",
-                       "nothing to change for tasks of that length")
-    steps, tokens = found
-    crossing = (f"more than {trigger['value']} tool uses in the prompt" if trigger["type"] == "tool_uses"
-                else f"a prompt above {trigger['value']} input tokens")
-    smallest = (f"{steps} tool steps of tools outside exclude_tools, with {crossing} "
-                f"(about {tokens} input tokens when the task is the whole prompt)")
-    if max_steps is not None:
-        avoid = f"keep {{type: tool_uses, value: {max_steps}}} covers a {max_steps}-step task"
-    else:
-        avoid = ("no keep value covers every task length: pass --max-task-steps N and set keep >= N, "
-                 "or list every tool a task may call in exclude_tools")
-    return Finding(edit["type"], label, True, smallest, avoid)
+    if edit.get("clear_tool_inputs"):
+        label += f", clear_tool_inputs {edit['clear_tool_inputs']}"
+    return label
 
 
-def _thinking_finding(edit: dict[str, Any]) -> Finding:
-    keep = sem.thinking_keep(edit)
-    label = "keep all thinking turns" if keep is None else f"keep {keep} thinking turns"
-    history: list[dict[str, Any]] = []
-    for n in range(1, 6):
-        history += [{"role": "user", "content": f"Request {n}."},
-                    {"role": "assistant", "content": [{"type": "thinking", "thinking": f"Plan {n}.", "signature": "s"},
-                                                      {"type": "text", "text": f"Answer {n}."}]}]
-    history += [{"role": "user", "content": "Live request."},
-                {"role": "assistant", "content": [{"type": "thinking", "thinking": "Live plan.", "signature": "s"},
-                                                  {"type": "tool_use", "id": "toolu_live", "name": "t", "input": {}}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_live", "content": "ok"}]}]
-    plan = sem.plan_clear_thinking(edit, {"messages": history, "thinking": {"type": "enabled"}})
-    live_turn = sem.assistant_turns(history)[-1].number
-    reaches = any(t.number == live_turn for t in plan.cleared)
-    return Finding(edit["type"], label, reaches, "any task with thinking" if reaches else
-                   "none: a tool-use loop is one turn and the latest turn is always kept",
-                   "keep at least 1 thinking turn" if reaches else "nothing to change")
+def _label(edit: Mapping[str, Any] | None) -> str:
+    if edit is None:
+        return "on-demand summarize"
+    if edit["type"] == sem.CLEAR_TOOL_USES:
+        return _tool_label(edit)
+    if edit["type"] == sem.CLEAR_THINKING:
+        keep = sem.thinking_keep(edit)
+        return "keep all thinking turns" if keep is None else f"keep {keep} thinking turns"
+    pause = ", pause after compaction" if edit.get("pause_after_compaction") else ""
+    return f"compact at {sem.compact_trigger(edit)} input tokens{pause}"
 
 
-def _compact_finding(edit: dict[str, Any]) -> Finding:
-    trigger = sem.compact_trigger(edit)
-    label = f"compact at {trigger} input tokens" + (", pause after compaction" if edit.get("pause_after_compaction") else "")
-    return Finding(edit["type"], label, True,
-                   f"1 tool step, once the prompt reaches {trigger} input tokens: the summary covers the whole prompt",
-                   "drop compact_20260112 and send `compaction: {type: summarize}` (beta compact-2026-09-04) "
-                   "only right after a settled answer")
+def _shape(edit: Mapping[str, Any] | None, steps: int) -> str:
+    """Returns the smallest reached task in words: what the witness of that length holds."""
+    if edit is None:
+        return (f"{steps} tool step: sent after a tool result and before the final answer, the summary covers "
+                "the task in flight (with a tool call still open the API rejects it)")
+    if edit["type"] == sem.CLEAR_TOOL_USES:
+        trigger = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
+        crossing = (f"more than {trigger['value']} tool uses in the prompt, settled ones included"
+                    if trigger["type"] == "tool_uses" else f"a prompt above {trigger['value']} input tokens")
+        return f"{steps} tool steps of tools outside exclude_tools, with {crossing}"
+    if edit["type"] == sem.CLEAR_THINKING:
+        return (f"{steps} tool steps with thinking whose tool results carry text as well (each such result "
+                "starts a new turn, so the task spans several turns)")
+    return (f"{steps} tool step, once the prompt reaches {sem.compact_trigger(edit)} input tokens: "
+            "the summary covers the whole prompt")
+
+
+def _safer(edit: Mapping[str, Any] | None, limit: int | None) -> tuple[dict[str, Any] | None, str]:
+    """Returns the replacement edit (None: drop it) and the advice in words."""
+    if edit is None:
+        return None, "send `compaction: {type: summarize}` only right after a settled answer, never mid-task"
+    if edit["type"] == sem.CLEAR_TOOL_USES:
+        if limit is not None:
+            return ({**edit, "keep": {"type": "tool_uses", "value": limit}},
+                    f"keep {{type: tool_uses, value: {limit}}} covers a {limit}-step task")
+        return None, ("no keep value covers every task length: pass --max-task-steps N and set keep >= N, "
+                      "or drop the edit")
+    if edit["type"] == sem.CLEAR_THINKING:
+        if limit is not None:
+            return ({**edit, "keep": {"type": "thinking_turns", "value": limit}},
+                    f"keep {{type: thinking_turns, value: {limit}}} covers a {limit}-step task")
+        return {**edit, "keep": {"type": "all"}}, "keep {type: all}, or pass --max-task-steps N and keep N turns"
+    return None, ("drop compact_20260112 and send `compaction: {type: summarize}` (beta compact-2026-09-04) "
+                  "only right after a settled answer")
+
+
+def finding(edit: Mapping[str, Any] | None, limit: int | None, compaction: Mapping[str, Any] | None = None) -> Finding:
+    """Returns the lint finding for one edit (``None``: the on-demand ``compaction`` parameter)."""
+    kind = edit["type"] if edit is not None else "compaction"
+    steps, complete = smallest_reached(edit, limit, compaction)
+    if steps is None and not complete:
+        safer, avoid = _safer(edit, limit)
+        return Finding(kind, _label(edit), True, f"not searched beyond {SEARCH_LIMIT} tool steps: "
+                       "treated as reaching; pass a smaller --max-task-steps", avoid, None, safer)
+    if steps is None:
+        scope = f"none up to {limit} tool steps" if limit is not None else "none at any task length"
+        return Finding(kind, _label(edit), False, scope, "nothing to change",
+                       None, dict(edit) if edit is not None else None)
+    safer, avoid = _safer(edit, limit)
+    return Finding(kind, _label(edit), True, _shape(edit, steps), avoid, steps, safer)
+
+
+def as_request(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Returns the configuration as a request fragment with ``context_management`` and/or ``compaction``."""
+    if "context_management" in config or "compaction" in config:
+        return dict(config)
+    return {"context_management": dict(config)}
 
 
 def lint(config: dict[str, Any], max_task_steps: int | None = None) -> tuple[list[Finding], str | None]:
-    """Returns the findings per edit and, when the API would reject the configuration, why."""
-    request = config if ("context_management" in config or "compaction" in config) else {"context_management": config}
+    """Returns the findings per edit (and the on-demand parameter) and, when the API would reject
+    the configuration, why."""
+    request = as_request(config)
     edits = sem.edits_of(request)
     betas = [sem.BETA_FOR_EDIT[e["type"]] for e in edits] + ([sem.ON_DEMAND_BETA] if "compaction" in request else [])
     rejected = sem.rejection({**request, "messages": [{"role": "user", "content": "x"}],
                               "thinking": {"type": "enabled"}}, betas)
-    findings: list[Finding] = []
-    for edit in edits:
-        if edit["type"] == sem.CLEAR_TOOL_USES:
-            findings.append(_tool_finding(edit, max_task_steps))
-        elif edit["type"] == sem.CLEAR_THINKING:
-            findings.append(_thinking_finding(edit))
-        else:
-            findings.append(_compact_finding(edit))
+    findings = [finding(edit, max_task_steps) for edit in edits]
     if request.get("compaction") is not None:
-        findings.append(Finding("compaction", "on-demand summarize", False,
-                                "none by configuration: sent after tool results but before the final answer, "
-                                "it summarises the task in flight; with a tool call still open it is rejected",
-                                "send it only right after a settled answer"))
+        findings.append(finding(None, max_task_steps, request["compaction"]))
     return findings, (rejected[1] if rejected else None)
 
 
-def load_config(path: Path) -> dict[str, Any]:
-    """Returns the configuration in a JSON or YAML file; raises ``SpecError`` when it is not valid."""
+def safer_config(config: dict[str, Any], findings: list[Finding]) -> dict[str, Any]:
+    """Returns the configuration with each reaching edit replaced by its safer form or dropped, in the
+    shape it was given."""
+    request = copy.deepcopy(as_request(config))
+    by_edit = [f for f in findings if f.edit != "compaction"]
+    if "context_management" in request:
+        edits = [f.safer_edit for f in by_edit if f.safer_edit is not None]
+        request["context_management"] = {**request["context_management"], "edits": edits}
+    if any(f.edit == "compaction" and f.reaches for f in findings):
+        request.pop("compaction", None)
+    if "context_management" in config or "compaction" in config:
+        return request
+    return request.get("context_management", {"edits": []})
+
+
+def checked_safer_config(config: dict[str, Any], findings: list[Finding],
+                         max_task_steps: int | None) -> dict[str, Any] | None:
+    """Returns the safer configuration when it lints clean itself (and the API accepts it), else None."""
+    safer = safer_config(config, findings)
+    again, rejected = lint(safer, max_task_steps)
+    return None if rejected or any(f.reaches for f in again) else safer
+
+
+def _decode(path: Path, raw: bytes) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(path, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    """Returns the configuration in a JSON or YAML file; raises ``SpecError`` (file, line, field) when
+    it cannot be read, is not UTF-8, is empty, does not parse or does not match the schema."""
+    try:
+        raw = path.read_bytes()
     except OSError as exc:
         raise SpecError(path, None, "", f"cannot read: {exc.strerror or exc}") from None
+    text = _decode(path, raw)
+    if not text.strip():
+        raise SpecError(path, None, "", "empty file: expected a context_management object")
+    kind = "JSON" if path.suffix == ".json" else "YAML"
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise SpecError(path, None, "", f"not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+        data = json.loads(text) if kind == "JSON" else yaml.load(text, Loader=_LOADER)
+    except json.JSONDecodeError as exc:
+        raise SpecError(path, exc.lineno, "", f"not valid JSON: {exc.msg}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(path, mark.line + 1 if mark else None, "", f"not valid YAML: {problem}") from None
+    if data is None:
+        raise SpecError(path, None, "", f"empty {kind} document: expected a context_management object")
     errors = list(subschema_validator("lintConfig").iter_errors(data))
     if errors:
         best = min(errors, key=lambda e: len(list(e.absolute_path)))
-        deep = max((e for c in errors for e in (c.context or [])), key=lambda e: len(list(e.absolute_path)), default=best)
+        deep = max((e for c in errors for e in (c.context or [])), key=lambda e: len(list(e.absolute_path)),
+                   default=best)
         where = ".".join(str(p) for p in deep.absolute_path)
         raise SpecError(path, None, where, deep.message)
     return data
 
 
-def render(findings: list[Finding]) -> str:
-    """Returns the findings as text a user can act on."""
+def render(findings: list[Finding], config: dict[str, Any] | None = None, max_task_steps: int | None = None) -> str:
+    """Returns the findings as text a user can act on and, when an edit reaches, the safer configuration."""
     lines = []
     for f in findings:
         lines += [f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
                   f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}"]
+    if config is not None and any(f.reaches for f in findings):
+        scope = f" with --max-task-steps {max_task_steps}" if max_task_steps is not None else ""
+        safer = checked_safer_config(config, findings, max_task_steps)
+        if safer is None:
+            lines.append(f"no safer configuration found that lints clean{scope}")
+        else:
+            text = yaml.safe_dump(safer, sort_keys=False, default_flow_style=None).rstrip()
+            lines += [f"safer configuration (lints clean{scope}):", *("  " + line for line in text.splitlines())]
     return "\n".join(lines)

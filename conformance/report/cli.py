@@ -30,29 +30,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_drift(args: argparse.Namespace) -> int:
     """Compares two folders of recordings; returns 1 on any breaking change, else 0 (2 on bad input)."""
-    from ..drift import compare
-    from ..drift import render as drift_render
-    for name in ("baseline", "current"):
-        if not Path(getattr(args, name)).is_dir():
-            print(f"conformance: error: --{name} {getattr(args, name)} is not a folder", file=sys.stderr)
-            return 2
-    drift = compare.compare_dirs(args.baseline, args.current)
-    print(drift_render.terminal(drift, verbose=args.verbose))
-    for name in ("json", "markdown", "update_baseline_delta"):
-        if getattr(args, name):
-            Path(getattr(args, name)).parent.mkdir(parents=True, exist_ok=True)
-    if args.json:
-        Path(args.json).write_text(drift_render.to_json(drift), encoding="utf-8")
-    if args.markdown:
-        Path(args.markdown).write_text(drift_render.markdown(drift), encoding="utf-8")
-    if args.update_baseline_delta:
-        from ..drift.delta import write_delta
-        write_delta(args.baseline, args.current, args.update_baseline_delta)
-    if args.report:
-        from ..runner import RunReport
-        from . import write_all
-        write_all(args.report, RunReport(), [], drift["exit_code"], command="drift", drift=drift)
-    return int(drift["exit_code"])
+    from ..drift.command import run
+    return run(args)
 
 
 def register(subparsers: Any) -> None:

@@ -9,17 +9,12 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._markdown import cell
 from ..results import OUTCOMES
 
 MAX_FAILURES = 40
 MAX_DIFF_LINES = 12
 _MARK = {"pass": "✅", "fail": "❌", "error": "💥", "skip": "➖", "xfail": "⚠️", "xpass": "❗"}
-
-
-def cell(value: Any) -> str:
-    """Returns ``value`` as safe text for one Markdown table cell (HTML-escaped, no pipes or newlines)."""
-    text = html.escape(str(value), quote=False)
-    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ").replace("`", "'")
 
 
 def _fraction(pair: Sequence[int] | None) -> str:

@@ -16,6 +16,7 @@ probes_module = pytest.importorskip("conformance.provider.probes")
 
 from conformance.cli import main
 from conformance.drift.compare import compare_dirs
+from conformance.provider.verify import verify
 
 SPECS = Path(__file__).resolve().parents[2] / "specs" / "provider"
 
@@ -53,7 +54,9 @@ def test_clearing_the_live_task_is_breaking_and_the_counts_are_noise(before: Pat
     drift = compare_dirs(before, _after(tmp_path, "clear-live-despite-keep"))
     verdicts = {(c["before"], c["after"]) for c in drift["changes"] if c["change"] == "verdict_changed"}
     assert verdicts == {("settled-only", "reached-live-task")}
-    assert set(_rules(drift, "breaking")) == {"the analyzer's verdict changed"}
+    assert set(_rules(drift, "breaking")) == {
+        "the analyzer's verdict changed", "it passed its prediction and now contradicts it",
+        "what is cleared of the task in flight changed", "the smallest task in flight this strategy reaches shrank"}
     assert set(_rules(drift, "noise")) == {"value of 'cleared_tool_uses' changed"}
     # where the edit did not apply before, its entry in applied_edits is new: additive, never breaking
     assert set(_rules(drift, "additive")) <= {"new block or edit type 'clear_tool_uses_20250919'"}
@@ -74,7 +77,10 @@ def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -
     assert breaking["an error went away"] == 1
     assert breaking["the analyzer's verdict changed"] == 1
     assert breaking["key 'error' disappeared"] == 1
-    assert {c["probe"] for c in drift["changes"]} == {"compaction.open-tool-call"}
+    assert {c["probe"] for c in drift["changes"] if c["path"] != "strategy"} == {"compaction.open-tool-call"}
+    # the on-demand strategy was seen reaching a 1-step task already: a rejection turning into a
+    # summary of another 1-step task does not shrink that
+    assert "the smallest task in flight this strategy reaches shrank" not in _rules(drift, "breaking")
 
 
 def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path: Path) -> None:
@@ -84,3 +90,15 @@ def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path
     report = tmp_path / "report"
     assert main(["drift", "--baseline", str(before), "--current", str(changed), "--report", str(report)]) == 1
     assert "Drift: BREAKING DRIFT" in (report / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("fault", sorted(set(emulator.edits.FAULTS) - {"overloaded"}))
+def test_every_probe_verify_marks_red_under_a_fault_is_breaking(before: Path, tmp_path: Path, fault: str) -> None:
+    after = _after(tmp_path, fault)
+    probes, _ = probes_module.load_probes([SPECS])
+    red = {r.scenario for r in verify([after], probes) if r.outcome in ("fail", "error")}
+    assert red, f"{fault}: verify finds nothing to catch"
+    drift = compare_dirs(before, after)
+    breaking = {c["probe"] for c in drift["changes"] if c["category"] == "breaking"}
+    assert red <= breaking, f"{fault}: red in verify but not breaking in drift: {sorted(red - breaking)}"
+    assert drift["exit_code"] == 1

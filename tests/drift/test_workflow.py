@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +52,7 @@ def test_the_key_comes_from_a_secret_on_the_record_step_only(workflow: dict[str,
     assert with_key[0]["env"]["ANTHROPIC_API_KEY"] == "${{ secrets.ANTHROPIC_API_KEY }}"
 
 
-def test_records_audits_drifts_publishes_and_uploads(workflow: dict[str, Any]) -> None:
-    commands = [c.split()[1] for c in _commands(workflow)]
-    assert commands == ["record", "audit", "drift"]
+def test_installs_the_suite_and_publishes_a_summary() -> None:
     text = WORKFLOW.read_text()
     assert "GITHUB_STEP_SUMMARY" in text and "actions/upload-artifact" in text
     assert "pip install ." in text
@@ -61,5 +61,109 @@ def test_records_audits_drifts_publishes_and_uploads(workflow: dict[str, Any]) -
 def test_every_command_line_parses(workflow: dict[str, Any]) -> None:
     parser = build_parser()
     for line in _commands(workflow):
-        args = parser.parse_args(shlex.split(line)[1:])
+        words = shlex.split(line)[1:]
+        cut = next((i for i, w in enumerate(words) if re.match(r"\d?>", w)), len(words))  # shell redirections
+        args = parser.parse_args(words[:cut])
         assert callable(args.func), line
+
+
+def test_verifies_audits_then_drifts_the_fresh_recordings(workflow: dict[str, Any]) -> None:
+    commands = [c.split()[1] for c in _commands(workflow)]
+    assert commands == ["record", "verify", "audit", "drift"]
+    verify_line = next(c for c in _commands(workflow) if c.split()[1] == "verify")
+    assert "fresh-cassettes/api.anthropic.com" in verify_line
+
+
+def test_recordings_that_fail_the_audit_are_never_uploaded(workflow: dict[str, Any]) -> None:
+    [upload] = [s for s in _steps(workflow) if "upload-artifact" in s.get("uses", "")]
+    assert upload["if"] == "steps.audit.outputs.code == '0'"
+    assert "fresh-cassettes/" in upload["with"]["path"]
+
+
+# --- the workflow's shell run offline, with a stand-in `conformance` whose exit codes each case picks ---
+
+FAKE = """#!/usr/bin/env bash
+name="FAKE_$(echo "$1" | tr a-z A-Z)"
+code="${!name:-0}"
+case "$1" in
+  record) mkdir -p fresh-cassettes/api.anthropic.com && echo "interactions: []" > fresh-cassettes/api.anthropic.com/p.yaml
+          [ "$code" = 1 ] && echo "FAILED some.probe: answered 400" ;;
+  audit) [ "$code" = 0 ] || echo "fresh-cassettes/api.anthropic.com/p.yaml:3: API key: sk-ant-api03-NOTREALBUTLEAKY..."
+         echo "audit: 1 cassette(s), $code finding(s)" ;;
+  drift) while [ $# -gt 0 ]; do [ "$1" = --markdown ] && { mkdir -p "$(dirname "$2")"; echo "# Drift: fake" > "$2"; }; shift; done ;;
+esac
+exit "$code"
+"""
+
+
+def _condition(expression: str, outputs: dict[str, dict[str, str]]) -> bool:
+    """Returns the value of a step's ``if:`` in the small grammar the workflow uses."""
+    text = re.sub(r"steps\.(\w+)\.outputs\.(\w+)", lambda m: repr(outputs.get(m[1], {}).get(m[2], "")), expression)
+    text = text.replace("always()", "True").replace("||", " or ").replace("&&", " and ")
+    assert re.fullmatch(r"[\w'\s=!]*", text), text
+    return bool(eval(text, {"__builtins__": {}}, {}))  # noqa: S307 - our own workflow's conditions
+
+
+def _simulate(workflow: dict[str, Any], tmp: Path, codes: dict[str, int], baseline: bool = True) -> dict[str, Any]:
+    """Runs the workflow's steps in ``tmp``; returns {exit, summary, log, uploaded, ran}."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "conformance").write_text(FAKE)
+    (bin_dir / "conformance").chmod(0o755)
+    if baseline:
+        (tmp / "cassettes" / "api.anthropic.com").mkdir(parents=True)
+    summary, runner_temp = tmp / "summary.md", tmp / "runner-temp"
+    runner_temp.mkdir()
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "GITHUB_STEP_SUMMARY": str(summary),
+           "RUNNER_TEMP": str(runner_temp), **{k: str(v) for k, v in workflow["jobs"]["drift"]["env"].items()},
+           **{f"FAKE_{name.upper()}": str(code) for name, code in codes.items()}}
+    outputs: dict[str, dict[str, str]] = {}
+    found: dict[str, Any] = {"exit": 0, "log": "", "uploaded": False, "ran": []}
+    for step in _steps(workflow):
+        if "if" in step and not _condition(step["if"], outputs):
+            continue
+        if "upload-artifact" in step.get("uses", ""):
+            found["uploaded"] = True
+        if "run" not in step or "pip install" in step["run"]:
+            continue
+        step_env = {k: re.sub(r"\$\{\{\s*steps\.(\w+)\.outputs\.(\w+)\s*\}\}",
+                              lambda m: outputs.get(m[1], {}).get(m[2], ""), str(v))
+                    for k, v in (step.get("env") or {}).items()}
+        step_env = {k: ("not-a-real-key" if "secrets." in v else v) for k, v in step_env.items()}
+        output_file = tmp / f"output-{len(found['ran'])}"
+        output_file.touch()
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp, capture_output=True, text=True, timeout=60,
+                              env={**env, **step_env, "GITHUB_OUTPUT": str(output_file)})
+        found["ran"].append(step.get("id", step.get("name")))
+        found["log"] += done.stdout + done.stderr
+        if "id" in step:
+            outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line)
+        if done.returncode:
+            found["exit"] = done.returncode
+            break
+    found["summary"] = summary.read_text() if summary.exists() else ""
+    return found
+
+
+@pytest.mark.parametrize(("codes", "baseline", "expected"), [
+    ({}, True, {"exit": 0, "uploaded": True, "says": ["every recording matches", "no breaking change"]}),
+    ({}, False, {"exit": 0, "uploaded": True, "says": ["no baseline at cassettes/api.anthropic.com"]}),
+    ({"record": 3}, True, {"exit": 3, "uploaded": False, "says": ["provider unavailable"], "skips": ["verify", "audit", "drift"]}),
+    ({"record": 2}, True, {"exit": 1, "uploaded": False, "says": ["usage error"], "skips": ["verify", "audit", "drift"]}),
+    ({"record": 1}, True, {"exit": 1, "uploaded": True, "says": ["failed** for some probes", "some.probe"]}),
+    ({"verify": 1}, True, {"exit": 1, "uploaded": True, "says": ["contradiction", "no breaking change"]}),
+    ({"verify": 2}, True, {"exit": 1, "uploaded": True, "says": ["spec or usage error"]}),
+    ({"audit": 1}, True, {"exit": 1, "uploaded": False, "says": ["audit: **failed**", "p.yaml:3: API key"], "skips": ["drift"]}),
+    ({"drift": 1}, True, {"exit": 1, "uploaded": True, "says": ["breaking drift", "# Drift: fake"]}),
+    ({"drift": 2}, True, {"exit": 1, "uploaded": True, "says": ["could not compare"]}),
+])
+def test_the_job_says_what_failed_and_publishes_only_what_passed_the_audit(
+        workflow: dict[str, Any], tmp_path: Path, codes: dict[str, int], baseline: bool, expected: dict[str, Any]) -> None:
+    found = _simulate(workflow, tmp_path, codes, baseline)
+    assert found["exit"] == expected["exit"], found["log"]
+    assert found["uploaded"] == expected["uploaded"]
+    for text in expected["says"]:
+        assert text in found["summary"], (text, found["summary"])
+    for step in expected.get("skips", []):
+        assert step not in found["ran"]
+    assert "NOTREALBUTLEAKY" not in found["summary"] + found["log"]  # audit's matched text is withheld

@@ -1,0 +1,51 @@
+"""``conformance drift``: compare the folders, print the summary, write the reports; returns the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import SpecError
+from . import compare
+from . import render as drift_render
+
+
+def _fail(message: str) -> int:
+    print(f"conformance drift: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _outputs(args: argparse.Namespace) -> list[Path]:
+    return [Path(p) for p in (args.json, args.markdown, args.update_baseline_delta) if p]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Returns 1 on any breaking change, 0 otherwise, 2 when a folder, a recording of the baseline,
+    a probe spec or an output path is unusable (the message names it)."""
+    for path in _outputs(args):
+        if path.is_dir():
+            return _fail(f"{path}: is a folder, not a file to write")
+    try:
+        drift = compare.compare_dirs(args.baseline, args.current)
+    except SpecError as exc:
+        return _fail(str(exc))
+    print(drift_render.terminal(drift, verbose=args.verbose))
+    try:
+        for path in _outputs(args):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        if args.json:
+            Path(args.json).write_text(drift_render.to_json(drift), encoding="utf-8")
+        if args.markdown:
+            Path(args.markdown).write_text(drift_render.markdown(drift), encoding="utf-8")
+        if args.update_baseline_delta:
+            from .delta import write_delta
+            for skipped in write_delta(args.baseline, args.current, args.update_baseline_delta):
+                print(f"conformance drift: {skipped}: unreadable, left out of the baseline update", file=sys.stderr)
+        if args.report:
+            from ..report import write_all
+            from ..runner import RunReport
+            write_all(args.report, RunReport(), [], drift["exit_code"], command="drift", drift=drift)
+    except OSError as exc:
+        return _fail(f"{exc.filename or ''}: cannot write: {exc.strerror or exc}")
+    return int(drift["exit_code"])
