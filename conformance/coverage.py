@@ -35,7 +35,7 @@ KNOWN_FIELDS: dict[str, frozenset[str]] = {kind: frozenset(fields.split()) | {"t
     "server_tool_use": "id name input caller", "mcp_tool_use": "id name input server_name",
     "mcp_tool_result": "tool_use_id content is_error", "container_upload": "file_id",
     "compaction": "content encrypted_content signature", "fallback": "from to trigger",
-    "web_search_tool_result": "tool_use_id content", "web_fetch_tool_result": "tool_use_id content",
+    "web_search_tool_result": "tool_use_id content caller", "web_fetch_tool_result": "tool_use_id content caller",
     "code_execution_tool_result": "tool_use_id content", "bash_code_execution_tool_result": "tool_use_id content",
     "text_editor_code_execution_tool_result": "tool_use_id content", "tool_search_tool_result": "tool_use_id content",
     "advisor_tool_result": "tool_use_id content", "mcp_tool_listing": "mcp_server_name tools",
@@ -55,8 +55,8 @@ class Requirement:
 
 
 UNKNOWN_FIELD_KINDS = ("text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use",
-                       "tool_result", "server_tool_use", "web_search_tool_result", "mcp_tool_use",
-                       "mcp_tool_result", "container_upload")
+                       "tool_result", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+                       "bash_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload")
 REQUIRED: tuple[Requirement, ...] = (
     Requirement("tool_result", "content: text of 2 KB or more", ("live",)),
     Requirement("tool_result", "content: list of one text", ("live",)),

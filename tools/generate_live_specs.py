@@ -277,8 +277,9 @@ def live_content() -> list[Scenario]:
                          settled, live, 30, unanswered=unanswered, budget_tokens=budget))
 
     for variant, keep, marked in (("every-block-kind", 3, False), ("every-block-kind-unknown-fields", 2, True),
-                                  ("every-block-kind-unknown-fields-window-5", 5, True)):
-        sid = f"live-content.{variant}" + ("" if variant.endswith("5") else f"-window-{keep}")
+                                  ("every-block-kind-unknown-fields-window-5", 5, True),
+                                  ("every-block-kind-unknown-fields-window-8", 8, True)):
+        sid = f"live-content.{variant}" + ("" if variant.endswith(("5", "8")) else f"-window-{keep}")
         live = every_block_kind(sid)
         settled = history_of_settled(sid) if keep != 2 else short_settled(sid)
         what = "with an unknown field on every block" if marked else "each as the API defines it"
@@ -293,6 +294,7 @@ def live_content() -> list[Scenario]:
 def every_block_kind(sid: str) -> list[dict[str, Any]]:
     """Returns a task in flight that holds every kind of block a request may carry."""
     search, mcp = srvtoolu(sid), mcptoolu(sid)
+    fetch, bash = srvtoolu(sid + ":fetch"), srvtoolu(sid + ":bash")
     first, second = toolu(f"{sid}:0"), toolu(f"{sid}:1")
     cite = {"type": "search_result_location", "cited_text": "Churn rose to 3.1 %.", "search_result_index": 0,
             "source": "https://wiki.internal/finance/q4", "title": "Q4 notes", "start_block_index": 0,
@@ -314,6 +316,18 @@ def every_block_kind(sid: str) -> list[dict[str, Any]]:
                     "input": {"segment": "enterprise", "quarter": "Q4"}},
                    {"type": "mcp_tool_result", "tool_use_id": mcp, "is_error": False,
                     "content": [text("enterprise churn: 1.2 %")]},
+                   {"type": "server_tool_use", "id": fetch, "name": "web_fetch", "caller": {"type": "direct"},
+                    "input": {"url": "https://benchmarks.example.org/churn-2026/table.txt"}},
+                   {"type": "web_fetch_tool_result", "tool_use_id": fetch, "content": {
+                       "type": "web_fetch_result", "url": "https://benchmarks.example.org/churn-2026/table.txt",
+                       "retrieved_at": "2026-11-29T09:12:44Z",
+                       "content": {"type": "document", "title": "Churn table 2026", **CITED, "source": {
+                           "type": "text", "media_type": "text/plain", "data": csv_text(sid + ":fetch", 2 * KB)}}}},
+                   {"type": "server_tool_use", "id": bash, "name": "bash_code_execution",
+                    "input": {"command": "python3 churn.py --quarter Q4 | tail -3"}},
+                   {"type": "bash_code_execution_tool_result", "tool_use_id": bash, "content": {
+                       "type": "bash_code_execution_result", "return_code": 0, "stderr": "",
+                       "stdout": "segment  churn\nSMB      4.2 %\nenterprise 1.2 %\n", "content": []}},
                    {"type": "container_upload", "file_id": "file_011CNq4b8Wz5kR2yT7uV3xA9"},
                    {"type": "chart_20270101", "spec": {"kind": "line", "series": ["churn"]}},
                    tool_use(first, "spreadsheet_read", {"sheet": "Q4", "range": "A1:H60"})]),
