@@ -14,7 +14,11 @@ from . import __version__
 from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
+from .formats.wrap import FORMAT_HELP, in_format
+from .fuzz_cli import fuzz_all
+from .fuzz_cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
+from .matrix import register as register_matrix
 from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
 from .report.cli import register as register_reports
@@ -47,25 +51,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in args.expectations or []:
         gaps.extend(load_gaps(path, [s.id for s in scenarios] + [p.scenario for p in probes],
                               [*BY_ID, *(p.invariant for p in probes)]))
-    if args.generated:
-        from .generate import generated_scenarios
-        scenarios = scenarios + generated_scenarios(args.generated, args.seed)
     if args.keyword:
         selected = keyword_filter(args.keyword)
         scenarios = [s for s in scenarios if selected(s)]
         probes = [p for p in probes if selected.matches(p.scenario, p.family)]
+    targets, scenarios, format_note = in_format(targets, scenarios, args.format)
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
     report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
     probes = apply_gaps(probes, gaps)
     probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
     code = report.exit_code or (2 if probe_spec_error else 1 if probe_failed else 0)
-    print(terminal.render(report, probes, verbose=args.verbose))
+    print(terminal.render(report, probes, verbose=args.verbose) + (f"\n{format_note}" if format_note else ""))
     if args.json:
         jsonfile.write(args.json, report, probes, code)
     if args.report:
         from .report import write_all
         write_all(args.report, report, probes, code)
+    if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
+        code = max(code, fuzz_all(targets, args.generated, args.seed, args.time_limit))
     return code
 
 
@@ -86,13 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios whose id/family/features match")
     p.add_argument("--generated", type=int, default=0, metavar="N",
-                   help="add N generated histories (truth from the harness's own analysis)")
+                   help="then fuzz each target on N generated histories (as conformance fuzz --examples N)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated histories")
     p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
     p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     p.add_argument("--expectations", action="append", metavar="FILE", help="known gaps of the target (strict)")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help="per-call time limit")
+    p.add_argument("--format", metavar="NAME", help=FORMAT_HELP)
     p.add_argument("--no-idempotence", action="store_true", help="skip the second call for output.idempotent")
     p.add_argument("--cassettes", nargs="+", metavar="PATH", help="recordings to replay (default: the shipped ones)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
@@ -102,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_catalog)
     register_provider(sub)
     register_reports(sub)
+    register_fuzz(sub)
+    register_matrix(sub)
     return parser
 
 

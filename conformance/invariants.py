@@ -246,17 +246,21 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
 
 def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
                     history: Sequence[Mapping[str, Any]]) -> int | None:
-    """Returns the input index an output message was cut from, if its blocks all come from one."""
+    """Returns the input index an output message was cut from, if its blocks all come from one;
+    of several such inputs, one that holds its reasoning blocks too, then one it keeps whole, wins."""
     kept = [b for b in tx.blocks(message) if not tx.is_reasoning(b)]
     if not kept or isinstance(message.get("content"), str):
         return None
+    present = {tx.canonical(b) for b in tx.blocks(message)}
+    ranked = []
     for index in by_block.get(tx.canonical(kept[0]), []):
         source = history[index]
         if source.get("role") == message.get("role"):
             pool = {tx.canonical(b) for b in tx.blocks(source)}
             if all(tx.canonical(b) in pool for b in kept):
-                return index
-    return None
+                whole = all(tx.canonical(b) in present for b in tx.blocks(source) if not tx.is_reasoning(b))
+                ranked.append((not present <= pool, not whole, index))
+    return min(ranked)[2] if ranked else None
 
 
 def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:

@@ -15,6 +15,7 @@ import pytest
 from ._paths import shipped
 from .errors import ConformanceError, SpecError
 from .expectations import KnownGap, apply_gaps, load_gaps
+from .formats.wrap import FORMAT_HELP, in_format
 from .invariants import BY_ID
 from .results import CheckResult
 from .runner import RunOptions, check_scenario
@@ -38,8 +39,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="spec files or folders (default: the shipped specs)")
     group.addoption("--conformance-expectations", action="append", metavar="FILE", default=[],
                     help="known gaps of the target, applied strictly")
+    group.addoption("--conformance-format", metavar="NAME", default=None, help=FORMAT_HELP)
     group.addoption("--conformance-time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                     help="per-call time limit")
+    group.addoption("--conformance-fuzz", type=int, default=0, metavar="N",
+                    help="also run each target on N generated histories (seed: --conformance-fuzz-seed)")
+    group.addoption("--conformance-fuzz-seed", type=int, default=0, metavar="S", help="seed of the generated histories")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -69,11 +74,19 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             gaps.extend(load_gaps(gap_file, ids, BY_ID))
         except SpecError as exc:
             raise pytest.UsageError(f"expectations: {exc}") from None
+    try:
+        targets, scenarios, _ = in_format(targets, everything.scenarios, config.getoption("conformance_format"))
+    except ConformanceError as exc:
+        raise pytest.UsageError(str(exc)) from None
     for path in files:
         spec_file = SpecFile.from_parent(session, path=Path(path))
-        spec_file.setup_items([s for s in everything.scenarios if s.path == str(path)],
+        spec_file.setup_items([s for s in scenarios if s.path == str(path)],
                               [e for e in everything.errors if e.path == str(path)], targets, gaps, options)
         items.extend(spec_file.collect())
+    if config.getoption("conformance_fuzz") > 0:
+        from .fuzz_plugin import fuzz_items
+        items.extend(fuzz_items(session, targets, config.getoption("conformance_fuzz"),
+                                config.getoption("conformance_fuzz_seed"), options.time_limit))
 
 
 class SpecFile(pytest.File):
@@ -112,6 +125,8 @@ class ScenarioItem(pytest.Item):
         failing = [r for r in results if r.level in gating and r.outcome in ("fail", "error", "xpass")]
         if failing:
             raise ConformanceFailure(failing)
+        if results and all(r.outcome == "skip" for r in results):
+            pytest.skip(results[0].message)
         expected = [r for r in results if r.outcome == "xfail"]
         if expected:
             pytest.xfail(expected[0].message)

@@ -1,36 +1,48 @@
-"""Generated histories: truth from the harness's own analysis, the same verdicts as hand-written cases."""
+"""``conformance run --generated N`` is a thin alias of ``conformance fuzz --examples N``: the
+scenarios run first, then each target is fuzzed, and either failing fails the run."""
 
 from __future__ import annotations
 
-from conformance import RunOptions, from_callable, run
-from conformance.generate import generated_scenarios
+from pathlib import Path
 
-from .zoo import broken, correct
+import pytest
 
-SCENARIOS = generated_scenarios(150, seed=7)
-OPTIONS = RunOptions(time_limit=2.0, reference_targets=frozenset())
+from conformance.cli import main
 
-
-def must_failures(func: object) -> set[str]:
-    report = run([from_callable(func)], SCENARIOS, options=OPTIONS)  # type: ignore[arg-type]
-    return {r.invariant for r in report.results if r.level == "MUST" and r.outcome in ("fail", "error")}
+from ._specs import GOOD, write
 
 
-def test_generation_is_deterministic_and_varied() -> None:
-    again = generated_scenarios(150, seed=7)
-    assert [s.history for s in again] == [s.history for s in SCENARIOS]
-    starts = {s.truth.live_start == len(s.history) for s in SCENARIOS}
-    assert starts == {True, False}  # some end settled, some have a task in flight
-    assert any(s.truth.unanswered for s in SCENARIOS)
+@pytest.fixture
+def specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.chdir(tmp_path)  # the example database and any counterexample stay in the test's folder
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    write(folder, "tiny.yaml", GOOD)
+    return str(folder)
 
 
-def test_reference_and_correct_compactors_pass_every_must_on_generated_cases() -> None:
-    import reference
-    for func in (reference.compact, correct.noop, correct.live_only, correct.summarizer):
-        assert must_failures(func) == set(), func
+def test_generated_fuzzes_each_target_after_the_scenarios(specs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--no-provider", "--specs", specs, "--target", "tests.zoo.correct:noop",
+                 "--target", "tests.zoo.correct:deep_copy", "--generated", "30", "--seed", "4"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "fuzz tests.zoo.correct:noop: 30 generated histories held every MUST invariant (seed 4)" in printed
+    assert "fuzz tests.zoo.correct:deep_copy: 30 generated histories" in printed
 
 
-def test_broken_compactors_are_caught_on_generated_cases() -> None:
-    assert "live.untouched-suffix" in must_failures(broken.essay_whitelist)
-    assert "reasoning.live-preserved" in must_failures(broken.strip_all_thinking)
-    assert "tools.results-answer-previous" in must_failures(broken.orphan_results)
+def test_a_generated_counterexample_fails_a_run_the_scenarios_pass(specs: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # keeps the last six messages: the tiny scenarios fit, longer tasks in flight do not
+    assert main(["run", "--no-provider", "--specs", specs, "--target", "tests.zoo.broken:keep_last_n"]) == 0
+    capsys.readouterr()
+    code = main(["run", "--no-provider", "--specs", specs, "--target", "tests.zoo.broken:keep_last_n",
+                 "--generated", "200"])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "counterexample after" in printed and "reproduce: conformance run" in printed
+    assert list((tmp_path / "fuzz-failures").glob("generated.h*.yaml"))
+
+
+def test_generated_without_the_flag_runs_no_fuzzing(specs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--no-provider", "--specs", specs, "--target", "tests.zoo.correct:noop"]) == 0
+    assert "generated histories" not in capsys.readouterr().out

@@ -1,39 +1,121 @@
-"""A real peer under test: langchain-core's trim_messages, through the adapter in examples/peers."""
+"""Real peers under test: the registry, each adapter's losslessness, and each peer on the scenarios
+that reproduce the failures reported against it."""
 
 from __future__ import annotations
 
 import os
-
 import pytest
 
 from conformance import LoadResult, RunOptions, from_callable, run
+from conformance.formats import get
+from conformance.formats.base import canonical
+from conformance.formats.wrap import mark
+from conformance.peers import Peer, PeerNotInstalled, all_peers, select
 
-if not os.environ.get("CI"):  # CI installs the peers extra, so there the test must run
-    pytest.importorskip("langchain_core")
-from examples.peers import langchain_trim  # noqa: E402
+OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0)
+PEERS = {p.name: p for p in all_peers()}
+if not os.environ.get("CI"):  # CI installs the peers extra, so there every peer must run
+    for peer in PEERS.values():
+        if not peer.installed:
+            pytest.skip(f"{peer.library} is not installed", allow_module_level=True)
 
-OPTIONS = RunOptions(reference_targets=frozenset())
+F = "real-failures."
+# (scenario, invariant) each peer is expected to fail, from the reports the specs cite
+KNOWN: dict[str, list[tuple[str, str]]] = {
+    "langchain-core.trim_messages.last": [(F + "f01-last-n-cut-leaves-leading-results", "tools.results-answer-previous"),
+                                          ("arithmetic.inflight-6-steps-window-10", "live.untouched-suffix")],
+    "langchain-core.trim_messages.last-from-human": [("arithmetic.inflight-50-steps-window-20", "live.untouched-suffix"),
+                                                     (F + "f03-partial-trim-of-the-in-flight-turn", "reasoning.live-preserved")],
+    "langchain-core.trim_messages.partial": [(F + "f06-thinking-tool-loop-window-4", "reasoning.live-preserved")],
+    "langchain.ClearToolUsesEdit": [(F + "f04-ten-parallel-reads-window-6", "live.untouched-suffix")],
+    "langchain.SummarizationMiddleware": [(F + "f06-thinking-tool-loop-window-4", "live.untouched-suffix"),
+                                          (F + "f04-ten-parallel-reads-window-6", "live.untouched-suffix")],
+    "autogen-core.BufferedChatCompletionContext": [(F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix")],
+    "autogen-core.HeadAndTailChatCompletionContext": [(F + "f05-two-call-turns-then-one-result-turn",
+                                                       "live.untouched-suffix")],
+    "autogen-core.TokenLimitedChatCompletionContext": [(F + "f01-last-n-cut-leaves-leading-results",
+                                                        "tools.uses-answered-next")],
+    "strands-agents.SlidingWindowConversationManager": [(F + "f06-thinking-tool-loop-window-4",
+                                                         "reasoning.live-preserved")],
+    "llama-index-core.ChatMemoryBuffer": [(F + "f24-oversized-result-over-budget", "tools.results-answer-previous")],
+    "haystack-ai.SlidingWindowCompactor": [("arithmetic.inflight-50-steps-window-20", "live.untouched-suffix")],
+    "openai-agents.SQLiteSession.limit": [(F + "f03-partial-trim-of-the-in-flight-turn", "tools.results-answer-previous")],
+}
+# settings under which each adapter's library keeps everything: the adapter alone must then be lossless
+KEEP_ALL: dict[str, dict[str, int]] = {
+    "autogen-core.BufferedChatCompletionContext": {"keep_turns": 10_000},
+    "autogen-core.TokenLimitedChatCompletionContext": {"budget_tokens": 10_000_000},
+    "llama-index-core.ChatMemoryBuffer": {"budget_tokens": 10_000_000},
+    "haystack-ai.SlidingWindowCompactor": {"budget_tokens": 10_000_000},
+    "strands-agents.SlidingWindowConversationManager": {"keep_turns": 10_000},
+    "langchain-core.trim_messages.last": {"keep_turns": 10_000},
+    "openai-agents.SQLiteSession.limit": {"keep_turns": 10_000},
+}
 
 
-def test_the_adapter_round_trips_every_shipped_history(shipped: LoadResult) -> None:
-    for scenario in shipped.scenarios:
-        back = langchain_trim.from_langchain(langchain_trim.to_langchain(scenario.history), scenario.history)
-        assert back == scenario.history, scenario.id
-        assert all(a is b for a, b in zip(back, scenario.history, strict=True))
+def test_the_registry_has_ten_components_from_six_libraries() -> None:
+    components = {(p.library, p.component) for p in PEERS.values()}
+    assert len(components) >= 10
+    assert len({p.library for p in PEERS.values()}) >= 6
+    assert len(PEERS) == len(all_peers())  # names are unique
+    for peer in PEERS.values():
+        assert peer.version, peer.name
+        get(peer.format)  # a known format
 
 
-def test_trim_messages_reproduces_the_reported_failures(shipped: LoadResult) -> None:
-    report = run([from_callable(langchain_trim.trim_last, "trim_last")], shipped.scenarios, options=OPTIONS)
-    failed = {(r.scenario, r.invariant) for r in report.results if r.outcome == "fail"}
-    # F01: a last-N cut keeps tool results whose calls it dropped
-    assert ("real-failures.f01-last-n-cut-leaves-leading-results", "tools.results-answer-previous") in failed
-    # the essay's arithmetic: a 6-step task against a window of 10 loses its earliest turns
-    assert ("arithmetic.inflight-6-steps-window-10", "live.untouched-suffix") in failed
-    assert report.exit_code == 1
+def test_every_peer_with_a_reported_failure_reproduces_it(shipped: LoadResult) -> None:
+    by_id = {s.id: s for s in shipped.scenarios}
+    for name, cells in KNOWN.items():
+        peer = PEERS[name]
+        scenarios = mark([by_id[s] for s, _ in cells], get(peer.format))
+        report = run([peer.target()], scenarios, options=OPTIONS)
+        failed = {(r.scenario, r.invariant) for r in report.results if r.outcome == "fail"}
+        assert set(cells) <= failed, (name, set(cells) - failed)
 
 
-def test_start_on_human_still_cuts_a_long_task_in_flight(shipped: LoadResult) -> None:
-    report = run([from_callable(langchain_trim.trim_last_from_human, "from_human")], shipped.scenarios,
-                 options=OPTIONS)
-    failed = {(r.scenario, r.invariant) for r in report.results if r.outcome == "fail"}
-    assert ("arithmetic.inflight-50-steps-window-20", "live.untouched-suffix") in failed
+@pytest.mark.parametrize("name", sorted(KEEP_ALL))
+def test_an_adapter_whose_library_keeps_everything_returns_the_history_unchanged(name: str,
+                                                                                shipped: LoadResult) -> None:
+    peer = PEERS[name]
+    fmt = get(peer.format)
+    target = peer.target()
+    checked = 0
+    for scenario in shipped.scenarios[::3]:
+        if fmt.why_not(scenario.history) is not None:
+            continue
+        out = target.func([dict(m) for m in scenario.history], **KEEP_ALL[name])
+        assert canonical(out) == canonical(scenario.history), (name, scenario.id)
+        checked += 1
+    assert checked >= 20
+
+
+def test_a_peer_whose_library_is_missing_is_not_installed() -> None:
+    ghost = Peer("ghost.Trimmer", "no-such-library", "Trimmer", "defaults", "anthropic", "no_such_module:trim",
+                 "no_such_module")
+    assert not ghost.installed and ghost.version is None
+    with pytest.raises(PeerNotInstalled, match="not installed"):
+        ghost.target()
+
+
+def test_peers_are_selected_by_name_or_library() -> None:
+    assert {p.library for p in select(["autogen-core"])} == {"autogen-core"}
+    assert [p.name for p in select(["langchain.ClearToolUsesEdit"])] == ["langchain.ClearToolUsesEdit"]
+    with pytest.raises(KeyError, match="unknown peer"):
+        select(["nope"])
+
+
+def test_the_example_adapter_stays_importable(shipped: LoadResult) -> None:
+    from examples.peers import langchain_trim
+
+    scenario = next(s for s in shipped.scenarios if s.id == F + "f01-last-n-cut-leaves-leading-results")
+    report = run([from_callable(langchain_trim.trim_last, "trim_last")], [scenario], options=OPTIONS)
+    assert ("tools.results-answer-previous", "fail") in {(r.invariant, r.outcome) for r in report.results}
+
+
+def test_the_summarizer_runs_on_a_fake_model(shipped: LoadResult) -> None:
+    from conformance.peers.langchain import SUMMARY
+
+    scenario = next(s for s in shipped.scenarios if s.id == F + "f06-thinking-tool-loop-window-4")
+    out = PEERS["langchain.SummarizationMiddleware"].target().func([dict(m) for m in scenario.history],
+                                                                   **scenario.params)
+    assert any(isinstance(m["content"], str) and SUMMARY in m["content"] for m in out)

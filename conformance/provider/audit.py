@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from ..transcript import fingerprint
 from .cassettes import PLACEHOLDER
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
@@ -63,8 +64,13 @@ def _thinking_leaks(value: Any, where: str) -> list[str]:
     return leaks
 
 
+def masked(found: str) -> str:
+    """Returns how a finding is shown: its first six characters, a hash and a length, never the secret."""
+    return f"{found[:6]}... [#{fingerprint(found)}, {len(found)} chars]"
+
+
 def _text_leaks(text: str, where: str) -> list[str]:
-    return [f"{label} in {where}: {match.group(0)[:24]}..." for label, rule in TEXT_RULES
+    return [f"{label} in {where}: {masked(match.group(0))}" for label, rule in TEXT_RULES
             if (match := rule.search(text))]
 
 
@@ -130,7 +136,7 @@ def audit_file(path: Path) -> list[Finding]:
     for number, line in enumerate(text.splitlines(), start=1):
         for label, rule in TEXT_RULES:
             if match := rule.search(line):
-                findings.append(Finding(path, number, f"{label}: {match.group(0)[:24]}..."))
+                findings.append(Finding(path, number, f"{label}: {masked(match.group(0))}"))
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:

@@ -20,7 +20,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"conformance: error: no scenario or probe {args.id!r}{hint}", file=sys.stderr)
         return 2
     if hasattr(subject, "truth"):
-        print(explain_scenario(subject, resolve(args.target) if args.target else None))
+        from ..formats.wrap import in_format
+        targets, (subject,), note = in_format([resolve(args.target)] if args.target else [], [subject], args.format)
+        print(explain_scenario(subject, targets[0] if targets else None) + (f"\n{note}" if note else ""))
     else:
         if args.target:
             print("note: --target applies to scenarios; a probe runs against the provider", file=sys.stderr)
@@ -50,4 +52,5 @@ def register(subparsers: Any) -> None:
     e.add_argument("id", metavar="ID", help="scenario or probe id")
     e.add_argument("--target", metavar="MODULE:ATTR", help="also show what this compactor does to it")
     e.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
+    e.add_argument("--format", metavar="NAME", help="the message format the target speaks (see conformance run)")
     e.set_defaults(func=cmd_explain)

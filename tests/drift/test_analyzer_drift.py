@@ -196,7 +196,8 @@ def test_a_rejection_with_another_message_and_no_code_is_breaking(tmp_path: Path
         body["error"]["message"] = "`clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive"
 
     drift = compare_dirs(SHIPPED, _edited(tmp_path, probe, other_reason))
-    assert _breaking(drift) == {"rejection_reason_changed": {probe}}  # verify still passes: same error type
+    # the probe names the error it expects, so verify contradicts it too
+    assert _breaking(drift) == {"rejection_reason_changed": {probe}, "prediction_contradicted": {probe}}
     assert drift["exit_code"] == 1
 
 
@@ -204,7 +205,9 @@ def test_a_rejection_message_differing_only_in_numbers_is_noise(tmp_path: Path) 
     probe = "compact.trigger-below-minimum"
 
     def renumber(body: dict[str, Any]) -> None:
-        body["error"]["message"] = body["error"]["message"].replace("0", "1")
+        # another edit index; the minimum stays, as the probe's expected-error pattern names it
+        body["error"]["message"] = body["error"]["message"].replace("edits.0", "edits.1")
+        assert body["error"]["message"].endswith("50000")
 
     drift = compare_dirs(SHIPPED, _edited(tmp_path, probe, renumber))
     assert drift["counts"]["breaking"] == 0 and drift["counts"]["noise"] == 1

@@ -82,3 +82,14 @@ def test_a_yaml_file_that_is_not_a_cassette_is_scanned_as_text(tmp_path: Path) -
     (tmp_path / "x.yaml").write_text("- interactions\n- Bearer abcdefghijklmnop\n")
     findings, _ = audit([tmp_path])
     assert [f.message.split(":")[0] for f in findings] == ["bearer token"]
+
+
+def test_a_finding_shows_a_hash_of_the_key_not_the_key(tmp_path: Path) -> None:
+    from conformance.provider.audit import audit_file
+
+    key = "sk-ant-api03-" + "Q" * 40
+    (tmp_path / "leak.yaml").write_text(f"interactions: []\nnote: {key}\n", encoding="utf-8")
+    findings = audit_file(tmp_path / "leak.yaml")
+    shown = " ".join(f.message for f in findings)
+    assert findings and "sk-ant" in shown
+    assert key[:13] not in shown and "QQQQ" not in shown

@@ -118,8 +118,20 @@ def test_max_task_steps_below_one_is_a_usage_error(tmp_path: Path, capsys: pytes
 
 # --- one source of truth: lint against the semantics, verify's recordings and the emulator ---
 
+def _signed(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the messages with every thinking block carrying the emulator's own signature."""
+    return [{**m, "content": [{**b, "signature": emulator.sign(b["thinking"])} if b.get("type") == "thinking" else b
+                              for b in m["content"]]} if isinstance(m.get("content"), list) else m
+            for m in messages]
+
+
 def _emulated(body: dict[str, Any], betas: list[str], live_from: int) -> str:
-    """Returns what the emulator does to the task in flight: ``rejected``, ``reached`` or ``spared``."""
+    """Returns what the emulator does to the task in flight: ``rejected``, ``reached`` or ``spared``.
+
+    The histories are the harness's own, so their thinking is signed as if the emulator wrote it:
+    what is compared is the edit semantics, not the signature check.
+    """
+    body = {**body, "messages": _signed(body["messages"])}
     try:
         emulator.validate(body, set(betas), set(), counting=False)
     except emulator.ApiError:

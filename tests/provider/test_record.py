@@ -153,8 +153,9 @@ def test_the_cost_in_the_docs_is_what_dry_run_prints(probes: dict[str, Probe]) -
     from conformance.provider.cost import estimate, render
 
     printed = render([estimate(p) for p in probes.values()])[-1]
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "provider.md").read_text(encoding="utf-8")
-    assert printed in docs, printed
+    for name in ("provider.md", "drift.md"):
+        docs = (Path(__file__).resolve().parents[2] / "docs" / name).read_text(encoding="utf-8")
+        assert printed in docs, (name, printed)
 
 
 def test_a_history_built_live_is_priced_at_its_answers_bound(probes: dict[str, Probe]) -> None:

@@ -1,0 +1,156 @@
+"""Kill rate of the shipped scenarios and of fuzzing against the zoo of broken compactors.
+
+A broken compactor (``tests/zoo/broken.py``, ``CAUGHT_BY``) is killed when some MUST or SHOULD
+invariant fails on it: on any shipped scenario, or on a generated history (``run_fuzz``, fixed
+seed). The correct compactors of the zoo and the reference are fuzzed the same way: any
+counterexample they get is listed with its shrunk size. Writes ``docs/fuzz.md``.
+
+Run: ``python benchmarks/kill_rate.py`` (``--examples 1000 --seed 0``; ``--no-write`` only prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from conformance import RunOptions, from_callable, load, run  # noqa: E402
+from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402
+from tests.zoo import broken, correct  # noqa: E402
+
+LEVELS = ("MUST", "SHOULD")
+TIME_LIMIT = 0.2
+DOC = ROOT / "docs" / "fuzz.md"
+
+
+def shipped_kills(name: str) -> list[str]:
+    """Returns the invariants the shipped scenarios catch ``name`` by (empty: it survives)."""
+    scenarios = load([ROOT / "specs"]).scenarios
+    if name == "hangs":
+        scenarios = scenarios[:1]  # every call hangs: one scenario shows it
+    report = run([from_callable(getattr(broken, name), name)], scenarios, options=RunOptions(time_limit=TIME_LIMIT))
+    return sorted({r.invariant for r in report.results if r.level in LEVELS and r.outcome in ("fail", "error")})
+
+
+def fuzzed(func: object, name: str, examples: int, seed: int) -> FuzzResult:
+    """Returns the fuzzing outcome of one compactor (no example database: a cold, fixed-seed run)."""
+    options = FuzzOptions(examples=examples, seed=seed, levels=LEVELS, time_limit=TIME_LIMIT, database=None)
+    return run_fuzz(from_callable(func, name), options)  # type: ignore[arg-type]
+
+
+GRAMMAR = [
+    "`conformance.strategies.histories()` draws a `Scenario` from a grammar of tasks: an optional opening",
+    "(a greeting, or a compaction turn and its answer), settled tasks, then one last task that is in flight",
+    "or not. A task opens on an optional mid-conversation system message and one or more requests; each",
+    "step is an assistant turn of client calls (one to three, after optional thinking, redacted thinking,",
+    "text, a server tool with its result, an unknown block; sometimes a progress note before it, or a turn",
+    "paused on a server tool and continued) and a user turn of results in any order (string or list",
+    "content, images, search results, `is_error`, `cache_control`, 2-40 KB outputs). A settled task ends",
+    "on an answer (text, citations, compaction blocks, unknown fields, or the continuation of a paused",
+    "turn); a task in flight ends after its request or results, on calls awaiting results, on a paused",
+    "turn, or on a client prefill. Parameters `keep_turns` and `budget_tokens` are drawn too.",
+    "",
+    "The builder records `truth.live_start` (where the last task opened) and `truth.unanswered` (the calls",
+    "of a final call turn) as it places them. Interleaved tasks and stores that lost the order are drawn",
+    "only with `undecidable=True` and always with `refusal_allowed`; so is a budget smaller than the task",
+    "in flight. Every decision is a few bits of a drawn 32-byte word, so a 40 KB output costs one draw and",
+    "Hypothesis shrinks a failing history task by task, step by step, down to the simplest blocks.",
+    "",
+]
+
+
+def _named(found: list[str], own: tuple[str, ...]) -> str:
+    """Returns the invariants that caught a compactor, its own (``CAUGHT_BY``) first, at most three."""
+    if not found:
+        return "survives"
+    ordered = [i for i in own if i in found] + [i for i in found if i not in own]
+    shown = ", ".join(f"**{i}**" if i in own else i for i in ordered[:3])
+    return shown + (f" (+{len(ordered) - 3})" if len(ordered) > 3 else "")
+
+
+def _rate(killed: int, total: int) -> str:
+    return f"{killed}/{total} ({100 * killed / total:.0f}%)"
+
+
+def measure(examples: int, seed: int) -> str:
+    """Returns the Markdown report of the kill rates and of the correct compactors' runs."""
+    names = sorted(broken.CAUGHT_BY)
+    rows, by_shipped, by_fuzz, by_both = [], 0, 0, 0
+    for name in names:
+        started = time.perf_counter()
+        shipped = shipped_kills(name)
+        result = fuzzed(getattr(broken, name), name, examples, seed)
+        fuzz_kill = sorted({r.invariant for r in result.failures})
+        size = f"{len(result.scenario.history)}" if result.scenario is not None else "-"
+        by_shipped += bool(shipped)
+        by_fuzz += bool(fuzz_kill)
+        by_both += bool(shipped or fuzz_kill)
+        own = broken.CAUGHT_BY[name]
+        rows.append(f"| `{name}` | {_named(shipped, own)} | {_named(fuzz_kill, own)} | "
+                    f"{result.examples if fuzz_kill else '-'} | {size} |")
+        print(f"{name:24} shipped={bool(shipped)!s:5} fuzz={bool(fuzz_kill)!s:5} "
+              f"examples={result.examples:5} shrunk={size:>3} {time.perf_counter() - started:.1f}s", flush=True)
+    total = len(names)
+    summary = [f"| shipped scenarios alone | {_rate(by_shipped, total)} |",
+               f"| fuzzing alone ({examples} examples, seed {seed}) | {_rate(by_fuzz, total)} |",
+               f"| both | {_rate(by_both, total)} |"]
+    print("\n".join(summary))
+    correct_rows = []
+    import reference
+    for name, func in [("reference:compact", reference.compact), *[(n, getattr(correct, n)) for n in
+                                                                   ("noop", "deep_copy", "live_only", "summarizer")]]:
+        result = fuzzed(func, name, examples, seed)
+        if result.passed:
+            verdict = f"passes {result.examples} examples"
+        else:
+            found = ", ".join(f"{r.invariant} ({r.level})" for r in result.failures)
+            verdict = (f"counterexample after {result.examples} examples, shrunk to "
+                       f"{len(result.scenario.history) if result.scenario else 0} messages: {found}")
+        correct_rows.append(f"| `{name}` | {verdict} |")
+        print(f"{name:24} {verdict}", flush=True)
+    return "\n".join([
+        "# Fuzzing: generated histories against the zoo",
+        "",
+        *GRAMMAR,
+        "## Kill rates",
+        "",
+        "Generated by `python benchmarks/kill_rate.py` (do not edit by hand). A broken compactor of",
+        "`tests/zoo/broken.py` is *killed* when a MUST or SHOULD invariant fails on it; fuzzing uses",
+        f"`conformance.strategies.histories()` with seed {seed}, {examples} examples at most, no example database.",
+        "",
+        "| kill rate | broken compactors killed |", "| --- | ---: |", *summary,
+        "",
+        "In bold, the invariant the zoo names for each compactor (`CAUGHT_BY`); `(+n)`, further invariants.",
+        "",
+        "| broken compactor | shipped scenarios catch it by | fuzzing catches it by | examples to find | shrunk to (messages) |",
+        "| --- | --- | --- | ---: | ---: |", *rows,
+        "",
+        "The correct compactors of the zoo and the reference, fuzzed the same way (MUST and SHOULD):",
+        "",
+        "| compactor | outcome |", "| --- | --- |", *correct_rows,
+        "",
+        "A counterexample for a compactor meant to be correct is a finding: reproduce it with",
+        "`conformance fuzz --target MODULE:ATTR --should --seed S --examples N`, which writes the shrunk",
+        "scenario to `fuzz-failures/`, and decide whether the compactor or the scenario's truth is wrong.",
+        "",
+    ])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--examples", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    text = measure(args.examples, args.seed)
+    if not args.no_write:
+        DOC.write_text(text, encoding="utf-8")
+        print(f"wrote {DOC.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""The pytest side of fuzzing: ``--conformance-fuzz N`` adds one item per target that runs N
+generated histories and, on a failure, writes the shrunk scenario and shows it like the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .fuzz_cli import DEFAULT_OUT, write_counterexample
+from .report.terminal import render_failure
+from .results import CheckResult
+from .target import Target
+
+
+class FuzzFailure(Exception):
+    """Raised by a fuzz item whose target broke a MUST invariant on a generated history."""
+
+    def __init__(self, failures: Sequence[CheckResult], path: Path, size: int) -> None:
+        super().__init__(f"counterexample written to {path}")
+        self.failures, self.path, self.size = list(failures), path, size
+
+
+class FuzzItem(pytest.Item):
+    """N generated histories against one target."""
+
+    def __init__(self, *, target: Target, examples: int, seed: int, time_limit: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target, self.examples, self.seed, self.time_limit = target, examples, seed, time_limit
+
+    def runtest(self) -> None:
+        from .fuzz import FuzzOptions, run_fuzz
+
+        result = run_fuzz(self.target, FuzzOptions(examples=self.examples, seed=self.seed,
+                                                   time_limit=self.time_limit))
+        if not result.passed:
+            assert result.scenario is not None
+            path = write_counterexample(result, self.seed, Path(self.config.rootpath) / DEFAULT_OUT)
+            raise FuzzFailure(result.failures, path, len(result.scenario.history))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, FuzzFailure):
+            failure = excinfo.value
+            lines = [f"target {self.target.name}: a generated history shrunk to {failure.size} messages "
+                     f"breaks a MUST invariant (seed {self.seed})"]
+            for result in failure.failures:
+                lines.extend(render_failure(result, str(failure.path)))
+            lines.append(f"reproduce: conformance run --no-provider --specs {failure.path} --target {self.target.name}")
+            return "\n".join(lines)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"fuzz {self.target.name}"
+
+
+def fuzz_items(session: pytest.Session, targets: Sequence[Target], examples: int, seed: int,
+               time_limit: float) -> Iterator[pytest.Item]:
+    """Yields one ``FuzzItem`` per target, marked ``conformance``."""
+    for target in targets:
+        item = FuzzItem.from_parent(session, name=f"fuzz[{target.name}]", target=target, examples=examples,
+                                    seed=seed, time_limit=time_limit)
+        item.add_marker(pytest.mark.conformance)
+        yield item

@@ -1,0 +1,201 @@
+"""``conformance matrix``: every installed peer over the shipped scenarios, one row per library,
+version and setting, written as docs/matrix.json, docs/matrix.md, docs/matrix.html and the README's
+matrix block.
+
+The JSON is the record; the Markdown, the HTML page and the README block are rendered from it, so a
+result is never typed by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._paths import shipped
+from .formats.base import canonical
+from .peers import Peer, select
+from .runner import RunOptions, run
+from .spec import Scenario, load
+
+OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False)
+FAILING = ("fail", "error")
+
+
+def peer_row(peer: Peer, scenarios: Sequence[Scenario], options: RunOptions = OPTIONS) -> dict[str, Any]:
+    """Returns one matrix row: the peer's MUST failures by invariant, the F-ids it reproduces and the
+    smallest scenario of each failing cell (or ``installed: false``)."""
+    row: dict[str, Any] = {"peer": peer.name, "library": peer.library, "component": peer.component,
+                           "setting": peer.setting, "format": peer.format, "callable": peer.callable,
+                           "version": peer.version, "installed": peer.installed}
+    if not peer.installed:
+        return row
+    from .formats import get
+    from .formats.wrap import mark
+
+    marked = mark(scenarios, get(peer.format))
+    report = run([peer.target()], marked, options=options)
+    by_id = {s.id: s for s in marked}
+    failing: dict[str, set[str]] = {}
+    for r in report.results:
+        if r.level == "MUST" and r.outcome in FAILING:
+            failing.setdefault(r.invariant, set()).add(r.scenario)
+    skipped = {r.scenario for r in report.results if r.outcome == "skip" and "not expressible" in r.message}
+    changed = sum(1 for (_, sid), obs in report.observations.items()
+                  if sid not in skipped and obs.returned and canonical(obs.output) != canonical(by_id[sid].history))
+    scenarios_failing = set().union(*failing.values()) if failing else set()
+    row.update(
+        scenarios=len(marked), expressible=len(marked) - len(skipped), changed=changed,
+        failing_scenarios=len(scenarios_failing),
+        failures={inv: len(ids) for inv, ids in sorted(failing.items(), key=lambda kv: (-len(kv[1]), kv[0]))},
+        smallest={inv: min(ids, key=lambda i: (len(by_id[i].history), i)) for inv, ids in sorted(failing.items())},
+        reproduces=sorted({str((by_id[i].source or {}).get("ref")) for i in scenarios_failing
+                           if str((by_id[i].source or {}).get("ref", "")).startswith("F")}))
+    return row
+
+
+def build(peers: Sequence[Peer], scenarios: Sequence[Scenario], today: str | None = None) -> dict[str, Any]:
+    """Returns the matrix record: the date checked, the scenario count and one row per peer."""
+    rows = []
+    for peer in peers:
+        print(f"matrix: {peer.name} ...", file=sys.stderr, flush=True)
+        rows.append(peer_row(peer, scenarios))
+    return {"checked": today or dt.date.today().isoformat(), "scenarios": len(scenarios), "rows": rows}
+
+
+def explain_command(row: dict[str, Any], scenario: str) -> str:
+    """Returns the ``conformance explain`` command that shows a failing cell."""
+    fmt = "" if row["format"] == "anthropic" else f" --format {row['format']}"
+    return f"conformance explain {scenario} --target {row['callable']}{fmt}"
+
+
+def verdict(row: dict[str, Any]) -> str:
+    """Returns a row's verdict in words."""
+    if not row["installed"]:
+        return "not installed"
+    if not row["expressible"]:
+        return "no scenario expressible in its format"
+    if not row["failures"]:
+        return "passes every MUST" + ("" if row["changed"] else " (it changed no history)")
+    return f"fails in {row['failing_scenarios']} of {row['expressible']} scenarios"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def summary_table(matrix: dict[str, Any]) -> list[str]:
+    """Returns the Markdown summary table: one row per peer."""
+    lines = ["| library | version | component | setting | verdict | MUST failures by invariant | reproduces |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for row in matrix["rows"]:
+        failures = ", ".join(f"`{inv}` {n}" for inv, n in row.get("failures", {}).items()) or "none"
+        if not row["installed"]:
+            failures = "—"
+        lines.append(f"| {row['library']} | {row['version'] or '—'} | `{row['component']}` | {_cell(row['setting'])} "
+                     f"| {verdict(row)} | {failures} | {', '.join(row.get('reproduces', [])) or '—'} |")
+    return lines
+
+
+def markdown(matrix: dict[str, Any]) -> str:
+    """Returns docs/matrix.md."""
+    lines = ["# Peer matrix", "",
+             "<!-- generated by `conformance matrix`; do not edit by hand -->", "",
+             f"Checked on {matrix['checked']} against the {matrix['scenarios']} shipped scenarios. Each row is a "
+             "real library's own compactor with the settings shown, called through the message format it speaks "
+             "(`conformance/peers/`). A scenario the format cannot express is skipped and counted; *changed* counts "
+             "the scenarios whose history the peer changed at all.", "",
+             *summary_table(matrix), "", "## Per peer", ""]
+    for row in matrix["rows"]:
+        lines.append(f"### `{row['peer']}`")
+        lines.append("")
+        if not row["installed"]:
+            lines += [f"{row['library']} is not installed (`pip install -e \".[peers]\"`).", ""]
+            continue
+        lines.append(f"{row['library']} {row['version']}, `{row['component']}` with {row['setting']}; format "
+                     f"`{row['format']}`; {row['expressible']} of {row['scenarios']} scenarios expressible, "
+                     f"{row['changed']} changed: **{verdict(row)}**.")
+        lines.append("")
+        if row["failures"]:
+            lines += ["| invariant | scenarios | smallest scenario | see it |", "| --- | ---: | --- | --- |"]
+            for inv, n in row["failures"].items():
+                smallest = row["smallest"][inv]
+                lines.append(f"| `{inv}` | {n} | `{smallest}` | `{explain_command(row, smallest)}` |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+START, END = "<!-- matrix:start -->", "<!-- matrix:end -->"
+
+
+def readme_block(matrix: dict[str, Any]) -> str:
+    """Returns the README's generated block, markers included."""
+    return "\n".join([START, f"Checked on {matrix['checked']} by `conformance matrix` "
+                      "(details and the smallest failing scenario of each cell: [`docs/matrix.md`](docs/matrix.md)):",
+                      "", *summary_table(matrix), END])
+
+
+def update_readme(path: Path, matrix: dict[str, Any]) -> bool:
+    """Replaces the README's block between the markers; returns False when it has no markers."""
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        return False
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(head + readme_block(matrix) + tail, encoding="utf-8")
+    return True
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Runs the peers and writes the matrix files; returns 0, or 2 for an unknown peer or spec errors."""
+    try:
+        peers = select(args.peers)
+    except KeyError as exc:
+        print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    loaded = load(args.specs or [shipped("specs")])
+    if loaded.errors:
+        for error in loaded.errors:
+            print(f"conformance: spec error: {error}", file=sys.stderr)
+        return 2
+    logging.disable(logging.WARNING)  # the libraries' own warnings (a window it cannot trim) are not results
+    try:
+        matrix = build(peers, loaded.scenarios)
+    finally:
+        logging.disable(logging.NOTSET)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.peers and (out / "matrix.json").is_file():  # named peers: the other rows stay as they were
+        fresh = {row["peer"]: row for row in matrix["rows"]}
+        earlier = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
+        matrix["rows"] = [fresh.pop(row["peer"], row) for row in earlier["rows"]] + list(fresh.values())
+    (out / "matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out / "matrix.md").write_text(markdown(matrix) + "\n", encoding="utf-8")
+    from .matrix_html import page
+    (out / "matrix.html").write_text(page(matrix), encoding="utf-8")
+    if args.readme and Path(args.readme).is_file() and not update_readme(Path(args.readme), matrix):
+        print(f"note: {args.readme} has no {START} block; not updated", file=sys.stderr)
+    print("\n".join(summary_table(matrix)))
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``matrix`` subcommand to the ``conformance`` parser."""
+    m = subparsers.add_parser("matrix", help="run every installed peer over the scenarios and write the matrix")
+    m.add_argument("peers", nargs="*", metavar="PEER", help="peer names or libraries (default: all)")
+    m.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
+    m.add_argument("--out", default="docs", metavar="DIR", help="where matrix.json, .md and .html go (default docs)")
+    m.add_argument("--readme", default="README.md", metavar="PATH",
+                   help="README whose matrix block is replaced (default README.md; '' for none)")
+    m.set_defaults(func=cmd_matrix)
+
+
+def rows_counter(matrix: dict[str, Any]) -> Counter[str]:
+    """Returns how many rows each library has (for checks of the matrix's breadth)."""
+    return Counter(row["library"] for row in matrix["rows"])

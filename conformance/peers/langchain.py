@@ -1,0 +1,52 @@
+"""langchain's agent middleware: ``ClearToolUsesEdit`` and ``SummarizationMiddleware``, on LangChain
+messages (the ``langchain`` format).
+
+The edit runs as ``ContextEditingMiddleware`` runs it, on a copy of the request's messages. The
+summarizer's model is langchain-core's ``GenericFakeChatModel`` answering a fixed summary: no
+network, and no reasoning text can reach the summary.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .base import Peer
+
+LIBRARY = "langchain"
+SUMMARY = "SUMMARY: earlier work condensed by a fake model."
+_HERE = __name__
+PEERS = [
+    Peer("langchain.ClearToolUsesEdit", LIBRARY, "ClearToolUsesEdit",
+         "trigger=0, keep=3, count_tokens=count_tokens_approximately", "langchain", f"{_HERE}:clear_tool_uses",
+         "langchain.agents.middleware"),
+    Peer("langchain.SummarizationMiddleware", LIBRARY, "SummarizationMiddleware",
+         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model',
+         "langchain",
+         f"{_HERE}:summarize", "langchain.agents.middleware"),
+]
+
+
+def clear_tool_uses(messages: list[Any]) -> list[Any]:
+    """Applies ``ClearToolUsesEdit(trigger=0, keep=3)`` to a copy of ``messages``; returns the copy."""
+    from langchain.agents.middleware import ClearToolUsesEdit
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    edited = list(messages)
+    ClearToolUsesEdit(trigger=0, keep=3).apply(edited, count_tokens=count_tokens_approximately)
+    return edited
+
+
+def summarize(messages: list[Any], keep_turns: int = 10) -> list[Any]:
+    """Runs ``SummarizationMiddleware.before_model`` once; returns the messages the model would see."""
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, RemoveMessage
+
+    model = GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=SUMMARY)))
+    middleware = SummarizationMiddleware(model, trigger=("messages", max(1, keep_turns)),
+                                         keep=("messages", max(1, keep_turns // 2)))
+    update = middleware.before_model({"messages": list(messages)}, None)  # type: ignore[arg-type]
+    if update is None:
+        return list(messages)
+    return [m for m in update["messages"] if not isinstance(m, RemoveMessage)]

@@ -1,0 +1,241 @@
+"""``conformance fuzz``: counterexamples are found, shrunk, written as scenario files that reproduce
+under ``conformance run``; correct compactors pass; runs are deterministic; failures are replayed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import FuzzOptions, FuzzResult, from_callable, load, run, run_fuzz
+from conformance.cli import main
+from conformance.formats import get as get_format
+
+pytest_plugins = ["pytester"]
+
+from .zoo import broken, correct
+
+QUICK = FuzzOptions(examples=200, seed=0, database=None, time_limit=2.0)
+BOTH = ("MUST", "SHOULD")
+
+
+@cache
+def fuzzed(name: str, examples: int = 200, shrink: bool = True) -> FuzzResult:
+    func = getattr(broken, name, None) or getattr(correct, name)
+    limit = 0.02 if name == "hangs" else QUICK.time_limit  # it never answers: a short limit shows it as fast
+    options = FuzzOptions(examples=examples, seed=0, levels=BOTH, database=None, time_limit=limit, shrink=shrink)
+    return run_fuzz(from_callable(func, name), options)
+
+
+def test_a_boundary_bug_is_caught_and_shrinks_to_at_most_ten_messages() -> None:
+    result = fuzzed("boundary_off_by_one")
+    assert not result.passed and result.scenario is not None
+    assert "live.untouched-suffix" in {r.invariant for r in result.failures}
+    assert len(result.scenario.history) <= 10
+
+
+@pytest.mark.parametrize("name", ["noop", "deep_copy"])
+def test_correct_compactors_pass_must_and_should(name: str) -> None:
+    result = fuzzed(name, 150)
+    assert result.passed, [(r.invariant, r.message) for r in result.failures]
+    assert result.examples == 150
+
+
+def test_kill_rate_of_fuzzing_alone_on_the_zoo(capsys: pytest.CaptureFixture[str],
+                                               record_property: Any) -> None:
+    """Every broken compactor of the zoo, fuzzed without the shipped scenarios (detection only, no
+    shrinking), beside the shipped scenarios' verdicts (shared with test_zoo, computed once per
+    process). ``python benchmarks/kill_rate.py`` measures it with 1000 examples."""
+    from .test_zoo import _results
+    names = set(broken.CAUGHT_BY)
+    by_fuzz = {name for name in names if not fuzzed(name, 300, shrink=False).passed}
+    by_shipped = {name for name in names if any(r.level in BOTH and r.outcome in ("fail", "error")
+                                                for r in _results(name, "broken"))}
+    lines = [f"kill rate on the zoo ({len(names)} broken compactors, MUST or SHOULD):",
+             *(f"  {label}: {len(killed)}/{len(names)} ({len(killed) / len(names):.0%})" for label, killed in
+               (("shipped scenarios alone", by_shipped), ("fuzzing alone (300 examples, seed 0)", by_fuzz),
+                ("both", by_shipped | by_fuzz)))]
+    record_property("kill_rate", "\n".join(lines))
+    with capsys.disabled():  # shown in the test output, not only on failure
+        print("\n" + "\n".join(lines))
+    assert len(by_fuzz) / len(names) >= 0.9, sorted(names - by_fuzz)
+
+
+def test_same_seed_same_counterexample_and_another_seed_may_differ() -> None:
+    first = run_fuzz(from_callable(broken.strip_all_thinking), QUICK)
+    again = run_fuzz(from_callable(broken.strip_all_thinking), QUICK)
+    assert first.scenario is not None and again.scenario is not None
+    assert (first.scenario.history, first.examples) == (again.scenario.history, again.examples)
+
+
+def test_a_known_failure_is_replayed_first_from_the_example_database(tmp_path: Path) -> None:
+    options = FuzzOptions(examples=300, seed=3, database=tmp_path / "db", time_limit=2.0)
+    target = from_callable(broken.cap_live_task, "cap")
+    found = run_fuzz(target, options)
+    assert not found.passed and found.examples > 1
+    assert any((tmp_path / "db").rglob("*"))
+    replayed = run_fuzz(target, FuzzOptions(examples=300, seed=99, database=tmp_path / "db", time_limit=2.0))
+    assert replayed.examples == 1
+    assert replayed.scenario is not None and found.scenario is not None
+    assert replayed.scenario.history == found.scenario.history
+
+
+def test_cli_writes_a_scenario_that_conformance_run_fails_the_same_way(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "found"
+    code = main(["fuzz", "--target", "tests.zoo.broken:boundary_off_by_one", "--examples", "200", "--seed", "0",
+                 "--out", str(out), "--no-cache"])
+    printed = capsys.readouterr().out
+    assert code == 1
+    (written,) = out.glob("*.yaml")
+    assert f"written: {written}" in printed and "reproduce: conformance run" in printed
+    loaded = load([written])
+    assert not loaded.errors and len(loaded.scenarios) == 1
+    scenario = loaded.scenarios[0]
+    assert scenario.family == "generated" and "boundary_off_by_one" in scenario.description
+    report = run([from_callable(broken.boundary_off_by_one)], loaded.scenarios)
+    failing = {r.invariant for r in report.results if r.outcome == "fail"}
+    assert "live.untouched-suffix" in failing and f"live.untouched-suffix (fail)" in printed
+    assert main(["run", "--no-provider", "--specs", str(written), "--target",
+                 "tests.zoo.broken:boundary_off_by_one"]) == 1
+    assert main(["run", "--no-provider", "--specs", str(written), "--target", "tests.zoo.correct:noop"]) == 0
+
+
+def test_cli_exit_zero_when_every_example_holds(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["fuzz", "--target", "tests.zoo.correct:noop", "--examples", "40", "--no-cache",
+                 "--out", str(tmp_path)])
+    assert code == 0
+    assert "40 generated histories held every MUST invariant" in capsys.readouterr().out
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--format", "openai"], "unknown format 'openai'"),
+    (["--format", "nonesuch"], "known: "),
+    (["--examples", "0"], "--examples must be at least 1"),
+])
+def test_cli_usage_errors_exit_two(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "--target", "tests.zoo.correct:noop", "--no-cache", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_without_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz"]) == 2
+    assert "--target" in capsys.readouterr().err
+
+
+def test_no_silent_drop_does_not_blame_a_message_kept_whole() -> None:
+    """Found by fuzzing a compactor that returns its input: a kept message whose only block also
+    sits in an earlier, larger message was reported as a cut of that message."""
+    from conformance import Scenario, Truth
+    history = [
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "ok", "signature": "EuYB1"},
+            {"type": "text", "text": "ok"},
+            {"type": "tool_use", "id": "toolu_01A", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "ok"}]},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "ok", "signature": "EuYB3"},
+                                          {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+    ]
+    scenario = Scenario("generated.regression", "regression", "generated", history, Truth(6))
+    for func in (correct.noop, lambda h: [h[0], {**h[1]}, h[2], {"role": "assistant", "content": [h[3]["content"][1]]},
+                                          h[4], h[5]]):
+        report = run([from_callable(func, "t")], [scenario])
+        assert not [r for r in report.results if r.invariant == "blocks.no-silent-drop" and r.outcome == "fail"]
+    dropped = [*history[:5], {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
+    dropped[1] = {"role": "assistant", "content": history[1]["content"][:2]}  # the tool_use is gone
+    report = run([from_callable(lambda h: dropped, "drops")], [scenario])
+    assert [r for r in report.results if r.invariant == "blocks.no-silent-drop" and r.outcome == "fail"]
+
+
+def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) -> None:
+    from ._specs import GOOD
+    folder = pytester.mkdir("specs")
+    (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    (pytester.path / "targets.py").write_text(
+        "def noop(history):\n    return list(history)\n"
+        "def last_six(history):\n    return history[-6:]\n", encoding="utf-8")
+    pytester.syspathinsert()
+    common = ["--conformance-specs", str(folder), "-p", "no:cacheprovider", "-v"]
+    result = pytester.runpytest("--conformance-target", "targets:noop", "--conformance-fuzz", "40", *common)
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*fuzz[[]targets:noop[]] PASSED*"])
+    result = pytester.runpytest("--conformance-target", "targets:last_six", "--conformance-fuzz", "300", *common)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*a generated history shrunk to * messages breaks a MUST invariant*",
+                                 "*live.untouched-suffix (fail)*", "*reproduce: conformance run --no-provider --specs*"])
+    assert list((pytester.path / "fuzz-failures").glob("*.yaml"))
+
+
+def test_reference_passes_a_few_hundred_generated_histories() -> None:
+    import reference
+    result = run_fuzz(from_callable(reference.compact, "reference:compact"), FuzzOptions(examples=300, database=None))
+    assert result.passed, [(r.invariant, r.message) for r in result.failures]
+
+
+def _reference_failures(history: list, live_start: int, params: dict) -> list[str]:
+    import reference
+    from conformance import Scenario, Truth
+    scenario = Scenario("generated.finding", "finding", "generated", history, Truth(live_start), params=params)
+    report = run([from_callable(reference.compact, "reference:compact")], [scenario])
+    return [f"{r.invariant}: {r.message}" for r in report.results if r.outcome == "fail"]
+
+
+@pytest.mark.xfail(strict=True, reason="found by fuzzing: before a prefill the reference keeps the last task from its "
+                                       "last request, not from the system message or first request that opened it")
+@pytest.mark.parametrize("opening", [
+    [{"role": "system", "content": "ok"}, {"role": "user", "content": "ok"}],
+    [{"role": "user", "content": "ok"}, {"role": "user", "content": "and this"}],
+])
+def test_reference_keeps_the_whole_task_a_prefill_continues(opening: list) -> None:
+    history = [*opening, {"role": "assistant", "content": '{"answer": '}]
+    assert _reference_failures(history, 0, {"keep_turns": 0}) == []
+
+
+@pytest.mark.xfail(strict=True, reason="found by fuzzing: the reference keeps a compaction anchor with its reasoning, "
+                                       "and strips that reasoning when it compacts its own output again")
+def test_reference_is_idempotent_on_a_compaction_anchor_that_reasoned() -> None:
+    history = [
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgB"},
+                                          {"type": "compaction", "content": "Summary: ok"},
+                                          {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        {"role": "user", "content": "more"},
+    ]
+    assert _reference_failures(history, 4, {"keep_turns": 1}) == []
+
+
+def clear_chat_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A compactor that speaks Chat Completions and clears every tool message, live ones included."""
+    return [{**m, "content": "[cleared]"} if m["role"] == "tool" else m for m in messages]
+
+
+def test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    target = from_callable(clear_chat_tool_results, "clear_chat_tool_results")
+    options = FuzzOptions(examples=200, seed=1, database=None, format="openai-chat", idempotence=False)
+    found = run_fuzz(target, options)
+    assert not found.passed and "live.untouched-suffix" in {r.invariant for r in found.failures}
+    assert found.scenario is not None and get_format("openai-chat").why_not(found.scenario.history) is None
+    held = run_fuzz(from_callable(lambda messages: messages, "noop"), replace(options, examples=60))
+    assert held.passed and held.examples == 60  # only expressible histories are counted as examples
+
+
+def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["fuzz", "--target", "tests.test_fuzz:clear_chat_tool_results", "--format", "openai-chat",
+                 "--examples", "200", "--seed", "1", "--no-cache", "--out", str(tmp_path)])
+    assert code == 1
+    printed = capsys.readouterr().out
+    assert "--format openai-chat" in printed
+    [written] = tmp_path.glob("*.yaml")
+    assert main(["run", "--no-provider", "--specs", str(written), "--format", "openai-chat",
+                 "--target", "tests.test_fuzz:clear_chat_tool_results"]) == 1

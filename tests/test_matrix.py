@@ -1,0 +1,118 @@
+"""The published matrix: rendered from its record, not stale against the peers installed, each
+failing cell reproduced on its smallest scenario; and the command on a small subset."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import LoadResult, RunOptions, run
+from conformance.cli import main
+from conformance.formats import get
+from conformance.formats.wrap import mark
+from conformance.matrix import END, START, build, markdown, readme_block, rows_counter
+from conformance.matrix_html import page
+from conformance.peers import Peer, all_peers
+
+from .conftest import ROOT
+
+RECORD = ROOT / "docs" / "matrix.json"
+OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0)
+
+
+@pytest.fixture(scope="module")
+def record() -> dict[str, Any]:
+    return json.loads(RECORD.read_text(encoding="utf-8"))
+
+
+def _installed_or_skip(peer: Peer) -> None:
+    if not peer.installed and not os.environ.get("CI"):
+        pytest.skip(f"{peer.library} is not installed")
+
+
+def test_the_published_files_are_rendered_from_the_record(record: dict[str, Any]) -> None:
+    assert (ROOT / "docs" / "matrix.md").read_text(encoding="utf-8") == markdown(record) + "\n"
+    assert (ROOT / "docs" / "matrix.html").read_text(encoding="utf-8") == page(record)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_block(record) in readme
+    assert readme.count(START) == 1 and readme.count(END) == 1
+
+
+def test_the_record_has_a_row_per_peer_with_its_settings_and_version(record: dict[str, Any]) -> None:
+    keys = ("peer", "library", "component", "setting", "format", "callable")
+    assert [{k: r[k] for k in keys} for r in record["rows"]] == [
+        {k: getattr(p, "name" if k == "peer" else k) for k in keys} for p in all_peers()]
+    for row, peer in zip(record["rows"], all_peers(), strict=True):
+        _installed_or_skip(peer)
+        assert row["installed"] and row["version"] == peer.version, f"{peer.name}: run `conformance matrix`"
+    assert len(record["rows"]) >= 10 and len(rows_counter(record)) >= 6
+
+
+def test_every_failing_cell_fails_on_its_smallest_scenario(record: dict[str, Any], shipped: LoadResult) -> None:
+    by_id = {s.id: s for s in shipped.scenarios}
+    peers = {p.name: p for p in all_peers()}
+    assert record["scenarios"] == len(shipped.scenarios)
+    for row in record["rows"]:
+        peer = peers[row["peer"]]
+        _installed_or_skip(peer)
+        cells = row["smallest"]
+        scenarios = mark([by_id[s] for s in sorted(set(cells.values()))], get(peer.format))
+        report = run([peer.target()], scenarios, options=OPTIONS)
+        failed = {(r.scenario, r.invariant) for r in report.results
+                  if r.level == "MUST" and r.outcome in ("fail", "error")}
+        assert {(s, inv) for inv, s in cells.items()} <= failed, row["peer"]
+
+
+def test_a_row_that_passes_still_passes_the_real_failures(record: dict[str, Any], shipped: LoadResult) -> None:
+    peers = {p.name: p for p in all_peers()}
+    subset = [s for s in shipped.scenarios if s.family == "real-failures"]
+    for row in record["rows"]:
+        if row.get("failures"):
+            continue
+        peer = peers[row["peer"]]
+        _installed_or_skip(peer)
+        report = run([peer.target()], mark(subset, get(peer.format)), options=OPTIONS)
+        assert report.failures() == [], row["peer"]
+
+
+def test_a_missing_library_is_a_row_not_an_error(shipped: LoadResult) -> None:
+    ghost = Peer("ghost.Trimmer", "no-such-library", "Trimmer", "defaults", "anthropic", "no_such_module:trim",
+                 "no_such_module")
+    real = next(p for p in all_peers() if p.name == "langchain-core.trim_messages.last")
+    _installed_or_skip(real)
+    subset = [s for s in shipped.scenarios if s.id.startswith("real-failures.f01")]
+    matrix = build([ghost, real], subset, today="2000-01-01")
+    ghost_row, real_row = matrix["rows"]
+    assert ghost_row["installed"] is False and "not installed" in markdown(matrix)
+    assert real_row["failures"] and real_row["reproduces"] == ["F01"]
+    assert "conformance explain real-failures.f01" in markdown(matrix)
+
+
+def test_the_command_writes_the_files_and_the_readme_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
+    _installed_or_skip(peer)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{START}\nold\n{END}\nafter\n", encoding="utf-8")
+    spec = ROOT / "specs" / "real-failures.yaml"
+    code = main(["matrix", peer.name, "--specs", str(spec), "--out", str(tmp_path), "--readme", str(readme)])
+    assert code == 0
+    written = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))
+    assert [r["peer"] for r in written["rows"]] == [peer.name]
+    assert "old" not in readme.read_text(encoding="utf-8") and "after" in readme.read_text(encoding="utf-8")
+    assert (tmp_path / "matrix.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert main(["matrix", "no-such-peer", "--out", str(tmp_path)]) == 2
+    assert "unknown peer" in capsys.readouterr().err
+
+
+def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
+    from conformance.matrix import verdict
+
+    base = {"installed": True, "failures": {}, "failing_scenarios": 0}
+    assert verdict({**base, "expressible": 0, "changed": 0}) == "no scenario expressible in its format"
+    assert verdict({**base, "expressible": 9, "changed": 0}) == "passes every MUST (it changed no history)"
+    assert verdict({**base, "expressible": 9, "changed": 3}) == "passes every MUST"
+    assert verdict({**base, "installed": False}) == "not installed"

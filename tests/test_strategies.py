@@ -1,0 +1,122 @@
+"""Generated histories: truth placed by construction, valid scenario files, every shape covered."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conformance import Scenario, histories, load_file, spec_writer, transcript
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
+                suppress_health_check=list(HealthCheck))
+
+
+def _readme_tags() -> set[str]:
+    text = (ROOT / "specs" / "README.md").read_text(encoding="utf-8").split("## Feature tags", 1)[1]
+    return set(re.findall(r"^\| `([a-z0-9_-]+)` \|", text, re.M))
+
+
+def _sample(count: int, **kwargs: Any) -> list[Scenario]:
+    drawn: list[Scenario] = []
+
+    @settings(FAST, max_examples=count)
+    @given(histories(**kwargs))
+    def collect(scenario: Scenario) -> None:
+        drawn.append(scenario)
+
+    collect()
+    return drawn
+
+
+@pytest.fixture(scope="module")
+def sample() -> list[Scenario]:
+    """Returns a few hundred generated scenarios, undecidable shapes included."""
+    return _sample(250, undecidable=True)
+
+
+@FAST
+@given(histories(undecidable=True))
+def test_written_scenario_loads_back_equal_with_no_spec_error(scenario: Scenario) -> None:
+    text = spec_writer.dumps([scenario])
+    loaded = load_file("generated.yaml", text)
+    assert not loaded.errors, [str(e) for e in loaded.errors]
+    (back,) = loaded.scenarios
+    assert (back.history, back.truth, back.params, back.expect) == \
+        (scenario.history, scenario.truth, scenario.params, scenario.expect)
+
+
+@FAST
+@given(histories())
+def test_decidable_truth_agrees_with_an_independent_reading(scenario: Scenario) -> None:
+    """The harness's own boundary analysis is never the truth; here it is a second opinion that
+    must agree wherever a one-message-at-a-time reading can decide (a prefill reads as an answer)."""
+    if "prefill" in scenario.features:
+        assert scenario.truth.live_start < len(scenario.history)
+        return
+    assert transcript.find_live_start(scenario.history) == scenario.truth.live_start
+    assert list(scenario.truth.unanswered) == transcript.unanswered_tool_uses(scenario.history)
+
+
+def test_undecidable_shapes_always_allow_a_refusal(sample: list[Scenario]) -> None:
+    undecidable = [s for s in sample if {"interleaved", "reordered"} & set(s.features)]
+    assert undecidable
+    assert all(s.expect.refusal_allowed for s in undecidable)
+    assert not any({"interleaved", "reordered"} & set(s.features) for s in _sample(100))
+
+
+def test_features_are_tags_of_the_scenario_format(sample: list[Scenario]) -> None:
+    used = {tag for s in sample for tag in s.features}
+    assert used <= _readme_tags(), used - _readme_tags()
+
+
+def _blocks(scenario: Scenario) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "type" in value:
+                out.append(value)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(scenario.history)
+    return out
+
+
+def test_every_shape_of_the_grammar_is_drawn(sample: list[Scenario]) -> None:
+    features = Counter(tag for s in sample for tag in s.features)
+    for tag in ("inflight", "tool-use", "parallel", "thinking", "redacted-thinking", "unknown-block", "unknown-field",
+                "cache-control", "citations", "compaction", "server-tool", "pause-turn", "progress-note",
+                "interleaved", "reordered", "prefill", "system-message", "budget", "empty"):
+        assert features[tag], tag
+    blocks = [b for s in sample for b in _blocks(s)]
+    types = Counter(b["type"] for b in blocks)
+    for kind in ("image", "document", "search_result", "mcp_tool_use", "mcp_tool_result", "web_search_tool_result",
+                 "code_execution_tool_result", "web_fetch_tool_result", "hologram_20270101", "fallback"):
+        assert types[kind], kind
+    results = [b for b in blocks if b["type"] == "tool_result"]
+    assert any(b.get("is_error") is True for b in results)
+    assert any(isinstance(b.get("content"), list) for b in results)
+    assert any(isinstance(b.get("content"), str) and 2048 <= len(b["content"]) <= 41000 for b in results)
+    assert any(not s.isascii() for s in (json.dumps(x.history, ensure_ascii=False) for x in sample))
+    assert any("keep_turns" in s.params for s in sample) and any("keep_turns" not in s.params for s in sample)
+    assert any(s.expect.refusal_allowed and "budget" in s.features for s in sample)
+    assert any(len(s.history) >= 20 for s in sample)
+
+
+def test_ids_name_the_content_and_truth_stays_in_range(sample: list[Scenario]) -> None:
+    assert len({s.id for s in sample}) == len({json.dumps([s.history, s.params], sort_keys=True) for s in sample})
+    for scenario in sample:
+        assert 0 <= scenario.truth.live_start <= len(scenario.history)
+        assert re.fullmatch(r"generated\.h[0-9a-f]{12}", scenario.id)
+        assert len(scenario.description) <= 120
