@@ -6,6 +6,7 @@ Exit codes: 0 conforms, 1 a MUST failed, 2 a usage or spec error.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,10 +20,11 @@ from .fuzz_cli import fuzz_all
 from .fuzz_cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
 from .matrix import register as register_matrix
+from .outputs import check_output_file, check_output_folder
 from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
 from .report.cli import register as register_reports
-from .results import CheckResult
+from .results import CheckResult, must_checked
 from .runner import RunOptions, keyword_filter, run
 from .spec import load
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, resolve
@@ -33,28 +35,70 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _replays_recordings(args: argparse.Namespace) -> bool:
+    """Returns whether the run replays the provider recordings: by default only without ``--target``."""
+    if args.no_provider and (args.provider or args.cassettes):
+        raise UsageError("--no-provider contradicts --provider / --cassettes")
+    return not args.no_provider and bool(args.provider or args.cassettes or not args.target)
+
+
 def _provider_results(args: argparse.Namespace) -> list[CheckResult]:
-    if args.no_provider:
+    if not _replays_recordings(args):
         return []
     from .provider import verify_results  # imports the SDK: only when recordings are replayed
 
     return verify_results([Path(p) for p in args.cassettes] if args.cassettes else None)
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Raises ``UsageError`` for an option value no run can use, and for an output path that
+    cannot be written, before any work is done."""
+    if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+        raise UsageError(f"--time-limit must be a positive number of seconds, not {args.time_limit:g}")
+    if args.generated < 0:
+        raise UsageError(f"--generated must be 0 or more, not {args.generated}")
+    if args.report:
+        check_output_folder(args.report, "--report")
+    if args.json and not (args.report and Path(args.json).parent.absolute() == Path(args.report).absolute()):
+        check_output_file(args.json, "--json")  # (into the --report folder: that folder is checked above)
+    _replays_recordings(args)
+
+
+def _nothing_selected(args: argparse.Namespace, loaded: int, probes: int) -> str:
+    """Returns the one-line reason a run selected no scenario."""
+    where = " ".join(args.specs) if args.specs else "the shipped specs"
+    if not loaded:
+        return f"no scenario found in {where}"
+    probe_note = f" and none of the {probes} provider probes" if args.keyword and probes else ""
+    return f"-k {args.keyword!r} selects none of the {loaded} scenarios in {where}{probe_note}"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    """Runs the scenarios on every target and replays the recordings; returns the exit code."""
+    """Runs the scenarios on every target (and replays the recordings when asked); returns the exit code.
+
+    A run that checks nothing (no scenario selected, or a target with no MUST check that passed or
+    failed) is a usage error, exit 2, never CONFORMS.
+    """
+    _check_options(args)
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
+    if not (loaded.scenarios or loaded.errors or args.generated):  # before the replay: nothing of ours to run
+        raise UsageError(_nothing_selected(args, 0, 0))
     probes = _provider_results(args)
     gaps = []
+    run_targets = [t.name for t in targets] + sorted({p.target for p in probes})
     for path in args.expectations or []:
         gaps.extend(load_gaps(path, [s.id for s in scenarios] + [p.scenario for p in probes],
-                              [*BY_ID, *(p.invariant for p in probes)]))
+                              [*BY_ID, *(p.invariant for p in probes)], targets=run_targets))
+    all_probes = len(probes)
     if args.keyword:
         selected = keyword_filter(args.keyword)
         scenarios = [s for s in scenarios if selected(s)]
         probes = [p for p in probes if selected.matches(p.scenario, p.family)]
+    if not loaded.errors and not scenarios and (args.target or not probes) and not args.generated:
+        raise UsageError(_nothing_selected(args, len(loaded.scenarios), all_probes))
+    named_targets = targets
     targets, scenarios, format_note = in_format(targets, scenarios, args.format)
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
     report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
@@ -62,14 +106,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
     code = report.exit_code or (2 if probe_spec_error else 1 if probe_failed else 0)
-    print(terminal.render(report, probes, verbose=args.verbose) + (f"\n{format_note}" if format_note else ""))
-    if args.json:
-        jsonfile.write(args.json, report, probes, code)
-    if args.report:
-        from .report import write_all
-        write_all(args.report, report, probes, code)
+    unchecked = [t for t in report.targets
+                 if scenarios and not must_checked(r for r in report.results if r.target == t)]
+    verdict = None
+    if code == 0 and unchecked:
+        code, verdict = 2, "NOTHING CHECKED"
+    print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict)
+          + (f"\n{format_note}" if format_note else ""))
+    try:
+        if args.report:
+            Path(args.report).mkdir(parents=True, exist_ok=True)
+        if args.json:
+            jsonfile.write(args.json, report, probes, code)
+        if args.report:
+            from .report import write_all
+            write_all(args.report, report, probes, code)
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
-        code = max(code, fuzz_all(targets, args.generated, args.seed, args.time_limit))
+        code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format))
+    if verdict:
+        raise UsageError(f"no MUST check of {', '.join(unchecked)} passed or failed: every one was skipped, "
+                         "not run or a known gap (see --expectations and -k)")
     return code
 
 
@@ -84,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="conformance", description="Conformance suite for history compaction.")
     parser.add_argument("--version", action="version", version=f"context-conformance {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("run", help="run the scenarios (and replay the provider recordings)")
+    p = sub.add_parser("run", help="run the scenarios (and, without --target, replay the provider recordings)")
     p.add_argument("--target", action="append", metavar="MODULE:ATTR",
                    help=f"compactor to test; repeat for several (default {DEFAULT_TARGET})")
     p.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
@@ -100,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", metavar="NAME", help=FORMAT_HELP)
     p.add_argument("--no-idempotence", action="store_true", help="skip the second call for output.idempotent")
     p.add_argument("--cassettes", nargs="+", metavar="PATH", help="recordings to replay (default: the shipped ones)")
+    p.add_argument("--provider", action="store_true",
+                   help="also replay the provider recordings (the default only when no --target is given)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
     p.add_argument("-v", "--verbose", action="store_true", help="also show expected failures")
     p.set_defaults(func=cmd_run)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ._yamlsource import load_document
+from .errors import SpecError
 from .results import CheckResult
 
 GAP_CHECK = "expectations.gap-still-open"
@@ -29,14 +30,40 @@ class KnownGap:
     line: int = 0
 
 
-def load_gaps(path: str | Path, known_scenarios: Iterable[str], known_invariants: Iterable[str]) -> list[KnownGap]:
-    """Returns the gaps of an expectations file; raises ``SpecError`` for a malformed file or unknown id."""
-    data, locator = load_document(path)
+def read_utf8(path: str | Path) -> str:
+    """Returns the text of a UTF-8 file; raises ``SpecError`` naming the file and the line of the
+    first byte that is not UTF-8, or why the file cannot be read."""
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise SpecError(file, None, "", f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(file, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
+
+
+def load_gaps(path: str | Path, known_scenarios: Iterable[str], known_invariants: Iterable[str],
+              targets: Iterable[str] | None = None) -> list[KnownGap]:
+    """Returns the gaps of an expectations file; raises ``SpecError`` for a malformed file, an unknown
+    id, or a ``target`` that is not one of ``targets`` (when given)."""
+    data, locator = load_document(path, read_utf8(path))
     if not isinstance(data, dict) or set(data) - {"format_version", "target", "gaps"}:
         extra = sorted(set(data) - {"format_version", "target", "gaps"}) if isinstance(data, dict) else []
         raise locator.error((extra[0],) if extra else (), "expected keys format_version, target, gaps")
     if data.get("format_version") != 1:
         raise locator.error(("format_version",), "must be 1")
+    target = data.get("target")
+    if target is not None and not isinstance(target, str):
+        raise locator.error(("target",), "a target is written MODULE:ATTR")
+    run_targets = list(targets) if targets is not None else None
+    if target is not None and run_targets is not None and target not in run_targets:
+        raise locator.error(("target",), f"{target!r} is not a target of this run "
+                                         f"(targets: {', '.join(run_targets) or 'none'})")
+    if not isinstance(data.get("gaps", []), list):
+        raise locator.error(("gaps",), "gaps is a list of mappings with scenario, reason, link, invariants")
     scenarios, invariants = set(known_scenarios), set(known_invariants)
     gaps = []
     for index, raw in enumerate(data.get("gaps") or []):
@@ -50,12 +77,16 @@ def load_gaps(path: str | Path, known_scenarios: Iterable[str], known_invariants
             raise locator.error(at + ("scenario",), f"unknown scenario id {raw.get('scenario')!r}")
         if not isinstance(raw.get("reason"), str) or not raw["reason"].strip():
             raise locator.error(at + ("reason",), "a gap needs a reason")
+        if raw.get("link") is not None and not isinstance(raw["link"], str):
+            raise locator.error(at + ("link",), "a link is a string")
         names = raw.get("invariants") or []
+        if not isinstance(names, list):
+            raise locator.error(at + ("invariants",), "invariants is a list of invariant ids")
         for k, name in enumerate(names):
-            if name not in invariants:
+            if not isinstance(name, str) or name not in invariants:
                 raise locator.error(at + ("invariants", k), f"unknown invariant id {name!r}")
-        gaps.append(KnownGap(raw["scenario"], raw["reason"], raw.get("link"), tuple(names),
-                             data.get("target"), str(path), locator.line(at) or 0))
+        gaps.append(KnownGap(raw["scenario"], raw["reason"], raw.get("link"), tuple(names), target,
+                             str(path), locator.line(at) or 0))
     return gaps
 
 

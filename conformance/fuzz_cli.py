@@ -82,11 +82,12 @@ def fuzz_target(target: Target, options: FuzzOptions, out: Path) -> int:
 
 
 def fuzz_all(targets: Sequence[Target], examples: int, seed: int, time_limit: float = DEFAULT_TIME_LIMIT,
-             out: Path = DEFAULT_OUT) -> int:
-    """Fuzzes each target with MUST-level checks (``run --generated N``); returns 1 if any failed."""
+             out: Path = DEFAULT_OUT, fmt: str | None = None) -> int:
+    """Fuzzes each target (speaking ``fmt``) with MUST-level checks (``run --generated N``); returns 1
+    if any failed."""
     from .fuzz import FuzzOptions
 
-    options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit)
+    options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit, format=fmt)
     return max((fuzz_target(t, options, out) for t in targets), default=0)
 
 

@@ -6,6 +6,7 @@ failure is rendered like the CLI's. Without ``--conformance-target`` the plugin 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from .errors import ConformanceError, SpecError
 from .expectations import KnownGap, apply_gaps, load_gaps
 from .formats.wrap import FORMAT_HELP, in_format
 from .invariants import BY_ID
-from .results import CheckResult
+from .results import CheckResult, must_checked
 from .runner import RunOptions, check_scenario
 from .spec import Scenario, discover, load
 from .target import DEFAULT_TIME_LIMIT, Target, resolve
@@ -56,37 +57,77 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return f"conformance targets: {', '.join(targets)}" if targets else None
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> Iterator[None]:
+    """Adds one item per scenario and target, and one failing item per spec error.
+
+    The items go through pytest's own collection (so the "collected" count includes them); spec
+    error items are held back from ``-k`` / ``-m`` deselection, so a broken spec always fails.
+    """
     names = config.getoption("conformance_target")
     if not names:
-        return
+        return (yield)
+    spec_errors: list[pytest.Item] = []
+    for item in _conformance_items(session, config, names):
+        (spec_errors if isinstance(item, SpecErrorItem) else items).append(item)
+    result = yield
+    items[:0] = spec_errors
+    return result
+
+
+def _conformance_items(session: pytest.Session, config: pytest.Config, names: list[str]) -> list[pytest.Item]:
+    """Returns the collected items of every spec file; raises ``pytest.UsageError`` on bad options."""
+    spec_paths = config.getoption("conformance_specs") or [shipped("specs")]
     try:
         targets = [resolve(name) for name in names]
-        files = discover(config.getoption("conformance_specs") or [shipped("specs")])
+        files = discover(spec_paths)
     except ConformanceError as exc:
         raise pytest.UsageError(str(exc)) from None
     options = RunOptions(time_limit=config.getoption("conformance_time_limit"))
+    if not (math.isfinite(options.time_limit) and options.time_limit > 0):
+        raise pytest.UsageError(f"--conformance-time-limit must be a positive number of seconds, "
+                                f"not {options.time_limit:g}")
     everything = load(files)  # across files, so duplicate ids are errors here as in the CLI
+    if not everything.scenarios and not everything.errors:
+        raise pytest.UsageError(f"no scenario found in {', '.join(map(str, spec_paths))}")
     ids = [s.id for s in everything.scenarios]
     gaps: list[KnownGap] = []
     for gap_file in config.getoption("conformance_expectations"):
         try:
-            gaps.extend(load_gaps(gap_file, ids, BY_ID))
+            gaps.extend(load_gaps(gap_file, ids, BY_ID, targets=[t.name for t in targets]))
         except SpecError as exc:
             raise pytest.UsageError(f"expectations: {exc}") from None
     try:
         targets, scenarios, _ = in_format(targets, everything.scenarios, config.getoption("conformance_format"))
     except ConformanceError as exc:
         raise pytest.UsageError(str(exc)) from None
-    for path in files:
-        spec_file = SpecFile.from_parent(session, path=Path(path))
+    collected: list[pytest.Item] = []
+    paths = list(dict.fromkeys([*map(str, files), *(e.path for e in everything.errors)]))
+    for path in paths:  # every error lands in an item, even one located outside the files found
+        spec_file = SpecFile.from_parent(session, path=Path(path).resolve())
         spec_file.setup_items([s for s in scenarios if s.path == str(path)],
                               [e for e in everything.errors if e.path == str(path)], targets, gaps, options)
-        items.extend(spec_file.collect())
-    if config.getoption("conformance_fuzz") > 0:
+        collected.extend(session.genitems(spec_file))
+    examples = config.getoption("conformance_fuzz")
+    if examples > 0:  # through a collector too, so the fuzz items are counted as collected
+        fuzz = FuzzRun.from_parent(session, name="fuzz")
+        fuzz.setup_items(targets, examples, config.getoption("conformance_fuzz_seed"), options.time_limit)
+        collected.extend(session.genitems(fuzz))
+    return collected
+
+
+class FuzzRun(pytest.Collector):
+    """The fuzz items of a run (one per target), collected like a file."""
+
+    def setup_items(self, targets: list[Target], examples: int, seed: int, time_limit: float) -> None:
+        self._args = (targets, examples, seed, time_limit)
+
+    def collect(self) -> list[pytest.Item]:
         from .fuzz_plugin import fuzz_items
-        items.extend(fuzz_items(session, targets, config.getoption("conformance_fuzz"),
-                                config.getoption("conformance_fuzz_seed"), options.time_limit))
+
+        targets, examples, seed, time_limit = self._args
+        return list(fuzz_items(self, targets, examples, seed, time_limit))  # type: ignore[arg-type]
 
 
 class SpecFile(pytest.File):
@@ -99,7 +140,10 @@ class SpecFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         for error in getattr(self, "_errors", []):
-            yield SpecErrorItem.from_parent(self, name=f"spec-error:{error.line}:{error.field}", error=error)
+            name = f"spec-error:{error.line or 0}" + (f":{error.field}" if error.field else "")
+            item = SpecErrorItem.from_parent(self, name=name, error=error)
+            item.add_marker(pytest.mark.conformance)
+            yield item
         several = len(getattr(self, "_targets", [])) > 1
         for scenario in getattr(self, "_scenarios", []):
             for target in self._targets:
@@ -125,11 +169,12 @@ class ScenarioItem(pytest.Item):
         failing = [r for r in results if r.level in gating and r.outcome in ("fail", "error", "xpass")]
         if failing:
             raise ConformanceFailure(failing)
-        if results and all(r.outcome == "skip" for r in results):
-            pytest.skip(results[0].message)
         expected = [r for r in results if r.outcome == "xfail"]
         if expected:
             pytest.xfail(expected[0].message)
+        if not must_checked(results):  # every MUST skipped: no evidence, so no pass
+            reasons = ", ".join(sorted({r.message for r in results})) or "no invariant applies"
+            pytest.skip(f"nothing checked: {reasons}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, ConformanceFailure):

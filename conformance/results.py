@@ -9,6 +9,9 @@ from typing import Any, Literal
 Outcome = Literal["pass", "fail", "error", "skip", "xfail", "xpass"]
 Level = Literal["MUST", "SHOULD", "REFERENCE"]
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skip", "xfail", "xpass")
+# Of the skips, those not run because the call raised or hung or its output was malformed: they are
+# no pass, and a "passing / checked" tally counts them as checked and not passing.
+NOT_RUN = "not_run"
 
 
 @dataclass(frozen=True)
@@ -40,8 +43,15 @@ def gating_failures(results: Iterable[CheckResult], levels: Iterable[str] = ("MU
     return [r for r in results if r.level in gate and r.outcome in ("fail", "error", "xpass")]
 
 
+def must_checked(results: Iterable[CheckResult]) -> bool:
+    """Returns whether at least one MUST check was evaluated and not excused: a pass, fail, error or
+    xpass (skipped, not-run and known-gap checks are no evidence either way)."""
+    return any(r.level == "MUST" and r.outcome in ("pass", "fail", "error", "xpass") for r in results)
+
+
 def summarize(results: Iterable[CheckResult]) -> dict[str, Any]:
-    """Returns counts per outcome, per level and per family, as plain data."""
+    """Returns counts per outcome, and per level, family and invariant (each row also counts its
+    ``not_run`` skips), as plain data."""
     by_outcome = {o: 0 for o in OUTCOMES}
     by_level: dict[str, dict[str, int]] = {}
     by_family: dict[str, dict[str, int]] = {}
@@ -50,8 +60,10 @@ def summarize(results: Iterable[CheckResult]) -> dict[str, Any]:
     for r in results:
         total += 1
         by_outcome[r.outcome] += 1
+        blocked = r.outcome == "skip" and bool(r.details.get("blocked_by"))
         for table, key in ((by_level, r.level), (by_family, r.family), (by_invariant, r.invariant)):
-            row = table.setdefault(key, {o: 0 for o in OUTCOMES})
+            row = table.setdefault(key, {o: 0 for o in OUTCOMES} | {NOT_RUN: 0})
             row[r.outcome] += 1
+            row[NOT_RUN] += blocked
     return {"total": total, "outcomes": by_outcome, "levels": by_level, "families": by_family,
             "invariants": by_invariant}

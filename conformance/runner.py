@@ -11,12 +11,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from .errors import SpecError, UsageError
+from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded
+from .tracebacks import scrub_credentials, scrub_data, traceback_key
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
-    return [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+    redacted = [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+    return [replace(r, message=scrub_credentials(r.message), details=scrub_data(r.details)) for r in redacted]
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
@@ -134,26 +137,34 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
         if inv.needs_output and inv.level != "REFERENCE" and not obs.returned:
             if scenario.expect.refusal_allowed and obs.refused:
                 results.append(record("skip", f"target declined: {obs.error_type}: {obs.error}"))
-            else:
-                results.append(record("error", f"no output to check: {obs.error_type or 'hang'}: {obs.error}"))
+            else:  # the one error record is call.completes's; the rest were not run
+                results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
+                                      extra={"blocked_by": "call.completes"}))
             continue
         if inv.needs_output and inv is not shape and malformed and inv.level != "REFERENCE":
-            results.append(record("error", "no output to check: the output is not a list of readable messages"))
+            results.append(record("skip", "not run: the output is not a list of readable messages",
+                                  extra={"blocked_by": shape.id}))
             continue
         violations = _safe(inv, scenario, obs)
         if not violations:
             message = f"declined: {obs.error_type}" if (inv.id == "call.completes" and obs.error_type) else ""
             results.append(record("pass", message))
+        elif inv.id == "call.completes":  # raised or hung: no output at all
+            crash = {"traceback": obs.error_traceback, "traceback_id": traceback_key(obs.error_traceback)} \
+                if obs.error_traceback else {}
+            results.append(record("error", violations[0], extra=crash))
         else:
             lines = "\n".join(violations).splitlines()
-            results.append(record("fail", lines[0], lines[1:]))
+            results.append(record("fail", lines[0], lines[1:], extra=sides(scenario, obs, lines[0], inv.id)))
     return results
 
 
 def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: str, message: str,
-            diff: list[str] | None = None) -> CheckResult:
+            diff: list[str] | None = None, extra: dict[str, str] | None = None) -> CheckResult:
+    details: dict[str, object] = {"diff": diff} if diff else {}
+    details.update(extra or {})
     return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
-                       message, {"diff": diff} if diff else {})
+                       message, details)
 
 
 def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:

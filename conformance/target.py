@@ -13,13 +13,13 @@ import os
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import transcript
 from .errors import TargetError
+from .tracebacks import stack_of, target_traceback
 
 Compactor = Callable[..., Any]
 DEFAULT_TARGET = "reference:compact"
@@ -142,7 +142,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
             box["output"] = target.func(given, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - the target's failure is data
             box["exc"] = exc
-            box["tb"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+            box["tb"] = target_traceback(exc)  # the target's frames, not this one
 
     started = time.perf_counter()
     worker = threading.Thread(target=run, name=f"target:{target.name}", daemon=True)
@@ -150,8 +150,8 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     worker.join(time_limit)
     elapsed = time.perf_counter() - started
     if worker.is_alive():
-        return Observation(timed_out=True, elapsed=elapsed,
-                           error=f"no answer within {time_limit:g} s")
+        return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s",
+                           error_traceback=stack_of(worker, __file__))  # where it was stuck
     mutated = not transcript.same_json(given, history)
     if "exc" in box:
         exc = box["exc"]

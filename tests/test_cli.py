@@ -56,16 +56,28 @@ def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_json_has_one_record_per_scenario_and_invariant(specs: Path, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     out_file = tmp_path / "out.json"
-    code, _, _ = run(capsys, "--specs", str(specs), "--json", str(out_file), "--target", f"{BROKEN}:raises")
+    code, out, _ = run(capsys, "--specs", str(specs), "--json", str(out_file), "--target", f"{BROKEN}:raises")
     data = json.loads(out_file.read_text())
     assert code == 1 and data["exit_code"] == 1
     keys = {(r["scenario"], r["invariant"]) for r in data["records"]}
     assert len(keys) == len(data["records"])
     record = next(r for r in data["records"] if r["invariant"] == "call.completes" and r["scenario"] == "tiny.inflight")
-    assert record["outcome"] == "fail" and record["level"] == "MUST"
+    assert record["outcome"] == "error" and record["level"] == "MUST"
     assert "RuntimeError: compactor crashed" in record["message"]
     assert {"scenario", "invariant", "level", "outcome", "message"} <= set(record)
-    assert data["summary"]["outcomes"]["error"] > 0
+    # one error record per scenario; every check that needs an output is recorded as not run
+    assert data["summary"]["outcomes"]["error"] == 2 and data["summary"]["outcomes"]["pass"] == 2  # input.unmutated
+    not_run = [r for r in data["records"] if r["outcome"] == "skip"]
+    assert not_run and all(r["details"]["blocked_by"] == "call.completes" for r in not_run)
+    assert data["summary"]["not_run"] == len(not_run)
+    assert data["summary"]["total"] == len(data["records"]) == sum(data["summary"]["outcomes"].values())
+    # the traceback: once for the two scenarios that raised it, in the target's own frames
+    (key, entry), = data["tracebacks"].items()
+    assert entry["count"] == 2 and record["details"]["traceback_id"] == key
+    assert 'zoo/broken.py", line' in entry["text"] and "in raises" in entry["text"]
+    assert "conformance/target.py" not in entry["text"]
+    assert out.count("traceback (the target's frames):") == 1 and out.count("(same traceback as ") == 1
+    assert "zoo/broken.py" in out and "2 skip" not in out
 
 
 def test_keyword_selects_scenarios(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,6 +93,7 @@ def test_known_gap_turns_failure_into_xfail_and_unexpected_pass_fails(specs: Pat
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking",
                        "--expectations", str(gaps))
     assert code == 0, out
+    assert " pass, 2 xfail -- CONFORMS (with 2 known-gap failures)" in out and "fail," not in out
     code, out, _ = run(capsys, "--specs", str(specs), "--expectations", str(gaps))
     assert code == 1 and "expectations.gap-still-open" in out
     listed = write(tmp_path, "listed.yaml", "format_version: 1\ngaps:\n  - scenario: tiny.settled\n"
@@ -129,3 +142,103 @@ def test_known_gaps_and_keywords_reach_provider_probes(tmp_path: Path, capsys: p
     code = main(["run", "-k", "compact.mid-task"])
     out = capsys.readouterr().out
     assert code == 0 and "provider recordings: 1 probes replayed" in out
+
+
+def test_zero_scenarios_is_exit_2_never_conforms(specs: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--specs", str(specs), "-k", "nomatch")
+    assert code == 2 and "CONFORMS" not in out
+    assert "-k 'nomatch' selects none of the 2 scenarios" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = main(["run", "--specs", str(empty)])  # the provider replay alone does not make it a run of ours
+    captured = capsys.readouterr()
+    assert code == 2 and f"no scenario found in {empty}" in captured.err and "CONFORMS" not in captured.out
+
+
+def test_a_run_where_every_check_is_skipped_checks_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import CATALOG
+    skips = "".join(f"        {inv.id}: not today\n" for inv in CATALOG if inv.level != "REFERENCE")
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    write(folder, "skipped.yaml", GOOD.split("  - id: tiny.settled")[0].replace(
+        "    expect:\n", "    expect:\n      skip:\n" + skips, 1))
+    code, out, err = run(capsys, "--specs", str(folder), "--target", "tests.zoo.correct:noop")
+    assert code == 2 and "NOTHING CHECKED" in out and "CONFORMS" not in out
+    assert "no MUST check of tests.zoo.correct:noop passed or failed" in err
+
+
+def test_with_a_target_the_provider_replay_is_opt_in(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--specs", str(specs), "--target", "reference:compact"])
+    out = capsys.readouterr().out
+    assert code == 0 and "provider recordings" not in out
+    code = main(["run", "--specs", str(specs), "--target", "reference:compact", "--provider",
+                 "-k", "tiny or compact.mid-task"])
+    out = capsys.readouterr().out
+    assert code == 0 and "provider recordings: 1 probes replayed" in out and "2 scenarios" in out
+
+
+def test_json_may_overwrite_a_file_but_paths_are_checked_first(specs: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    existing = write(tmp_path, "old.json", "{}")
+    code, _, _ = run(capsys, "--specs", str(specs), "--json", str(existing))
+    assert code == 0 and json.loads(existing.read_text())["exit_code"] == 0
+    code, out, err = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:raises",
+                         "--json", str(tmp_path / "missing" / "r.json"))
+    assert code == 2 and out == "" and err.count("\n") == 1  # refused before any target was called
+    code, _, _ = run(capsys, "--specs", str(specs), "--report", str(tmp_path / "new"),
+                     "--json", str(tmp_path / "new" / "r.json"))  # the --report folder is made for both
+    assert code == 0 and (tmp_path / "new" / "r.json").is_file() and (tmp_path / "new" / "index.html").is_file()
+
+
+def test_a_failure_quotes_both_sides_with_reasoning_redacted(specs: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "r.json"
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking",
+                       "--json", str(out_file))
+    assert code == 1
+    assert 'expected input[3]: {"role": "assistant", "content": [{"type": "thinking"' in out
+    assert 'returned output[3]: {"role": "assistant", "content": [{"type": "tool_use"' in out
+    assert "plan 2" not in out and "plan 2" not in out_file.read_text()
+    record = next(r for r in json.loads(out_file.read_text())["records"]
+                  if r["invariant"] == "live.untouched-suffix" and r["outcome"] == "fail")
+    assert record["details"]["expected"].startswith("input[3]: ") and record["details"]["returned"].startswith("output[3]: ")
+
+
+def test_a_traceback_shows_no_reasoning_text_and_no_credential(specs: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-abcdefghijklmnop")
+    (tmp_path / "leaky_target.py").write_text(
+        "import os\n"
+        "def compact(history):\n"
+        "    return _deeper(history)\n"
+        "def _deeper(history):\n"
+        "    secret = history[3]['content'][0]['thinking']\n"
+        "    raise ValueError(f'cannot keep {secret!r} with key {os.environ[\"ANTHROPIC_API_KEY\"]}')\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out_file = tmp_path / "r.json"
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", "leaky_target:compact", "--json", str(out_file),
+                       "-k", "inflight")
+    text = out + out_file.read_text()
+    assert code == 1 and "leaky_target.py\", line 6, in _deeper" in out
+    assert "plan 2" not in text and "abcdefghijklmnop" not in text
+    assert "[redacted" in out
+
+
+def test_a_gaps_file_that_excuses_every_must_gives_no_verdict(specs: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "wrecker.py").write_text("def compact(history):\n    history.clear()\n    raise RuntimeError('no')\n",
+                                         encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    gaps = write(tmp_path, "gaps.yaml", "format_version: 1\ntarget: wrecker:compact\ngaps:\n"
+                 "  - {scenario: tiny.inflight, reason: everything}\n  - {scenario: tiny.settled, reason: everything}\n")
+    code, out, err = run(capsys, "--specs", str(specs), "--target", "wrecker:compact", "--expectations", str(gaps))
+    assert code == 2 and "NOTHING CHECKED" in out and "CONFORMS" not in out
+    assert "every one was skipped, not run or a known gap" in err
+    one_gap = write(tmp_path, "one.yaml", "format_version: 1\ntarget: wrecker:compact\ngaps:\n"
+                    "  - {scenario: tiny.inflight, reason: everything}\n")
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", "wrecker:compact", "--expectations", str(one_gap))
+    assert code == 1  # tiny.settled still counts

@@ -312,8 +312,8 @@ def _raiser(exc: BaseException) -> Any:
 
 @pytest.mark.parametrize(("exc", "completes", "others"), [
     (ValueError("over budget"), "pass", "skip"),
-    (IndexError("list index out of range"), "fail", "error"),
-    (TargetsOwnLookupError("k"), "fail", "error"),
+    (IndexError("list index out of range"), "error", "skip"),  # a crash: the checks needing output not run
+    (TargetsOwnLookupError("k"), "error", "skip"),
 ])
 def test_where_refusal_is_allowed_only_a_deliberate_error_is_a_refusal(exc: Exception, completes: str,
                                                                         others: str) -> None:
@@ -323,6 +323,8 @@ def test_where_refusal_is_allowed_only_a_deliberate_error_is_a_refusal(exc: Exce
     assert by_id["call.completes"].outcome == completes
     assert by_id["input.unmutated"].outcome == "pass"
     assert {r.outcome for r in results if BY_ID[r.invariant].needs_output} == {others}
+    crashed = completes == "error"  # a not-run check names the crash that blocked it; a refusal's skip does not
+    assert all(bool(r.details.get("blocked_by")) == crashed for r in results if BY_ID[r.invariant].needs_output)
 
 
 # --- declared unanswered calls -------------------------------------------------------------------

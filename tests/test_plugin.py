@@ -10,7 +10,9 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture
-def spec_dir(pytester: pytest.Pytester) -> str:
+def spec_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # only this plugin: the others cost seconds a run
+    monkeypatch.setenv("PYTEST_PLUGINS", "conformance.plugin")
     folder = pytester.mkdir("specs")
     (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
     (pytester.path / "zoo_targets.py").write_text(
@@ -85,3 +87,80 @@ def test_a_duplicate_id_across_files_is_a_failing_item(pytester: pytest.Pytester
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*duplicate id 'tiny.inflight'*"])
+
+
+def test_a_spec_that_does_not_load_fails_even_under_m_conformance(pytester: pytest.Pytester, spec_dir: str) -> None:
+    (pytester.path / "specs" / "broken.yaml").write_text("format_version: 1\nscenarios: [\n  - id: x\n",
+                                                          encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "-m", "conformance", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["collected 3 items", "*spec error: *broken.yaml:3: invalid YAML*"])
+
+
+def test_a_spec_error_is_never_deselected_by_k(pytester: pytest.Pytester, spec_dir: str) -> None:
+    (pytester.path / "specs" / "broken.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "-k", "settled", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, deselected=1)
+    result.stdout.fnmatch_lines(["collected 3 items / 1 deselected / 2 selected"])
+
+
+def test_collected_count_is_the_count_that_runs(pytester: pytest.Pytester, spec_dir: str) -> None:
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-target",
+                                "zoo_targets:noop", "--conformance-specs", spec_dir, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["collected 4 items"])
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+                                "--conformance-fuzz", "5", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["collected 3 items"])  # the fuzz item too
+
+
+def test_a_gaps_file_for_another_target_is_a_usage_error(pytester: pytest.Pytester, spec_dir: str) -> None:
+    gaps = pytester.path / "gaps.yaml"
+    gaps.write_text("format_version: 1\ntarget: mypkg.memory:compact\ngaps:\n  - scenario: tiny.inflight\n"
+                    "    reason: strips all reasoning\n", encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                                "--conformance-expectations", str(gaps), "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*gaps.yaml:2: target: 'mypkg.memory:compact' is not a target of this run*"])
+
+
+def test_an_empty_spec_folder_is_a_usage_error(pytester: pytest.Pytester, spec_dir: str) -> None:
+    empty = pytester.mkdir("nothing")
+    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", str(empty))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no scenario found in *nothing*"])
+
+
+def test_a_raising_target_shows_its_own_traceback(pytester: pytest.Pytester, spec_dir: str) -> None:
+    (pytester.path / "crashing.py").write_text("def compact(history):\n    return helper(history)\n"
+                                               "def helper(history):\n    raise KeyError('role')\n",
+                                               encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "crashing:compact", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*tiny.inflight :: call.completes (error)*", "*crashing.py*line 4, in helper*"])
+    assert "conformance/target.py" not in result.stdout.str()
+    assert "output.well-formed" not in result.stdout.str()  # not run: never a failure of its own
+
+
+def test_a_scenario_with_every_check_skipped_is_skipped_not_passed(pytester: pytest.Pytester, spec_dir: str) -> None:
+    from conformance import CATALOG
+
+    from ._specs import GOOD as good
+    skips = "".join(f"        {inv.id}: not today\n" for inv in CATALOG if inv.level != "REFERENCE")
+    (pytester.path / "specs" / "tiny.yaml").write_text(
+        good.split("  - id: tiny.settled")[0].replace("    expect:\n", "    expect:\n      skip:\n" + skips, 1),
+        encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "zoo_targets:noop", "--conformance-specs", spec_dir,
+                                "-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*nothing checked: not today*"])
+
+
+def test_the_plugin_is_registered_when_the_package_is_installed() -> None:
+    from importlib.metadata import entry_points
+    assert "conformance.plugin" in {ep.value for ep in entry_points(group="pytest11")}

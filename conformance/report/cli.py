@@ -16,7 +16,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from .explain import explain_probe, explain_scenario, find
     subject, near = find(args.id, args.specs or [shipped("specs")])
     if subject is None:
+        from ..spec import load
         hint = f"; did you mean: {', '.join(near)}" if near else ""
+        for error in load(args.specs or [shipped("specs")]).errors:  # it may be in a spec that did not load
+            print(f"conformance: spec error: {error}", file=sys.stderr)
         print(f"conformance: error: no scenario or probe {args.id!r}{hint}", file=sys.stderr)
         return 2
     if hasattr(subject, "truth"):

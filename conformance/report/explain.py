@@ -16,6 +16,7 @@ from ..redaction import Redactor, block_label, secrets_in
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
 from ..target import Target
+from ..tracebacks import scrub_credentials
 from ..transcript import blocks, find_live_start
 from .timeline import MessageView, align, counts, labeller
 
@@ -86,7 +87,7 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
     if obs.timed_out:
         lines.append(f"  hung: {obs.error}")
     elif obs.error_type:
-        lines.append(redactor.text(f"  raised {obs.error_type}: {obs.error}"))
+        lines.append(scrub_credentials(redactor.text(f"  raised {obs.error_type}: {obs.error}")))
     else:
         size = len(obs.output) if isinstance(obs.output, list) else type(obs.output).__name__
         lines.append(f"  returned {size} messages in {obs.elapsed:.3f} s"
@@ -105,6 +106,8 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
         lines.append(f"  {_MARK[result.outcome]:<5} {result.level:<9} {result.invariant}"
                      + (f": {result.message}" if result.message else ""))
         lines += [f"        {d}" for d in result.details.get("diff", [])]
+        lines += [f"        {side} {result.details[side]}" for side in ("expected", "returned") if side in result.details]
+        lines += [f"        {t}" for t in str(result.details.get("traceback", "")).splitlines()]
     return lines
 
 

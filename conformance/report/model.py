@@ -12,7 +12,8 @@ from typing import Any
 
 from ..invariants import CATALOG
 from ..redaction import Redactor, secrets_in
-from ..results import OUTCOMES, CheckResult, gating_failures, summarize
+from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize
+from ..tracebacks import scrub_credentials
 from .timeline import align, counts, labeller
 
 # Worst first: the outcome a cell of the matrix shows.
@@ -28,8 +29,9 @@ def worst(outcomes: Sequence[str]) -> str:
 
 
 def passing(rows: Mapping[str, int]) -> list[int]:
-    """Returns ``[passing, total]`` for an outcome tally; skipped checks are not counted."""
-    return [rows.get("pass", 0), sum(rows.get(o, 0) for o in OUTCOMES if o != "skip")]
+    """Returns ``[passing, total]`` for an outcome tally; skipped checks are not counted, except those
+    not run because the call failed (they count as checked and not passing)."""
+    return [rows.get("pass", 0), sum(rows.get(o, 0) for o in OUTCOMES if o != "skip") + rows.get(NOT_RUN, 0)]
 
 
 def verdict_of(gating: int, spec_errors: int) -> str:
@@ -122,7 +124,7 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
             entry["live_start"] = scenario.truth.live_start
             entry["unanswered"] = list(scenario.truth.unanswered)
         if obs is not None and not obs.returned:
-            entry["error"] = Redactor(secrets).text(f"{obs.error_type or 'timeout'}: {obs.error}")
+            entry["error"] = scrub_credentials(Redactor(secrets).text(f"{obs.error_type or 'timeout'}: {obs.error}"))
         out.append(entry)
     return out
 

@@ -20,16 +20,39 @@ def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str]) ->
     return lines
 
 
-def render_failure(result: CheckResult, where: str = "") -> list[str]:
-    """Returns the lines that show one failing check: ids, message and focused diff."""
+def render_failure(result: CheckResult, where: str = "",
+                   shown_tracebacks: dict[str, str] | None = None) -> list[str]:
+    """Returns the lines that show one failing check: ids, message, focused diff, both sides, and
+    the target's traceback (only a reference to it when ``shown_tracebacks`` already holds its key)."""
     head = f"[{result.level}] {result.scenario} :: {result.invariant} ({result.outcome})"
     lines = [head + (f"  {where}" if where else ""), f"    {result.message}"]
     lines += [f"    {line}" for line in result.details.get("diff", [])]
+    for side in ("expected", "returned"):
+        if result.details.get(side):
+            lines.append(f"    {side} {result.details[side]}")
+    lines += _traceback_lines(result, shown_tracebacks)
     return lines
 
 
-def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose: bool = False) -> str:
-    """Returns the whole terminal report of a run as text."""
+def _traceback_lines(result: CheckResult, shown: dict[str, str] | None) -> list[str]:
+    text, key = result.details.get("traceback"), result.details.get("traceback_id")
+    if not text:
+        return []
+    if shown is not None and key in shown:
+        return [f"    (same traceback as {shown[key]})"]
+    if shown is not None and key:
+        shown[key] = result.scenario
+    return ["    traceback (the target's frames):"] + [f"      {line}" for line in str(text).splitlines()]
+
+
+def not_run(results: Sequence[CheckResult]) -> int:
+    """Returns how many skipped checks were not run because the call or its output failed."""
+    return sum(1 for r in results if r.outcome == "skip" and r.details.get("blocked_by"))
+
+
+def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose: bool = False,
+           verdict: str | None = None) -> str:
+    """Returns the whole terminal report of a run as text; ``verdict`` overrides the computed one."""
     out: list[str] = []
     for error in report.spec_errors:
         out.append(f"spec error: {error}")
@@ -46,8 +69,9 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
         if shown:
             out.append("")
             out.append(f"failures of {target}:")
+            tracebacks: dict[str, str] = {}
             for result in shown:
-                out.extend(render_failure(result, where.get(result.scenario, "")))
+                out.extend(render_failure(result, where.get(result.scenario, ""), tracebacks))
     if probe_results:
         from ..provider.table import strategy_table
 
@@ -58,10 +82,16 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             if result.outcome in ("fail", "error", "xpass"):
                 out.extend(render_failure(result))
     out.append("")
-    totals = summarize([*report.results, *probe_results])["outcomes"]
+    everything = [*report.results, *probe_results]
+    totals = summarize(everything)["outcomes"]
     failing = len(report.failures()) + sum(1 for r in probe_results if r.level == "MUST" and r.outcome in ("fail", "error", "xpass"))
-    verdict = "CONFORMS" if failing == 0 and not report.spec_errors else "DOES NOT CONFORM"
-    if report.spec_errors:
-        verdict = f"SPEC ERRORS ({len(report.spec_errors)})"
-    out.append(", ".join(f"{totals[o]} {o}" for o in OUTCOMES if totals[o]) + f" -- {verdict}")
+    if verdict is None:
+        verdict = "CONFORMS" if failing == 0 else "DOES NOT CONFORM"
+        if verdict == "CONFORMS" and totals["xfail"]:
+            verdict += f" (with {totals['xfail']} known-gap failures)"
+        if report.spec_errors:
+            verdict = f"SPEC ERRORS ({len(report.spec_errors)})"
+    counts = [f"{totals[o]} {o}" + (f" ({not_run(everything)} not run)" if o == "skip" and not_run(everything) else "")
+              for o in OUTCOMES if totals[o]]
+    out.append(", ".join(counts) + f" -- {verdict}")
     return "\n".join(out).lstrip("\n")

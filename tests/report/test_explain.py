@@ -49,7 +49,9 @@ def test_target_shows_what_it_did(capsys: pytest.CaptureFixture[str]) -> None:
 def test_target_that_raises(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = _explain(capsys, "mini.settled-only", "--specs", SPEC, "--target", "tests.report.targets:raises")
     assert "raised RuntimeError: compaction failed" in out
-    assert "ERROR MUST      output.well-formed" in out
+    assert "ERROR MUST      call.completes" in out
+    assert "skip  MUST      output.well-formed: not run: no output (RuntimeError)" in out
+    assert "tests/report/targets.py" in out and "conformance/target.py" not in out  # the target's frames
 
 
 def test_no_reasoning_text_even_when_the_target_rewrites_it(capsys: pytest.CaptureFixture[str]) -> None:

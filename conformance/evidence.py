@@ -1,0 +1,78 @@
+"""Both sides of a failure: what the scenario expected and what the target returned, trimmed.
+
+A violation's first line names the messages concerned (``input[i]``, ``output[j]``, optionally a
+``.content[k]`` block); this module quotes them as compact JSON with reasoning shown as hash and
+length only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .spec import Scenario
+from .target import Observation
+from .transcript import redact_reasoning
+
+MAX_CHARS = 300
+_REF = re.compile(r"\b(input|output)\[(\d+)\](?:\.content\[(\d+)\])?")
+_REFERENCE_DIFF = "differs from the expected reference output"
+
+
+def excerpt(value: Any, limit: int = MAX_CHARS) -> str:
+    """Returns ``value`` as one line of JSON, reasoning redacted, cut to ``limit`` characters."""
+    try:
+        text = json.dumps(redact_reasoning(value), ensure_ascii=False, sort_keys=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more chars)"
+
+
+def _pick(messages: Sequence[Any], index: int, block: int | None) -> tuple[bool, Any, str]:
+    """Returns (found, value, label suffix) for ``messages[index]`` or its ``content[block]``."""
+    if not 0 <= index < len(messages):
+        return False, None, ""
+    message = messages[index]
+    content = message.get("content") if isinstance(message, dict) else None
+    if block is not None and isinstance(content, list) and 0 <= block < len(content):
+        return True, content[block], f".content[{block}]"
+    return True, message, ""
+
+
+def sides(scenario: Scenario, obs: Observation, first_line: str, invariant: str = "") -> dict[str, str]:
+    """Returns ``{"expected": ..., "returned": ...}`` for a violation whose first line names a
+    message of the input and/or the output; either key is absent when there is nothing to quote.
+
+    A change to the input itself (``input.unmutated``) is not quoted against the output.
+    """
+    if invariant == "input.unmutated":
+        return {}
+    output = obs.output if isinstance(obs.output, list) else []
+    refs: dict[str, tuple[int, int | None]] = {}
+    for side, index, block in _REF.findall(first_line):
+        refs.setdefault(side, (int(index), int(block) if block else None))
+    out: dict[str, str] = {}
+    if _REFERENCE_DIFF in first_line and "output" in refs and scenario.expect.reference_output is not None:
+        k, _ = refs["output"]
+        found, value, _suffix = _pick(scenario.expect.reference_output, k, None)
+        if found:
+            out["expected"] = f"reference output[{k}]: {excerpt(value)}"
+        refs.pop("input", None)
+    if "input" in refs:
+        i, block = refs["input"]
+        found, value, suffix = _pick(scenario.history, i, block)
+        if found:
+            out["expected"] = f"input[{i}]{suffix}: {excerpt(value)}"
+        if "output" not in refs and i >= scenario.truth.live_start:
+            aligned = len(output) - len(scenario.history) + i  # where a task in flight's message ends up
+            found, value, _suffix = _pick(output, aligned, None)
+            if found:
+                out["returned"] = f"output[{aligned}] (where input[{i}] belongs): {excerpt(value)}"
+    if "output" in refs:
+        j, block = refs["output"]
+        found, value, suffix = _pick(output, j, block)
+        if found:
+            out["returned"] = f"output[{j}]{suffix}: {excerpt(value)}"
+    return out

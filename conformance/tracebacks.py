@@ -1,0 +1,93 @@
+"""The traceback of a target that raised: its own frames only, credentials scrubbed, keyed by place.
+
+A report shows each distinct exception once; "distinct" means the same exception type raised through
+the same frames (file, line, function), whatever its message says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+import threading
+import traceback
+from types import TracebackType
+from typing import Any
+
+MAX_FRAMES = 30
+MAX_LINE = 400
+_CREDENTIALS = (
+    re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}"),
+    re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}"),
+)
+_SECRET_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+_FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+, in ')
+
+
+def _skip(tb: TracebackType | None, frames: int) -> TracebackType | None:
+    for _ in range(frames):
+        if tb is None or tb.tb_next is None:
+            break
+        tb = tb.tb_next
+    return tb
+
+
+def scrub_credentials(text: str) -> str:
+    """Returns ``text`` with API keys, bearer tokens and the values of secret-named environment
+    variables replaced by a placeholder."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_ENV_NAME.search(name) and value in text:
+            text = text.replace(value, f"[redacted ${name}]")
+    for pattern in _CREDENTIALS:
+        text = pattern.sub("[redacted credential]", text)
+    return text
+
+
+def scrub_data(value: Any) -> Any:
+    """Returns a copy of plain data with ``scrub_credentials`` applied to every string."""
+    if isinstance(value, str):
+        return scrub_credentials(value)
+    if isinstance(value, dict):
+        return {k: scrub_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub_data(v) for v in value]
+    return value
+
+
+def target_traceback(exc: BaseException, harness_frames: int = 1) -> str:
+    """Returns the formatted traceback of ``exc`` without the harness's own ``harness_frames``
+    outermost frames: the last ``MAX_FRAMES`` frames of the target's code, long lines cut,
+    credentials scrubbed."""
+    tb = _skip(exc.__traceback__, harness_frames)
+    lines = "".join(traceback.format_exception(type(exc), exc, tb, limit=-MAX_FRAMES)).splitlines()
+    cut = [line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE} more chars)"
+           for line in lines]
+    return scrub_credentials("\n".join(cut))
+
+
+def stack_of(thread: threading.Thread, harness_file: str) -> str | None:
+    """Returns where a still-running ``thread`` is now: its frames below the last one in
+    ``harness_file`` (the last ``MAX_FRAMES``), as a traceback, credentials scrubbed; None when it
+    has no frame to show."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    if frame is None:
+        return None
+    frames = traceback.extract_stack(frame)
+    harness = [k for k, f in enumerate(frames) if f.filename == harness_file]
+    own = frames[harness[-1] + 1:] if harness else frames
+    if not own:
+        return None
+    text = "Stack when the time ran out (most recent call last):\n" + "".join(traceback.format_list(own[-MAX_FRAMES:]))
+    return scrub_credentials(text.rstrip("\n") + "\nTimeoutError: no answer within the time limit")
+
+
+def traceback_key(text: str) -> str:
+    """Returns a short key that two tracebacks share when they raise the same exception type
+    through the same frames (messages aside)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    frames = [line.strip() for line in lines if _FRAME_LINE.match(line)]
+    last = lines[-1] if lines else ""
+    kind = last.split(":", 1)[0]
+    return hashlib.sha256("\n".join([*frames, kind]).encode("utf-8")).hexdigest()[:10]
