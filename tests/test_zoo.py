@@ -44,7 +44,9 @@ def test_every_invariant_has_a_broken_compactor() -> None:
     assert not missing
 
 
-@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy"])
+@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy",
+                                  "budget_chars_3", "budget_chars_4", "budget_chars_5",
+                                  "last_settled_task", "settled_media_dropped"])
 def test_correct_compactor_passes_every_must(name: str) -> None:
     results = _results(name, "correct")
     assert results
