@@ -17,6 +17,7 @@ from . import transcript as tx
 from .results import Level
 from .spec import Scenario
 from .target import Observation
+from ._memo import of_history, of_pair
 from .wellformed import new_malformations
 
 Check = Callable[[Scenario, Observation], list[str]]
@@ -50,7 +51,7 @@ def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     if isinstance(expected.get("content"), str) != isinstance(actual.get("content"), str):
         return ["content changed between a string and a list of blocks"]
     missing = [(j, b) for _, j, b in _unmatched(((0, j, b) for j, b in enumerate(want)),
-                                                 ((0, j, b) for j, b in enumerate(got)))]
+                                                 Counter(tx.canonical(b) for b in got))]
     if len(want) != len(got):
         lines = [f"content[{j}] ({tx.describe_block(b)}) is missing" for j, b in missing[:4]]
         return lines or [f"{len(want)} blocks became {len(got)}"]
@@ -67,8 +68,19 @@ def _output(obs: Observation) -> list[Any]:
     return obs.output if isinstance(obs.output, list) else []
 
 
-def _unchanged_from_input(scenario: Scenario) -> set[str]:
-    return {tx.canonical(m) for m in scenario.history}
+def _input_keys(history: Sequence[Any]) -> frozenset[str]:
+    """Returns the canonical JSON of each input message."""
+    return frozenset(tx.canonical(m) for m in history)
+
+
+def _new_malformations(scenario: Scenario, obs: Observation) -> list[tuple[str, str, bool]]:
+    """Returns ``new_malformations`` of the scenario's history and the output, computed once for
+    the pair (``output.well-formed`` and the readability gate both read it)."""
+    return of_pair(_malformations_list, scenario.history, obs.output)
+
+
+def _malformations_list(history: Sequence[Any], output: Any) -> list[tuple[str, str, bool]]:
+    return list(new_malformations(history, output))
 
 
 # --- the checks --------------------------------------------------------------------------------
@@ -85,14 +97,14 @@ def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
 
 def output_well_formed(scenario: Scenario, obs: Observation) -> list[str]:
     return [problem if not where else f"output{where} {problem}"
-            for where, problem, _ in new_malformations(scenario.history, obs.output)]
+            for where, problem, _ in _new_malformations(scenario, obs)]
 
 
 def output_unreadable(scenario: Scenario, obs: Observation) -> bool:
     """Returns whether the output is too malformed for the other checks to read: not a list of
     messages whose content is a string or a list of mappings (or not even walkable)."""
     try:
-        return any(unreadable for *_, unreadable in new_malformations(scenario.history, obs.output))
+        return any(unreadable for *_, unreadable in _new_malformations(scenario, obs))
     except Exception:  # noqa: BLE001 - e.g. a self-referencing output: nothing else can read it either
         return True
 
@@ -171,7 +183,7 @@ def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
 def _introduced(rule: Callable[[Sequence[Any]], dict[str, str]]) -> Check:
     """Returns a check that reports the rule's violations in the output that the input did not have."""
     def check(scenario: Scenario, obs: Observation) -> list[str]:
-        already = rule(scenario.history)
+        already = of_history(rule, scenario.history)
         return [problem for key, problem in rule(_output(obs)).items() if key not in already]
     check.__doc__ = rule.__doc__
     return check
@@ -183,9 +195,10 @@ results_first = _introduced(_results_not_first)
 
 
 def _unmatched(wanted: Iterator[tuple[int, int, Mapping[str, Any]]],
-               pool: Iterator[tuple[int, int, Mapping[str, Any]]]) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
-    """Yields the blocks of ``wanted`` with no byte-identical partner left in ``pool``."""
-    available = Counter(tx.canonical(b) for _, _, b in pool)
+               pool: Counter[str]) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
+    """Yields the blocks of ``wanted`` with no byte-identical partner left in ``pool`` (canonical
+    JSON -> count)."""
+    available = Counter(pool)
     for i, j, block in wanted:
         key = tx.canonical(block)
         if available[key] > 0:
@@ -197,34 +210,44 @@ def _unmatched(wanted: Iterator[tuple[int, int, Mapping[str, Any]]],
 def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
     return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any reasoning "
             "block of the input"
-            for i, j, block in _unmatched(tx.reasoning_blocks(_output(obs)), tx.reasoning_blocks(scenario.history))]
+            for i, j, block in _unmatched(tx.reasoning_blocks(_output(obs)),
+                                          of_history(_reasoning_keys, scenario.history))]
+
+
+def _reasoning_keys(history: Sequence[Any]) -> Counter[str]:
+    """Returns how many times each reasoning block (canonical JSON) occurs in ``history``."""
+    return Counter(tx.canonical(b) for _, _, b in tx.reasoning_blocks(history))
 
 
 def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     start = scenario.truth.live_start
     return [f"input[{start + i}].content[{j}] ({block.get('type')}) of the task in flight is gone from the output"
-            for i, j, block in _unmatched(tx.reasoning_blocks(scenario.live_span), tx.reasoning_blocks(_output(obs)))]
+            for i, j, block in _unmatched(tx.reasoning_blocks(scenario.live_span), _reasoning_keys(_output(obs)))]
 
 
-def _rewritten_assistant_turns(scenario: Scenario, obs: Observation) -> Iterator[tuple[int, list[Any]]]:
-    """Yields ``(index, content)`` of output assistant messages with blocks that no input message equals."""
-    original = _unchanged_from_input(scenario)
+def _rewritten_assistant_turns(scenario: Scenario, obs: Observation,
+                               shown: Callable[[list[Any]], bool]) -> Iterator[tuple[int, list[Any]]]:
+    """Yields ``(index, content)`` of output assistant messages whose content ``shown`` selects
+    and that no input message equals."""
+    original: frozenset[str] | None = None
     for i, message in enumerate(_output(obs)):
         content = message.get("content")
-        if message.get("role") == "assistant" and isinstance(content, list) and content \
-                and tx.canonical(message) not in original:
-            yield i, content
+        if message.get("role") == "assistant" and isinstance(content, list) and content and shown(content):
+            if original is None:
+                original = of_history(_input_keys, scenario.history)
+            if tx.canonical(message) not in original:
+                yield i, content
 
 
 def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
     return [f"output[{i}] ends with a {content[-1].get('type')} block"
-            for i, content in _rewritten_assistant_turns(scenario, obs) if tx.is_reasoning(content[-1])]
+            for i, content in _rewritten_assistant_turns(scenario, obs, lambda c: tx.is_reasoning(c[-1]))]
 
 
 def reasoning_leads(scenario: Scenario, obs: Observation) -> list[str]:
     return [f"output[{i}] holds reasoning but opens with {tx.describe_block(content[0])}"
-            for i, content in _rewritten_assistant_turns(scenario, obs)
-            if any(tx.is_reasoning(b) for b in content) and not tx.is_reasoning(content[0])]
+            for i, content in _rewritten_assistant_turns(
+                scenario, obs, lambda c: any(tx.is_reasoning(b) for b in c) and not tx.is_reasoning(c[0]))]
 
 
 def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
@@ -244,40 +267,51 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
         "  " + line for line in message_diff(last, out[-1])]
 
 
-def _source_message(message: Mapping[str, Any], by_block: dict[str, list[int]],
-                    history: Sequence[Mapping[str, Any]]) -> int | None:
+def _block_keys(history: Sequence[Any]) -> tuple[list[list[str]], dict[str, list[int]]]:
+    """Returns the canonical JSON of each message's blocks, and canonical block -> indexes of
+    the messages with list content that hold it."""
+    keys = [[tx.canonical(b) for b in tx.blocks(message)] for message in history]
+    by_block: dict[str, list[int]] = {}
+    for i, message in enumerate(history):
+        if isinstance(message.get("content"), list):
+            for key in keys[i]:
+                by_block.setdefault(key, []).append(i)
+    return keys, by_block
+
+
+def _source_message(message: Mapping[str, Any], message_keys: list[str], history: Sequence[Mapping[str, Any]],
+                    input_keys: list[list[str]], by_block: dict[str, list[int]]) -> int | None:
     """Returns the input index an output message was cut from, if its blocks all come from one;
     of several such inputs, one that holds its reasoning blocks too, then one it keeps whole, wins."""
-    kept = [b for b in tx.blocks(message) if not tx.is_reasoning(b)]
+    blocks = tx.blocks(message)
+    kept = [key for b, key in zip(blocks, message_keys) if not tx.is_reasoning(b)]
     if not kept or isinstance(message.get("content"), str):
         return None
-    present = {tx.canonical(b) for b in tx.blocks(message)}
+    present = set(message_keys)
     ranked = []
-    for index in by_block.get(tx.canonical(kept[0]), []):
+    for index in by_block.get(kept[0], []):
         source = history[index]
         if source.get("role") == message.get("role"):
-            pool = {tx.canonical(b) for b in tx.blocks(source)}
-            if all(tx.canonical(b) in pool for b in kept):
-                whole = all(tx.canonical(b) in present for b in tx.blocks(source) if not tx.is_reasoning(b))
+            pool = set(input_keys[index])
+            if all(key in pool for key in kept):
+                whole = all(key in present for b, key in zip(tx.blocks(source), input_keys[index])
+                            if not tx.is_reasoning(b))
                 ranked.append((not present <= pool, not whole, index))
     return min(ranked)[2] if ranked else None
 
 
 def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
     history = scenario.history
-    by_block: dict[str, list[int]] = {}
-    for i, message in enumerate(history):
-        if isinstance(message.get("content"), list):
-            for block in message["content"]:
-                by_block.setdefault(tx.canonical(block), []).append(i)
+    input_keys, by_block = of_history(_block_keys, history)
     problems = []
     for i, message in enumerate(_output(obs)):
-        source = _source_message(message, by_block, history)
+        message_keys = [tx.canonical(b) for b in tx.blocks(message)]
+        source = _source_message(message, message_keys, history, input_keys, by_block)
         if source is None:
             continue
-        present = {tx.canonical(b) for b in tx.blocks(message)}
-        for j, block in enumerate(tx.blocks(history[source])):
-            if not tx.is_reasoning(block) and tx.canonical(block) not in present:
+        present = set(message_keys)
+        for j, (block, key) in enumerate(zip(tx.blocks(history[source]), input_keys[source])):
+            if not tx.is_reasoning(block) and key not in present:
                 problems.append(f"output[{i}] keeps input[{source}] but drops its content[{j}] "
                                 f"({tx.describe_block(block)})")
     return problems
@@ -292,13 +326,19 @@ def _identity(block: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
+def _blocks_by_identity(history: Sequence[Any]) -> dict[tuple[str, str], list[Mapping[str, Any]]]:
+    """Returns identity (type and id, or text) -> the input blocks of list contents that have it."""
     originals: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for message in scenario.history:
+    for message in history:
         for block in tx.blocks(message) if isinstance(message.get("content"), list) else []:
             ident = _identity(block)
             if ident is not None:
                 originals.setdefault(ident, []).append(block)
+    return originals
+
+
+def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
+    originals = of_history(_blocks_by_identity, scenario.history)
     problems = []
     for i, message in enumerate(_output(obs)):
         if not isinstance(message.get("content"), list):

@@ -150,8 +150,21 @@ def _whole_file_check() -> Callable[[Any], Any] | None:
     full = _no_bool_for_numbers(schema())
     if not _draft7_safe(full):
         return None
-    defs = {**full["$defs"], "message": {}}
-    return fastjsonschema.compile({**full, "$defs": defs, "$schema": "http://json-schema.org/draft-07/schema#"})
+    defs = {**_unref_messages(full["$defs"]), "message": {}}
+    return fastjsonschema.compile({**_unref_messages(full), "$defs": defs,
+                                   "$schema": "http://json-schema.org/draft-07/schema#"})
+
+
+def _unref_messages(node: Any) -> Any:
+    """Returns a copy of a schema where a ``$ref`` to ``message`` reads as ``{}`` (anything), so
+    the compiled code makes no call per message (``_message_ok`` reads messages)."""
+    if isinstance(node, list):
+        return [_unref_messages(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("$ref") == "#/$defs/message":
+        return {}
+    return {k: _unref_messages(v) for k, v in node.items()}
 
 
 _BLOCK_BASE = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "minLength": 1}}}

@@ -93,11 +93,14 @@ def _non_json(value: Any) -> str:
     return f"<non-JSON {type(value).__qualname__}: {value!r}>"
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_non_json).encode
+
+
 def canonical(value: Any) -> str:
     """Returns the canonical JSON text of plain data: sorted keys, types kept (``0``, ``0.0``,
     ``false`` and ``"0"`` write differently); a non-JSON value writes as a tagged ``repr``."""
     try:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_non_json)
+        return _ENCODE(value)
     except TypeError:  # keys of mixed types cannot be sorted: write every key as its repr
         return canonical(_repr_keys(value))
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from . import transcript as tx
+from ._memo import of_history
 
 ROLES = ("user", "assistant", "system")
 
@@ -67,6 +68,11 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
             yield message, f"{where}.content", f"is a {type(content).__name__}, not a string or a list", True
 
 
+def _problem_counts(history: Sequence[Any]) -> Counter[tuple[str, str]]:
+    """Returns how many times each (canonical part, problem) occurs in ``history``."""
+    return Counter((tx.canonical(part), problem) for part, _, problem, _ in _malformations(history))
+
+
 def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str, str, bool]]:
     """Yields ``(where, problem, unreadable)`` for each malformation of ``output`` that ``history``
     does not have itself: the same problem of a message or block of the same canonical JSON counts
@@ -75,7 +81,7 @@ def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str
     if not isinstance(output, list):
         yield "", f"returned a {type(output).__name__}, not a list of messages", True
         return
-    already = Counter((tx.canonical(part), problem) for part, _, problem, _ in _malformations(history))
+    already = Counter(of_history(_problem_counts, history))
     for part, where, problem, unreadable in _malformations(output):
         key = (tx.canonical(part), problem) if already else None
         if key is not None and already[key] > 0:
