@@ -44,6 +44,7 @@ def test_correct_compactors_pass_must_and_should(name: str) -> None:
     assert result.examples == 150
 
 
+@pytest.mark.xdist_group("zoo")  # beside test_zoo, so the shipped verdicts are computed once
 def test_kill_rate_of_fuzzing_alone_on_the_zoo(capsys: pytest.CaptureFixture[str],
                                                record_property: Any) -> None:
     """Every broken compactor of the zoo, fuzzed without the shipped scenarios (detection only, no

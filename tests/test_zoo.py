@@ -14,6 +14,8 @@ from .conftest import shipped_specs
 from .zoo import broken, correct
 
 OPTIONS = RunOptions(time_limit=0.5)
+IN_PROCESS = RunOptions(time_limit=0.5, in_process=True)
+pytestmark = pytest.mark.xdist_group("zoo")  # with the kill-rate test of test_fuzz, which reads _results
 
 
 @cache
@@ -27,7 +29,8 @@ def _results(name: str, module: str) -> tuple[CheckResult, ...]:
     scenarios = list(_scenarios())
     if name == "hangs":
         scenarios = scenarios[:1]
-    return tuple(run([from_callable(func, name)], scenarios, options=OPTIONS).results)
+    options = OPTIONS if name == "hangs" else IN_PROCESS  # worker processes are tested in test_worker
+    return tuple(run([from_callable(func, name)], scenarios, options=options).results)
 
 
 @pytest.mark.parametrize("name", sorted(broken.CAUGHT_BY))
