@@ -26,7 +26,7 @@ def _live_scenarios() -> tuple[Scenario, ...]:
 def _results(module: str, name: str) -> tuple[CheckResult, ...]:
     scenarios = list(_live_scenarios())
     func = getattr(adversarial if module == "adversarial" else correct, name)
-    return tuple(run([from_callable(func, name)], scenarios, options=RunOptions(time_limit=2.0, idempotence=False)).results)
+    return tuple(run([from_callable(func, name)], scenarios, options=RunOptions(time_limit=2.0, idempotence=False, in_process=True)).results)
 
 
 @pytest.mark.parametrize("name", sorted(adversarial.CAUGHT_BY))

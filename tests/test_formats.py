@@ -4,6 +4,8 @@ MUST through each format."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ from conformance.formats.wrap import in_format, mark, wrap
 
 NAMES = sorted(FORMATS)
 CONVERTED = [n for n in NAMES if n != "anthropic"]
-OPTIONS = RunOptions(reference_targets=frozenset(), time_limit=5.0)
+OPTIONS = RunOptions(reference_targets=frozenset(), time_limit=5.0, in_process=True)
 
 _text = st.text(max_size=12)
 _ids = st.sampled_from(["toolu_a", "toolu_b", "toolu_c", "call_1"])
@@ -148,18 +150,20 @@ def _same(messages: list[Any]) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def noop_runs(shipped: LoadResult) -> dict[str, Any]:
-    out = {}
-    for name in NAMES:
+def noop_runs(shipped: LoadResult) -> Callable[[str], Any]:
+    """Returns format name -> the report of a target returning its input through it, each run once,
+    when a test first asks (so xdist workers run only the formats of their own tests)."""
+    @cache
+    def of(name: str) -> Any:
         targets, scenarios, _ = in_format([from_callable(_same, "same")], shipped.scenarios, name)
-        out[name] = run(targets, scenarios, options=OPTIONS)
-    return out
+        return run(targets, scenarios, options=OPTIONS)
+    return of
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_a_target_that_returns_its_input_passes_every_must_through_the_format(name: str, noop_runs: dict[str, Any],
-                                                                              shipped: LoadResult) -> None:
-    report = noop_runs[name]
+def test_a_target_that_returns_its_input_passes_every_must_through_the_format(
+        name: str, noop_runs: Callable[[str], Any], shipped: LoadResult) -> None:
+    report = noop_runs(name)
     assert report.failures() == []
     fmt = get(name)
     expressible = {s.id for s in shipped.scenarios if fmt.why_not(s.history) is None}

@@ -402,7 +402,7 @@ def _refuses_unpaired_results(history: list[dict[str, Any]]) -> list[dict[str, A
 
 @pytest.mark.parametrize("func", [_sorted_keys_round_trip, _refuses_unpaired_results])
 def test_a_correct_compactor_passes_every_must(func: Any, shipped: LoadResult) -> None:
-    report = run([from_callable(func)], shipped.scenarios, options=RunOptions(time_limit=2))
+    report = run([from_callable(func)], shipped.scenarios, options=RunOptions(time_limit=2, in_process=True))
     bad = [f"{r.scenario} {r.invariant}: {r.message}" for r in report.results
            if r.level == "MUST" and r.outcome not in ("pass", "skip")]
     assert not bad, "\n".join(bad[:10])

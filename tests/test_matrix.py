@@ -21,7 +21,7 @@ from conformance.peers import Peer, all_peers
 from .conftest import ROOT
 
 RECORD = ROOT / "docs" / "matrix.json"
-OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0)
+OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0, in_process=True)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from conformance.formats.base import canonical
 from conformance.formats.wrap import mark
 from conformance.peers import Peer, PeerNotInstalled, all_peers, select
 
-OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0)
+OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0, in_process=True)
 PEERS = {p.name: p for p in all_peers()}
 if not os.environ.get("CI"):  # CI installs the peers extra, so there every peer must run
     for peer in PEERS.values():

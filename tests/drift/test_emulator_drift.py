@@ -19,6 +19,7 @@ from conformance.drift.compare import compare_dirs
 from conformance.provider.verify import verify
 
 SPECS = Path(__file__).resolve().parents[2] / "specs" / "provider"
+pytestmark = pytest.mark.xdist_group("emulator-drift")  # one worker records ``before`` and each fault once
 
 
 def _record(out: Path, faults: list[str]) -> Path:
@@ -36,8 +37,15 @@ def before(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _record(tmp_path_factory.mktemp("before"), [])
 
 
+_AFTER: dict[tuple[str, ...], Path] = {}
+
+
 def _after(tmp_path: Path, *faults: str) -> Path:
-    return _record(tmp_path / "after", list(faults))
+    """Returns the recordings of the provider after the change (a second recording, apart from
+    ``before``), made once per set of faults in this process: the tests only read them."""
+    if faults not in _AFTER:
+        _AFTER[faults] = _record(tmp_path / "after", list(faults))
+    return _AFTER[faults]
 
 
 def _rules(drift: dict[str, Any], category: str) -> Counter[str]:
@@ -84,9 +92,9 @@ def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -
 
 
 def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path: Path) -> None:
-    same = _after(tmp_path / "same")
+    same = _after(tmp_path)
     assert main(["drift", "--baseline", str(before), "--current", str(same)]) == 0
-    changed = _after(tmp_path / "changed", "miscount")
+    changed = _after(tmp_path, "miscount")
     report = tmp_path / "report"
     assert main(["drift", "--baseline", str(before), "--current", str(changed), "--report", str(report)]) == 1
     assert "Drift: BREAKING DRIFT" in (report / "summary.md").read_text()
