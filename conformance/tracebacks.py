@@ -37,6 +37,8 @@ def _skip(tb: TracebackType | None, frames: int) -> TracebackType | None:
 def scrub_credentials(text: str) -> str:
     """Returns ``text`` with API keys, bearer tokens and the values of secret-named environment
     variables replaced by a placeholder."""
+    if not text:
+        return text
     for name, value in os.environ.items():
         if len(value) >= 8 and _SECRET_ENV_NAME.search(name) and value in text:
             text = text.replace(value, f"[redacted ${name}]")
