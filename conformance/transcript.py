@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -94,11 +95,33 @@ def _non_json(value: Any) -> str:
 
 
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_non_json).encode
+_LOCAL = threading.local()  # each thread's prebuilt C encoder (its circular-reference markers are its own)
+
+
+def _c_encoder() -> Any:
+    """Returns the C encoder ``_ENCODE`` builds on each call, built once per thread."""
+    return json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+        {}, _non_json, json.encoder.encode_basestring, None, ":", ",", True, False, True)
 
 
 def canonical(value: Any) -> str:
     """Returns the canonical JSON text of plain data: sorted keys, types kept (``0``, ``0.0``,
     ``false`` and ``"0"`` write differently); a non-JSON value writes as a tagged ``repr``."""
+    if json.encoder.c_make_encoder is not None:  # type: ignore[attr-defined]
+        encode = getattr(_LOCAL, "encode", None)
+        if encode is None:
+            encode = _LOCAL.encode = _c_encoder()
+        try:
+            return "".join(encode(value, 0))
+        except Exception:  # noqa: BLE001 - redone below, which raises or falls back as it always did
+            _LOCAL.encode = None  # its markers may keep what the failed call left in them
+        except BaseException:
+            _LOCAL.encode = None
+            raise
+    return _canonical_slow(value)
+
+
+def _canonical_slow(value: Any) -> str:
     try:
         return _ENCODE(value)
     except TypeError:  # keys of mixed types cannot be sorted: write every key as its repr
