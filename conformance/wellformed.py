@@ -14,6 +14,7 @@ from ._memo import of_history
 
 ROLES = ("user", "assistant", "system")
 
+_CHECKED_KINDS = frozenset({"text", tx.CLIENT_TOOL_USE, tx.CLIENT_TOOL_RESULT})
 Malformation = tuple[Any, str, str, bool]  # (message or block concerned, where, problem, unreadable)
 
 
@@ -63,6 +64,14 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
             if not content:
                 yield message, f"{where}.content", "is an empty list", False
             for j, block in enumerate(content):
+                if block.__class__ is dict:  # the common well-formed blocks, without a generator each
+                    kind = block.get("type")
+                    if kind == "text":
+                        text = block.get("text")
+                        if text.__class__ is str and text.strip():
+                            continue
+                    elif kind.__class__ is str and kind and kind not in _CHECKED_KINDS:
+                        continue
                 yield from _block_malformations(block, f"{where}.content[{j}]")
         else:
             yield message, f"{where}.content", f"is a {type(content).__name__}, not a string or a list", True
