@@ -43,7 +43,7 @@ def _after(tmp_path: Path, *faults: str) -> Path:
     """Returns the recordings of the provider after the change (a second recording, apart from
     ``before``), made once per set of faults in this process: the tests only read them."""
     if faults not in _AFTER:
-        _AFTER[faults] = _record(tmp_path / "after", list(faults))
+        _AFTER[faults] = _record(tmp_path / "-".join(("after", *faults)), list(faults))
     return _AFTER[faults]
 
 
