@@ -139,6 +139,8 @@ def _repr_keys(value: Any) -> Any:
 def blocks(message: Message) -> list[Block]:
     """Returns the message's content blocks; string content reads as one text block."""
     content = message.get("content")
+    if content.__class__ is list:
+        return content  # type: ignore[no-any-return]
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     if isinstance(content, list):
@@ -237,7 +239,7 @@ def reasoning_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Blo
     """Yields ``(message_index, block_index, block)`` for every reasoning block."""
     for i, message in enumerate(history):
         for j, block in enumerate(blocks(message)):
-            if isinstance(block, Mapping) and is_reasoning(block):
+            if (block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") in REASONING_TYPES:
                 yield i, j, block
 
 
