@@ -270,7 +270,7 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
 def _block_keys(history: Sequence[Any]) -> tuple[list[list[str]], dict[str, list[int]]]:
     """Returns the canonical JSON of each message's blocks, and canonical block -> indexes of
     the messages with list content that hold it."""
-    keys = [[tx.canonical(b) for b in tx.blocks(message)] for message in history]
+    keys = [tx.canonical_each(tx.blocks(message)) for message in history]
     by_block: dict[str, list[int]] = {}
     for i, message in enumerate(history):
         if isinstance(message.get("content"), list):
@@ -305,7 +305,7 @@ def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
     input_keys, by_block = of_history(_block_keys, history)
     problems = []
     for i, message in enumerate(_output(obs)):
-        message_keys = [tx.canonical(b) for b in tx.blocks(message)]
+        message_keys = tx.canonical_each(tx.blocks(message))
         source = _source_message(message, message_keys, history, input_keys, by_block)
         if source is None:
             continue

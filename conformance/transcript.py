@@ -121,6 +121,24 @@ def canonical(value: Any) -> str:
     return _canonical_slow(value)
 
 
+def canonical_each(values: Iterable[Any]) -> list[str]:
+    """Returns ``canonical`` of each value, in order."""
+    values = list(values)
+    if json.encoder.c_make_encoder is not None:  # type: ignore[attr-defined]
+        encode = getattr(_LOCAL, "encode", None)
+        if encode is None:
+            encode = _LOCAL.encode = _c_encoder()
+        join = "".join
+        try:
+            return [join(encode(value, 0)) for value in values]
+        except Exception:  # noqa: BLE001 - each value again, one by one, as ``canonical`` does
+            _LOCAL.encode = None
+        except BaseException:
+            _LOCAL.encode = None
+            raise
+    return [canonical(value) for value in values]
+
+
 def _canonical_slow(value: Any) -> str:
     try:
         return _ENCODE(value)
