@@ -63,3 +63,15 @@ def test_a_quoted_piece_of_reasoning_is_redacted(tmp_path: Path, capsys: pytest.
     printed = capsys.readouterr().out + out_file.read_text()
     assert code == 1 and "live.untouched-suffix" in printed
     assert not [LONG[i:i + 30] for i in range(len(LONG) - 30) if LONG[i:i + 30] in printed]
+
+
+def test_a_piece_shared_by_several_reasoning_texts_is_cut_out_whole() -> None:
+    from conformance.redaction import Redactor
+
+    texts = [f"Step {n}: call {tool} and look at what comes back." for n in range(1, 11)
+             for tool in ("grep on TODO", "run_command on pytest")]
+    quoted = texts[0][5:]  # "1: call grep on TODO and look at what comes back.", 49 characters
+    redacted = Redactor(texts).text(f"cannot compact near: {quoted} (end)")
+    assert redacted.startswith("cannot compact near:") and redacted.endswith(" (end)")
+    assert "[redacted thinking #" in redacted
+    assert not [quoted[i:i + 12] for i in range(len(quoted) - 12) if quoted[i:i + 12] in redacted]
