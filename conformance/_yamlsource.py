@@ -1,12 +1,17 @@
-"""Load a YAML document with libyaml and remember the line of every field.
+"""Read a spec file (YAML, or JSON at JSON speed) into plain data.
 
-Returns plain data plus a ``Locator`` that maps a field path (a tuple of keys and indices) to the
-line it was written on, so every error can name file, line and field.
+Two ways in: ``parse_fast`` returns the data and the line of each scenario, or ``None`` when the
+document needs a closer look; ``load_document`` (the located path, used only when a file has a
+problem) returns the data plus a ``Locator`` that maps every field path to its line, so each error
+can name file, line and field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +56,112 @@ class Locator:
         return SpecError(self.path, self.line(field), dotted(field), message)
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector for the block: building a large document creates
+    millions of containers and no cycles, and each collection would walk them all again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def read_text(path: str | Path) -> str:
+    """Returns the file's text; raises ``SpecError`` when it cannot be read or is not UTF-8
+    (naming the line and byte offset of the first bad byte)."""
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise SpecError(file, None, "", f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SpecError(file, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start} "
+                                        f"(column {column})") from None
+
+
+def is_json(path: str | Path) -> bool:
+    """Returns whether the file is read as JSON (by its ``.json`` suffix)."""
+    return Path(path).suffix == ".json"
+
+
+class _NeedsLocating(Exception):
+    """The fast parse met something only the located path reports well (a duplicate key)."""
+
+
+class _FastLoader(_Loader):  # type: ignore[misc, valid-type]
+    """The C loader, refusing a mapping that lost a key to a duplicate."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        mapping = super().construct_mapping(node, deep)
+        if len(mapping) != len(node.value):
+            raise _NeedsLocating
+        return mapping
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _NeedsLocating
+    return mapping
+
+
+def _json_scenario_lines(text: str, data: Any) -> list[int]:
+    """Returns the line of each scenario's ``id`` in a JSON document (0 where it is not found)."""
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    if not isinstance(scenarios, list):
+        return []
+    lines, position, line = [], 0, 1
+    for raw in scenarios:
+        ident = raw.get("id") if isinstance(raw, dict) else None
+        found = text.find(json.dumps(ident), position) if isinstance(ident, str) else -1
+        if found < 0:
+            lines.append(0)
+            continue
+        line += text.count("\n", position, found)
+        position = found
+        lines.append(line)
+    return lines
+
+
+def parse_fast(path: str | Path, text: str) -> tuple[Any, list[int]] | None:
+    """Returns the document and the line of each item of its ``scenarios`` list, or ``None`` when
+    the document is malformed in any way (then ``load_document`` says where)."""
+    if is_json(path):
+        try:
+            with gc_paused():
+                data = json.loads(text, object_pairs_hook=_unique_keys)
+        except (ValueError, _NeedsLocating):
+            return None
+        return data, _json_scenario_lines(text, data)
+    with gc_paused():
+        return _parse_yaml_fast(text)
+
+
+def _parse_yaml_fast(text: str) -> tuple[Any, list[int]] | None:
+    loader = _FastLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        lines: list[int] = []
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == "scenarios" and isinstance(value, yaml.SequenceNode):
+                    lines = [item.start_mark.line + 1 for item in value.value]
+        return loader.construct_document(node), lines
+    except (yaml.YAMLError, _NeedsLocating):
+        return None
+    finally:
+        loader.dispose()
+
+
 def _walk(node: yaml.Node, path: FieldPath, lines: dict[FieldPath, int], file: Path) -> None:
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
@@ -67,14 +178,28 @@ def _walk(node: yaml.Node, path: FieldPath, lines: dict[FieldPath, int], file: P
             _walk(item, path + (index,), lines, file)
 
 
+def _json_syntax(file: Path, text: str) -> None:
+    """Raises ``SpecError`` at the line of the first JSON syntax error, if any."""
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise SpecError(file, line, "", f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+
+
 def load_document(path: str | Path, text: str | None = None) -> tuple[Any, Locator]:
-    """Returns the parsed document and its ``Locator``; raises ``SpecError`` on bad YAML."""
+    """Returns the parsed document and its ``Locator``; raises ``SpecError`` on a file that cannot be
+    read, is not UTF-8, is not valid YAML (or JSON, for ``.json``), or repeats a key."""
     file = Path(path)
     if text is None:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise SpecError(file, None, "", f"cannot read: {exc.strerror or exc}") from None
+        text = read_text(file)
+    if is_json(file):
+        _json_syntax(file, text)  # the values come from JSON; the YAML reader gives the lines
+    with gc_paused():
+        return _load_located_document(file, text)
+
+
+def _load_located_document(file: Path, text: str) -> tuple[Any, Locator]:
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -82,8 +207,10 @@ def load_document(path: str | Path, text: str | None = None) -> tuple[Any, Locat
             raise SpecError(file, 1, "", "empty document")
         lines: dict[FieldPath, int] = {}
         _walk(node, (), lines, file)
-        data = loader.construct_document(node)
+        data = json.loads(text) if is_json(file) else loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
+        if is_json(file):
+            return json.loads(text), Locator(file, {})  # valid JSON the YAML reader cannot place
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise SpecError(file, line, "", f"invalid YAML: {exc.problem or exc.context}") from None

@@ -21,6 +21,7 @@ from .fuzz_cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
 from .matrix import register as register_matrix
 from .outputs import check_output_file, check_output_folder
+from .progress import progress_callback
 from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
 from .report.cli import register as register_reports
@@ -28,6 +29,7 @@ from .results import CheckResult, must_checked
 from .runner import RunOptions, keyword_filter, run
 from .spec import load
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, resolve
+from .worker import beside, parse_size, warm_up
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,11 +83,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     """
     _check_options(args)
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
+    if not args.in_process:
+        warm_up()  # the fork server imports the harness while the specs load
+    replay = beside(_provider_results, args, unless_imported="anthropic") if _replays_recordings(args) else None
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
-    if not (loaded.scenarios or loaded.errors or args.generated):  # before the replay: nothing of ours to run
+    if not (loaded.scenarios or loaded.errors or args.generated):  # nothing of ours to run
         raise UsageError(_nothing_selected(args, 0, 0))
-    probes = _provider_results(args)
+    probes = replay.result() if replay is not None else []  # the replay ran beside the loading
     gaps = []
     run_targets = [t.name for t in targets] + sorted({p.target for p in probes})
     for path in args.expectations or []:
@@ -100,8 +105,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(_nothing_selected(args, len(loaded.scenarios), all_probes))
     named_targets = targets
     targets, scenarios, format_note = in_format(targets, scenarios, args.format)
-    options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence)
-    report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors)
+    options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence,
+                         in_process=args.in_process, jobs=args.jobs, memory_limit=args.memory_limit,
+                         maxfail=args.maxfail)
+    progress, done = progress_callback(not args.no_progress)
+    try:
+        report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors, progress=progress)
+    finally:
+        done()
     probes = apply_gaps(probes, gaps)
     probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
@@ -129,6 +140,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"no MUST check of {', '.join(unchecked)} passed or failed: every one was skipped, "
                          "not run or a known gap (see --expectations and -k)")
     return code
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -162,6 +187,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also replay the provider recordings (the default only when no --target is given)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
     p.add_argument("-v", "--verbose", action="store_true", help="also show expected failures")
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="worker processes running scenarios at once (default: one per core)")
+    p.add_argument("--in-process", action="store_true",
+                   help="call targets in this process (no isolation; for a debugger)")
+    p.add_argument("--memory-limit", type=_size, default=None, metavar="SIZE",
+                   help="cap each worker's memory, e.g. 2G (a target past it gets MemoryError)")
+    p.add_argument("--maxfail", type=_positive_int, default=None, metavar="N",
+                   help="stop after N failing scenarios")
+    p.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1,
+                   help="stop after the first failing scenario")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines on stderr")
     p.set_defaults(func=cmd_run)
     c = sub.add_parser("catalog", help="print the invariant catalog")
     c.set_defaults(func=cmd_catalog)

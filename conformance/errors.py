@@ -31,6 +31,9 @@ class SpecError(ConformanceError):
         self.message = message
         super().__init__(str(self))
 
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, str, str]]:
+        return (type(self), (self.path, self.line, self.field, self.message))  # crosses processes whole
+
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         field = f" {self.field}:" if self.field else ""

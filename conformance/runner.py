@@ -1,12 +1,16 @@
 """The one loop: scenarios x targets x invariants -> result records.
 
-The CLI, the pytest plugin and the reports are shells over ``run`` and ``check_scenario``.
+The CLI, the pytest plugin and the reports are shells over ``run`` and ``check_scenario``. By
+default ``run`` calls targets in worker processes (``worker.Pool``), several at once, and assembles
+the records in the order a serial run gives them.
 """
 
 from __future__ import annotations
 
+import pickle
 import re
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -17,8 +21,10 @@ from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
-from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded
+from .stop_rules import ItemSummary, Walk, walk
+from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
 from .tracebacks import scrub_credentials, scrub_data, traceback_key
+from .worker import Event, Pool, call_window, default_jobs
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,11 @@ class RunOptions:
     time_limit: float = DEFAULT_TIME_LIMIT
     idempotence: bool = True
     reference_targets: frozenset[str] = frozenset({DEFAULT_TARGET})
+    in_process: bool = False  # call targets in this process (threads), as for a debugger
+    jobs: int | None = None  # worker processes; None means one per core
+    memory_limit: int | None = None  # bytes of address space per worker
+    maxfail: int | None = None  # stop after this many failing (scenario, target) items
+    hung_after: int | None = 3  # timeouts (or worker deaths) in a row after which a target is given up
 
 
 @dataclass
@@ -40,6 +51,7 @@ class RunReport:
     scenarios: list[Scenario] = field(default_factory=list)
     reference_targets: frozenset[str] = frozenset()
     observations: dict[tuple[str, str], Observation] = field(default_factory=dict)
+    stopped: str = ""  # why the run ended before every scenario ran (``--maxfail``), else empty
 
     def failures(self) -> list[CheckResult]:
         """Returns the results that make the run fail (MUST, plus REFERENCE for reference targets)."""
@@ -103,9 +115,15 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
 
 def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observation:
     """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence."""
-    obs = call_guarded(target, scenario.history, scenario.params, options.time_limit)
+    # The guard answers at the limit (with where the target was stuck); in a worker, the parent
+    # kills the worker a little later should the guard itself be stuck (a target holding the GIL).
+    limit = options.time_limit
+    with call_window(limit, allowance=_BACKSTOP + _COPY_SECONDS * len(scenario.history)):
+        obs = call_guarded(target, scenario.history, scenario.params, limit)
     if options.idempotence and obs.returned and isinstance(obs.output, list):
-        return replace(obs, second=call_guarded(target, obs.output, scenario.params, options.time_limit))
+        with call_window(limit, obs, allowance=_BACKSTOP + _COPY_SECONDS * len(obs.output)):
+            second = call_guarded(target, obs.output, scenario.params, limit)
+        return replace(obs, second=second)
     return obs
 
 
@@ -117,10 +135,13 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     """
     if obs is None:
         obs = observe(target, scenario, options)
+    results = _checks(target, scenario, options, obs)
+    if not any(r.message or r.details for r in results):
+        return results  # no text at all, so none to redact: skip collecting the reasoning texts
     second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
-    redacted = [redactor.result(r) for r in _checks(target, scenario, options, obs)]
+    redacted = [redactor.result(r) for r in results]
     return [replace(r, message=scrub_credentials(r.message), details=scrub_data(r.details)) for r in redacted]
 
 
@@ -175,14 +196,172 @@ def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:
 
 
 def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Sequence[KnownGap] = (),
-        options: RunOptions = RunOptions(), spec_errors: Sequence[SpecError] = ()) -> RunReport:
-    """Returns the report of every scenario on every target, with known gaps applied."""
+        options: RunOptions = RunOptions(), spec_errors: Sequence[SpecError] = (),
+        progress: Callable[[int, int], None] | None = None) -> RunReport:
+    """Returns the report of every scenario on every target, with known gaps applied.
+
+    The records come in the order of a serial run (targets, then scenarios), whatever ``jobs``.
+    ``progress(done, total)`` is called as items finish.
+    """
     chosen = list(scenarios)
+    items = [(t, s) for t in targets for s in chosen]
+    names = [t.name for t, _ in items]
+    done: dict[int, tuple[Observation, list[CheckResult]]] = {}
+    summaries: dict[int, ItemSummary] = {}
+    known = [walk(names, summaries, options.maxfail, options.hung_after)]  # stop decisions never revert
+
+    def finish(index: int, obs: Observation, results: list[CheckResult]) -> None:
+        target = items[index][0]
+        done[index] = (obs, results)
+        gating = {"MUST"} | ({"REFERENCE"} if target.name in options.reference_targets else set())
+        failed = any(r.level in gating and r.outcome in ("fail", "error", "xpass") for r in apply_gaps(results, gaps))
+        timed_out = obs.timed_out or (obs.second is not None and obs.second.timed_out)
+        died = obs.error_type == "WorkerDied"
+        summaries[index] = ItemSummary(timed_out, failed, died)
+        if timed_out or died or (failed and options.maxfail):
+            known[0] = walk(names, summaries, options.maxfail, options.hung_after)
+        if progress is not None:
+            progress(len(done), len(items))
+
+    shipped = {t.name: _shipping(t) for t in targets} if not options.in_process else {}
+    remote = [i for i, (t, _) in enumerate(items) if shipped.get(t.name) is not None]
+    if remote:
+        _run_in_workers(items, remote, shipped, options, finish, lambda: known[0])
+    for index, (target, scenario) in enumerate(items):
+        if shipped.get(target.name) is not None or known[0].decided(index):
+            continue
+        obs = observe(target, scenario, options)
+        finish(index, obs, check_scenario(target, scenario, options, obs))
+    state = walk(names, summaries, options.maxfail, options.hung_after)
     results: list[CheckResult] = []
     observations: dict[tuple[str, str], Observation] = {}
-    for target in targets:
-        for scenario in chosen:
-            obs = observations[(target.name, scenario.id)] = observe(target, scenario, options)
-            results.extend(check_scenario(target, scenario, options, obs))
-    return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], chosen,
-                     frozenset(options.reference_targets), observations)
+    ran_scenarios: dict[str, Scenario] = {}
+    for index, (target, scenario) in enumerate(items):
+        if index in state.hung:
+            results.extend(error_records(target, scenario, options, state.hung[index]))
+        elif index in done and (state.stopped_at is None or index <= state.stopped_at):
+            obs, mine = done[index]
+            observations[(target.name, scenario.id)] = obs
+            results.extend(mine)
+        else:
+            continue
+        ran_scenarios.setdefault(scenario.id, scenario)
+    stopped = ""
+    if state.stopped_at is not None and state.stopped_at < len(items) - 1:
+        stopped = (f"stopped after {options.maxfail} failing scenario(s) (--maxfail {options.maxfail}): "
+                   f"{len(items) - 1 - state.stopped_at} not run")
+    kept = [s for s in chosen if s.id in ran_scenarios] if stopped else chosen
+    return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], kept,
+                     frozenset(options.reference_targets), observations, stopped)
+
+
+_BACKSTOP = 1.0  # seconds past the limit before the parent kills a worker whose guard did not answer
+_COPY_SECONDS = 5e-5  # per message: the guard's input copy and mutation check, not the target's time
+
+
+def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str) -> list[CheckResult]:
+    """Returns the records of a scenario whose call gave nothing to check (a dead worker, a target
+    given up): a ``call.completes`` error naming why, the other checks not run."""
+    out = []
+    for inv in applicable(scenario, target, options):
+        if inv.id in scenario.expect.skip:
+            out.append(_record(target, scenario, inv, "skip", scenario.expect.skip[inv.id]))
+        elif inv.id == "call.completes":  # the one error record; the rest were not run
+            out.append(_record(target, scenario, inv, "error", reason))
+        else:
+            out.append(_record(target, scenario, inv, "skip", f"not run: {reason}",
+                               extra={"blocked_by": "call.completes"}))
+    return out
+
+
+_RESOLVED: dict[str, Target] = {}
+
+
+def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+    """Runs one scenario on a target in a worker: the target is resolved there by name (or arrives
+    pickled); returns the observation (output made picklable) and the records."""
+    if isinstance(shipped, str):
+        if shipped not in _RESOLVED:
+            _RESOLVED[shipped] = resolve(shipped)
+        target = _RESOLVED[shipped]
+    else:
+        target = shipped
+    obs = observe(target, scenario, options)
+    results = check_scenario(target, scenario, options, obs)
+    return _picklable(obs), results
+
+
+def _picklable(obs: Observation) -> Observation:
+    """Returns ``obs`` with any output that does not pickle replaced by a description of it."""
+    try:
+        pickle.dumps(obs)
+        return obs
+    except Exception:  # noqa: BLE001 - any object a target returns
+        second = _picklable(obs.second) if obs.second is not None else None
+        try:
+            pickle.dumps(obs.output)
+            output = obs.output
+        except Exception:  # noqa: BLE001
+            output = f"<a {type(obs.output).__name__} that cannot be sent between processes>"
+        return replace(obs, output=output, second=second)
+
+
+def _shipping(target: Target) -> str | Target | None:
+    """Returns how ``target`` reaches a worker: its name (resolved there), itself pickled, or
+    ``None`` when it can only run in this process (a lambda, a closure)."""
+    try:
+        if resolve(target.name).func is target.func:
+            return target.name
+    except Exception:  # noqa: BLE001 - not a module:attr name
+        pass
+    try:
+        pickle.dumps(target)
+        return target
+    except Exception:  # noqa: BLE001 - unpicklable callables run in-process
+        return None
+
+
+def _run_in_workers(items: Sequence[tuple[Target, Scenario]], indexes: Sequence[int],
+                    shipped: dict[str, str | Target | None], options: RunOptions,
+                    finish: Callable[[int, Observation, list[CheckResult]], None],
+                    state: Callable[[], Walk]) -> None:
+    """Runs ``items[indexes]`` in worker processes, calling ``finish`` as each ends."""
+    queue = deque(indexes)
+    with Pool(options.jobs or default_jobs(), options.memory_limit) as pool:
+        pool.start(min(pool.jobs, len(queue)))
+        in_flight: set[int] = set()
+        while queue or in_flight:
+            current = state()
+            for index in [i for i in in_flight if current.decided(i)]:
+                pool.cancel(index)  # a hung target or a stopped run: the answer is no longer wanted
+                in_flight.discard(index)
+            while queue and pool.free > 0:
+                index = queue.popleft()
+                if current.decided(index):
+                    continue
+                target, scenario = items[index]
+                pool.submit(index, _run_item, (shipped[target.name], scenario, options))
+                in_flight.add(index)
+            for event in pool.wait():
+                in_flight.discard(event.key)
+                target, scenario = items[event.key]
+                obs, results = _from_event(event, target, scenario, options)
+                if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
+                    pool.recycle(event.key)  # its guard gave up: a thread of the target may still run
+                finish(event.key, obs, results)
+
+
+def _from_event(event: Event, target: Target, scenario: Scenario,
+                options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+    """Returns the observation and records of a job's event, in the parent when the worker gave none."""
+    if event.kind == "done":
+        return event.value  # type: ignore[no-any-return]
+    if event.kind == "timeout":
+        hung = Observation(timed_out=True, elapsed=event.limit, error=event.reason)
+        obs = hung if event.partial is None else replace(event.partial, second=hung)
+        return obs, check_scenario(target, scenario, options, obs)
+    reason = event.reason if event.kind == "died" else \
+        f"the worker could not run this scenario: {event.reason.splitlines()[0]}"
+    obs = Observation(error_type="WorkerDied" if event.kind == "died" else "WorkerError", error=reason,
+                      crashed=True)  # never a refusal
+    return obs, error_records(target, scenario, options, reason)

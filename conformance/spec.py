@@ -1,26 +1,30 @@
 """Load scenario files, validate them against the JSON Schema, and build ``Scenario`` objects.
 
-Every problem becomes a ``SpecError`` naming file, line and field; a bad scenario is dropped and
-the rest of its file, and every other file, still load.
+A file is first read the fast way (libyaml, or ``json`` for ``.json``, and a compiled validator of
+the whole file); only a file with a problem is read again the located way, where every problem
+becomes a ``SpecError`` naming file, line and field. A bad scenario is dropped and the rest of its
+file, and every other file, still load.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import fastjsonschema
 
 from . import transcript
-from ._yamlsource import Locator, load_document
+from ._yamlsource import FieldPath, Locator, load_document, parse_fast, read_text
 from .errors import SpecError
+from .invariant_ids import INVARIANT_IDS
 
 SCHEMA_FILE = "scenarios.schema.json"
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,8 @@ def schema() -> dict[str, Any]:
 def _validator(part: str) -> Any:
     """Returns a validator for the ``file`` (scenarios unchecked), one ``scenario`` (messages
     unchecked), or one ``message``."""
+    import jsonschema  # the located path only: a file with a problem
+
     full = schema()
     cls = jsonschema.validators.validator_for(full)
     if part == "file":
@@ -98,8 +104,121 @@ def _validator(part: str) -> Any:
     return cls({"$schema": full["$schema"], "$defs": defs, "$ref": f"#/$defs/{part}"})
 
 
+def _no_bool_for_numbers(node: Any) -> Any:
+    """Returns a copy of a schema where a numeric ``const``/``enum`` also refuses booleans, as
+    JSON Schema equality does (Python's ``True == 1`` does not)."""
+    if isinstance(node, list):
+        return [_no_bool_for_numbers(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _no_bool_for_numbers(v) for k, v in node.items()}
+    values = [out["const"]] if "const" in out else out.get("enum", [])
+    if any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        out = {"allOf": [out, {"not": {"type": "boolean"}}]}
+    return out
+
+
+_DRAFT7_SAME = frozenset({  # keywords that mean the same in draft-07 (what the compiler reads) and 2020-12
+    "type", "required", "additionalProperties", "properties", "items", "minItems", "maxItems", "const", "enum",
+    "pattern", "minLength", "maxLength", "uniqueItems", "minimum", "maximum", "minProperties", "maxProperties",
+    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$defs", "$schema", "$id",
+    "title", "description", "$comment", "default", "examples"})
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else")
+
+
+def _draft7_safe(node: Any) -> bool:
+    """Returns whether a schema uses only keywords that draft-07 reads the same way, and no
+    ``$ref`` with siblings (draft-07 ignores them)."""
+    if isinstance(node, bool):
+        return True
+    if not isinstance(node, dict) or not set(node) <= _DRAFT7_SAME:
+        return False
+    if "$ref" in node and set(node) - {"$ref", "description", "title", "$comment"}:
+        return False
+    children = [node[k] for k in _SUBSCHEMA if k in node]
+    children += [*node.get("properties", {}).values(), *node.get("$defs", {}).values()]
+    children += [*node.get("allOf", []), *node.get("anyOf", []), *node.get("oneOf", [])]
+    return all(_draft7_safe(child) for child in children)
+
+
+@cache
+def _whole_file_check() -> Callable[[Any], Any] | None:
+    """Returns a compiled validator of a whole scenario file, messages aside (``_message_ok`` reads
+    them); it raises on any problem, and accepts no file that the located validators would refuse.
+    ``None`` when the schema uses what the compiler would read differently (then every file is
+    located)."""
+    full = _no_bool_for_numbers(schema())
+    if not _draft7_safe(full):
+        return None
+    defs = {**full["$defs"], "message": {}}
+    return fastjsonschema.compile({**full, "$defs": defs, "$schema": "http://json-schema.org/draft-07/schema#"})
+
+
+_BLOCK_BASE = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "minLength": 1}}}
+
+
+@cache
+def _message_shape() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]] | None:
+    """Returns the roles a message may have and block type -> required fields, read from the
+    schema; ``None`` when the schema says more of messages than ``_message_ok`` checks (then every
+    file takes the located path)."""
+    defs = schema()["$defs"]
+    message, block = defs["message"], dict(defs["block"])
+    roles = message.get("properties", {}).get("role", {}).get("enum")
+    expected = {"type": "object", "required": ["role", "content"], "properties": {
+        "role": {"enum": roles}, "content": {"type": ["string", "array"], "items": {"$ref": "#/$defs/block"}}}}
+    rules = block.pop("allOf", [])
+    if message != expected or block != _BLOCK_BASE or not all(isinstance(r, str) for r in roles or [None]):
+        return None
+    needs: dict[str, tuple[str, ...]] = {}
+    for rule in rules:
+        kind = rule.get("if", {}).get("properties", {}).get("type", {}).get("const")
+        required = rule.get("then", {}).get("required")
+        shaped = {"if": {"properties": {"type": {"const": kind}}}, "then": {"required": required}}
+        if rule != shaped or not isinstance(kind, str) or not isinstance(shaped["then"]["required"], list):
+            return None
+        needs[kind] = tuple(shaped["then"]["required"])
+    return tuple(roles), needs
+
+
+def _message_ok(message: Any, roles: tuple[str, ...], needs: dict[str, tuple[str, ...]]) -> bool:
+    """Returns whether a message surely meets the schema's ``message`` (a structural check, one pass,
+    stricter where in doubt: a ``False`` sends the file to the located validators)."""
+    if message.__class__ is not dict or message.get("role") not in roles:
+        return False
+    content = message.get("content")
+    if content.__class__ is str:
+        return True
+    if content.__class__ is not list:
+        return False
+    for block in content:
+        if block.__class__ is not dict:
+            return False
+        kind = block.get("type")
+        if kind.__class__ is not str or not kind:
+            return False
+        required = needs.get(kind)
+        if required is not None:
+            for key in required:
+                if key not in block:
+                    return False
+    return True
+
+
+def _messages_ok(raw: dict[str, Any]) -> bool:
+    """Returns whether every message of a schema-valid scenario surely meets the schema."""
+    shape = _message_shape()
+    if shape is None:
+        return False
+    roles, needs = shape
+    output = raw.get("expect", {}).get("reference", {}).get("output") or []
+    return all(_message_ok(m, roles, needs) for m in raw["history"]) and \
+        all(_message_ok(m, roles, needs) for m in output)
+
+
 def discover(paths: Iterable[str | Path]) -> list[Path]:
-    """Returns the YAML files named by ``paths`` (files, or folders searched recursively), sorted.
+    """Returns the spec files named by ``paths`` (files, or ``.yaml``/``.yml``/``.json`` files of
+    folders searched recursively), sorted.
 
     Raises ``SpecError`` for a path that does not exist.
     """
@@ -107,7 +226,7 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            files.extend(p for p in path.rglob("*") if p.suffix in SPEC_SUFFIXES and p.is_file())
         elif path.is_file():
             files.append(path)
         else:
@@ -146,30 +265,33 @@ def _message_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int, 
     return errors
 
 
-def _semantic_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int, ...]) -> list[SpecError]:
-    errors = []
+def _semantic_problems(raw: dict[str, Any], invariant_ids: Collection[str]) -> list[tuple[FieldPath, str]]:
+    """Returns ``(field, problem)`` for what the schema cannot say: truth that does not fit the
+    history, unknown invariant ids, an invariant both required and skipped."""
+    problems: list[tuple[FieldPath, str]] = []
     history = raw["history"]
     truth = raw["truth"]
-    if truth["live_start"] > len(history):
-        errors.append(locator.error(at + ("truth", "live_start"),
-                                    f"{truth['live_start']} is past the end of a {len(history)}-message history"))
+    if not isinstance(truth["live_start"], int):
+        problems.append((("truth", "live_start"), f"{truth['live_start']!r} is not a whole number written as one"))
+    elif truth["live_start"] > len(history):
+        problems.append((("truth", "live_start"),
+                         f"{truth['live_start']} is past the end of a {len(history)}-message history"))
     declared = set(truth.get("unanswered", ()))
-    actual = set(transcript.unanswered_tool_uses(history))
-    if declared - actual:
-        errors.append(locator.error(at + ("truth", "unanswered"),
-                                    f"not unanswered tool uses of this history: {sorted(declared - actual)}"))
-    from .invariants import BY_ID  # the catalog's checks take a Scenario: import it late
-
+    if declared:
+        actual = set(transcript.unanswered_tool_uses(history))
+        if declared - actual:
+            problems.append((("truth", "unanswered"),
+                             f"not unanswered tool uses of this history: {sorted(declared - actual)}"))
     expect = raw.get("expect", {})
     for k, name in enumerate(expect.get("invariants", ())):
-        if name not in BY_ID:
-            errors.append(locator.error(at + ("expect", "invariants", k), f"unknown invariant id {name!r}"))
+        if name not in invariant_ids:
+            problems.append((("expect", "invariants", k), f"unknown invariant id {name!r}"))
     for name in expect.get("skip", {}):
-        if name not in BY_ID:
-            errors.append(locator.error(at + ("expect", "skip", name), f"unknown invariant id {name!r}"))
+        if name not in invariant_ids:
+            problems.append((("expect", "skip", name), f"unknown invariant id {name!r}"))
         elif name in expect.get("invariants", ()):
-            errors.append(locator.error(at + ("expect", "skip", name), "both required and skipped"))
-    return errors
+            problems.append((("expect", "skip", name), "both required and skipped"))
+    return problems
 
 
 def _build(raw: dict[str, Any], path: Path, line: int) -> Scenario:
@@ -188,8 +310,31 @@ def _build(raw: dict[str, Any], path: Path, line: int) -> Scenario:
         source=raw.get("source"), path=str(path), line=line)
 
 
-def load_file(path: str | Path, text: str | None = None) -> LoadResult:
-    """Returns the scenarios of one file and the errors of its bad parts; a probe file yields none."""
+def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult | None:
+    """Returns the scenarios of a file with no problem at all, or ``None`` when it has one."""
+    parsed = parse_fast(path, text)
+    if parsed is None:
+        return None
+    data, lines = parsed
+    if isinstance(data, dict) and "probes" in data and "scenarios" not in data:
+        return LoadResult()  # a provider probe file: read by the provider side
+    check = _whole_file_check()
+    if check is None:
+        return None
+    try:
+        check(data)
+    except fastjsonschema.JsonSchemaException:
+        return None
+    if len(lines) != len(data["scenarios"]):
+        return None
+    for raw in data["scenarios"]:
+        if not _messages_ok(raw) or _semantic_problems(raw, invariant_ids):
+            return None
+    return LoadResult([_build(raw, path, line) for raw, line in zip(data["scenarios"], lines)])
+
+
+def _load_located(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult:
+    """Returns the good scenarios of a file and a located error for each problem."""
     result = LoadResult()
     try:
         data, locator = load_document(path, text)
@@ -208,15 +353,31 @@ def load_file(path: str | Path, text: str | None = None) -> LoadResult:
         if not errors:
             errors = _message_errors(raw, locator, at, checked)
         if not errors:
-            errors = _semantic_errors(raw, locator, at)
+            errors = [locator.error(at + where, problem) for where, problem in _semantic_problems(raw, invariant_ids)]
         if errors:
             result.errors.extend(errors)
         else:
-            result.scenarios.append(_build(raw, Path(path), locator.line(at) or 0))
+            result.scenarios.append(_build(raw, path, locator.line(at) or 0))
     return result
 
 
-def load(paths: Sequence[str | Path]) -> LoadResult:
+def load_file(path: str | Path, text: str | None = None,
+              invariant_ids: Collection[str] = INVARIANT_IDS) -> LoadResult:
+    """Returns the scenarios of one file and the errors of its bad parts; a probe file yields none.
+
+    ``invariant_ids`` are the ids ``expect.invariants`` and ``expect.skip`` may name.
+    """
+    file = Path(path)
+    try:
+        if text is None:
+            text = read_text(file)
+    except SpecError as exc:
+        return LoadResult(errors=[exc])
+    fast = _load_fast(file, text, invariant_ids)
+    return fast if fast is not None else _load_located(file, text, invariant_ids)
+
+
+def load(paths: Sequence[str | Path], invariant_ids: Collection[str] = INVARIANT_IDS) -> LoadResult:
     """Returns every scenario under ``paths`` with the errors found; duplicate ids are errors."""
     result = LoadResult()
     try:
@@ -226,7 +387,7 @@ def load(paths: Sequence[str | Path]) -> LoadResult:
         return result
     seen: dict[str, Scenario] = {}
     for file in files:
-        loaded = load_file(file)
+        loaded = load_file(file, invariant_ids=invariant_ids)
         result.errors.extend(loaded.errors)
         for scenario in loaded.scenarios:
             first = seen.get(scenario.id)

@@ -69,18 +69,36 @@ def _next_turn(history: Sequence[Message], i: int) -> Message | None:
     return None
 
 
+def _settled_before(history: Sequence[Message], end: int) -> int:
+    """Returns the index just after the last settled turn before ``end`` (0 when there is none).
+
+    Whether a turn settles is judged on the whole history, so the scan stops at the first hit.
+    """
+    for i in range(end - 1, -1, -1):
+        if _is_final_answer(history[i]):
+            following = _next_turn(history, i)
+            if following is None or _is_request(following):
+                return i + 1
+    return 0
+
+
 def task_boundary(history: Sequence[Message]) -> int:
     """Returns the index of the first message of the task in flight (``len(history)`` if none).
 
     A final answer settles a task only when it ends the history or a new user request follows it
     (system messages between them aside): a progress note followed by more assistant work does not.
     """
-    for i in range(len(history) - 1, -1, -1):
-        if _is_final_answer(history[i]):
-            following = _next_turn(history, i)
-            if following is None or _is_request(following):
-                return i + 1
-    return 0
+    return _settled_before(history, len(history))
+
+
+def _kept_boundary(history: Sequence[Message]) -> int:
+    """Returns where the messages returned untouched begin: the task in flight, or, when the
+    history ends on an assistant turn that settles it (a finished answer, a client prefill), the
+    whole last task, from just after the settled turn before it."""
+    boundary = task_boundary(history)
+    if boundary == len(history) and history and history[-1].get("role") == "assistant":
+        return _settled_before(history, len(history) - 1)  # the next call continues from that turn
+    return boundary
 
 
 def _opens_window(history: Sequence[Message], index: int) -> bool:
@@ -89,14 +107,6 @@ def _opens_window(history: Sequence[Message], index: int) -> bool:
     if _is_request(history[index]):
         return True
     return index == 0 and not any(isinstance(b, Mapping) and "tool_use_id" in b for b in _blocks(history[0]))
-
-
-def _last_request(history: Sequence[Message]) -> int:
-    """Returns the index of the last user request (0 when there is none)."""
-    for i in range(len(history) - 1, -1, -1):
-        if _is_request(history[i]):
-            return i
-    return 0
 
 
 def _check_order(history: Sequence[Message], start: int) -> None:
@@ -132,9 +142,13 @@ def _strip_reasoning(message: Message) -> Message | None:
 
 
 def _last_compaction(history: Sequence[Message], end: int) -> int | None:
-    for i in range(end - 1, -1, -1):
-        if isinstance(history[i].get("content"), list) and _ids_of(history[i], "compaction", "type"):
-            return i
+    """Returns the index of the last message before ``end`` holding a ``compaction`` block."""
+    for i in range(end - 1, -1, -1):  # one pass over all settled history: kept tight
+        content = history[i].get("content")
+        if content.__class__ is list or isinstance(content, list):
+            for block in content:
+                if (block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") == "compaction":
+                    return i
     return None
 
 
@@ -148,9 +162,7 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
     """
     if keep_turns < 0:
         raise ValueError("keep_turns must be >= 0")
-    boundary = task_boundary(history)
-    if boundary == len(history) and history and history[-1].get("role") == "assistant":
-        boundary = _last_request(history)  # the turn the next call continues from stays as it was
+    boundary = _kept_boundary(history)
     window = max(0, boundary - keep_turns)
     while window < boundary and not _opens_window(history, window):
         window += 1  # open on a request (or a clean start): no orphaned result, no split pair
@@ -160,7 +172,9 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
     settled: list[Message] = []
     anchor = _last_compaction(history, boundary)
     if anchor is not None and anchor < window and not _ids_of(history[anchor], "tool_use"):
-        settled.append(history[anchor])  # the summary that stands for everything before it
+        summary = _strip_reasoning(history[anchor])  # settled: its reasoning goes like any other's
+        if summary is not None:
+            settled.append(summary)  # the summary that stands for everything before it
     for message in history[window:boundary]:
         kept = _strip_reasoning(message)
         if kept is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 
 
+@cache
+def shipped_specs() -> LoadResult:
+    """Returns the shipped scenarios, loaded once per test process (probe files are skipped)."""
+    return load([SPECS])
+
+
 @pytest.fixture(scope="session")
 def shipped() -> LoadResult:
     """Returns the shipped scenarios (probe files are skipped by the loader)."""
-    return load([SPECS])
+    return shipped_specs()
 
 
 _LOOPBACK = ("127.", "::1", "localhost")

@@ -20,3 +20,14 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_test_command() -> No
     test_command = block[1].split("&&")[-1].strip()
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
+
+
+def _definition(text: str) -> str:
+    start = text.index("**The task in flight begins at the first message after the last settled turn**")
+    return text[start:text.index("\n\n", text.index("- a history that ends on a settled turn", start))]
+
+
+def test_the_task_in_flight_is_defined_once_in_the_same_words() -> None:
+    readme = _definition((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert readme == _definition((ROOT / "specs" / "README.md").read_text(encoding="utf-8"))
+    assert "system" in readme and "stacked" in readme

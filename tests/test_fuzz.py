@@ -187,8 +187,6 @@ def _reference_failures(history: list, live_start: int, params: dict) -> list[st
     return [f"{r.invariant}: {r.message}" for r in report.results if r.outcome == "fail"]
 
 
-@pytest.mark.xfail(strict=True, reason="found by fuzzing: before a prefill the reference keeps the last task from its "
-                                       "last request, not from the system message or first request that opened it")
 @pytest.mark.parametrize("opening", [
     [{"role": "system", "content": "ok"}, {"role": "user", "content": "ok"}],
     [{"role": "user", "content": "ok"}, {"role": "user", "content": "and this"}],
@@ -198,8 +196,6 @@ def test_reference_keeps_the_whole_task_a_prefill_continues(opening: list) -> No
     assert _reference_failures(history, 0, {"keep_turns": 0}) == []
 
 
-@pytest.mark.xfail(strict=True, reason="found by fuzzing: the reference keeps a compaction anchor with its reasoning, "
-                                       "and strips that reasoning when it compacts its own output again")
 def test_reference_is_idempotent_on_a_compaction_anchor_that_reasoned() -> None:
     history = [
         {"role": "user", "content": "ok"},

@@ -164,3 +164,12 @@ def test_a_scenario_with_every_check_skipped_is_skipped_not_passed(pytester: pyt
 def test_the_plugin_is_registered_when_the_package_is_installed() -> None:
     from importlib.metadata import entry_points
     assert "conformance.plugin" in {ep.value for ep in entry_points(group="pytest11")}
+
+
+def test_the_plugin_runs_under_xdist(pytester: pytest.Pytester, spec_dir: str) -> None:
+    pytest.importorskip("xdist")
+    result = pytester.runpytest_subprocess("--conformance-target", "zoo_targets:strip", "--conformance-specs",
+                                           spec_dir, "-p", "xdist.plugin", "-n", "2",
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*[[]MUST[]] tiny.inflight :: live.untouched-suffix*"])

@@ -7,9 +7,10 @@ from functools import cache
 
 import pytest
 
-from conformance import CATALOG, RunOptions, Scenario, from_callable, load, run
+from conformance import CATALOG, RunOptions, Scenario, from_callable, run
 from conformance.results import CheckResult
 
+from .conftest import shipped_specs
 from .zoo import broken, correct
 
 OPTIONS = RunOptions(time_limit=0.5)
@@ -17,8 +18,7 @@ OPTIONS = RunOptions(time_limit=0.5)
 
 @cache
 def _scenarios() -> tuple[Scenario, ...]:
-    from .conftest import SPECS
-    return tuple(load([SPECS]).scenarios)
+    return tuple(shipped_specs().scenarios)
 
 
 @cache
@@ -44,7 +44,9 @@ def test_every_invariant_has_a_broken_compactor() -> None:
     assert not missing
 
 
-@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy"])
+@pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy",
+                                  "budget_chars_3", "budget_chars_4", "budget_chars_5",
+                                  "last_settled_task", "settled_media_dropped"])
 def test_correct_compactor_passes_every_must(name: str) -> None:
     results = _results(name, "correct")
     assert results

@@ -21,6 +21,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -121,7 +122,8 @@ def flow(value: Any) -> str:
     return dumped[1:-1]
 
 
-def _messages(lines: list[str], key: str, messages: list[dict[str, Any]], indent: str) -> None:
+def _messages(lines: list[str], key: str, messages: list[dict[str, Any]], indent: str,
+              dump: Callable[[Any], str] = flow) -> None:
     if not messages:
         lines.append(f"{indent}{key}: []")
         return
@@ -131,16 +133,24 @@ def _messages(lines: list[str], key: str, messages: list[dict[str, Any]], indent
         content = m["content"]
         if isinstance(content, list) and content:
             lines.append(f"{indent}  content:")
-            lines.extend(f"{indent}  - {flow(block)}" for block in content)
+            lines.extend(f"{indent}  - {dump(block)}" for block in content)
         else:
-            lines.append(f"{indent}  content: {flow(content)}")
+            lines.append(f"{indent}  content: {dump(content)}")
         for extra in m:
             if extra not in ("role", "content"):
-                lines.append(f"{indent}  {extra}: {flow(m[extra])}")
+                lines.append(f"{indent}  {extra}: {dump(m[extra])}")
 
 
-def render(scenarios: list[dict[str, Any]], header: str) -> str:
-    """Returns a scenario file: the schema line, a comment header, then every scenario."""
+def json_flow(value: Any) -> str:
+    """Returns ``value`` as one line of JSON, which YAML reads as flow style: safe for multi-line and
+    very long strings. Line and paragraph separators are escaped, as YAML would break lines there."""
+    dumped = json.dumps(value, ensure_ascii=False)
+    return dumped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+
+
+def render(scenarios: list[dict[str, Any]], header: str, dump: Callable[[Any], str] = flow) -> str:
+    """Returns a scenario file: the schema line, a comment header, then every scenario; ``dump``
+    writes the messages' blocks (``json_flow`` for long or multi-line text)."""
     lines = [SCHEMA_LINE]
     lines.extend(("# " + line).rstrip() for line in header.strip().splitlines())
     lines += ["format_version: 1", "scenarios:"]
@@ -157,7 +167,7 @@ def render(scenarios: list[dict[str, Any]], header: str) -> str:
                 lines.append(f"    {k}: {flow(v)}")
         if s.get("comment"):
             lines.append(f"  comment: {flow(s['comment'])}")
-        _messages(lines, "history", s["history"], "  ")
+        _messages(lines, "history", s["history"], "  ", dump)
         if s.get("params"):
             lines.append(f"  params: {flow(s['params'])}")
         truth = s["truth"]
@@ -183,7 +193,7 @@ def render(scenarios: list[dict[str, Any]], header: str) -> str:
                 lines.append(f"      raises: {expect['raises']}")
             elif "output" in expect:
                 lines.append("    reference:")
-                _messages(lines, "output", expect["output"], "      ")
+                _messages(lines, "output", expect["output"], "      ", dump)
     return "\n".join(lines) + "\n"
 
 

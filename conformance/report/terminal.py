@@ -82,6 +82,8 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             if result.outcome in ("fail", "error", "xpass"):
                 out.extend(render_failure(result))
     out.append("")
+    if getattr(report, "stopped", ""):
+        out.append(report.stopped)
     everything = [*report.results, *probe_results]
     totals = summarize(everything)["outcomes"]
     failing = len(report.failures()) + sum(1 for r in probe_results if r.level == "MUST" and r.outcome in ("fail", "error", "xpass"))

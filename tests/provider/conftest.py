@@ -35,7 +35,8 @@ def record_with(tmp_path: Path, probes: dict[str, Probe]) -> Recorder:
     def run(probe_ids: Iterable[str], faults: Iterable[str] = ()) -> tuple[Path, list[Recorded]]:
         out = tmp_path / "recorded"
         with Emulator(0, faults) as emulator:
-            outcomes = record([probes[i] for i in probe_ids], "dummy", emulator.url, out)
+            outcomes = record([probes[i] for i in probe_ids], "dummy", emulator.url, out,
+                              sleep=lambda seconds: None)  # no real waits between retries in tests
         return out, outcomes
 
     return run

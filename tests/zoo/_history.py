@@ -30,17 +30,17 @@ def _request(message: dict[str, Any]) -> bool:
 def live_start(history: History) -> int:
     """Returns where the work to leave untouched begins, scanning forward.
 
-    That is the task in flight; when the history ends on the assistant's turn, the last task,
-    since the next call continues from that turn.
+    That is the task in flight; when the history ends on the assistant's turn, the whole last
+    task (from just after the settled turn before that one), since the next call continues from it.
     """
     turns = [(i, m) for i, m in enumerate(history) if m["role"] != "system"]
-    start = 0
+    ends = [0]  # just after each settled turn, in order
     for k, (i, message) in enumerate(turns):
         if _final(message) and (k + 1 == len(turns) or _request(turns[k + 1][1])):
-            start = i + 1
-    if start == len(history) and turns and turns[-1][1]["role"] == "assistant":
-        start = max((i for i, m in turns if _request(m)), default=0)
-    return start
+            ends.append(i + 1)
+    if ends[-1] == len(history) and turns and turns[-1][1]["role"] == "assistant":
+        return ends[-2]
+    return ends[-1]
 
 
 def in_doubt(history: History, start: int) -> bool:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Callable
+from typing import Any
 
-from ._history import History, in_doubt, live_start
+from ._history import History, blocks_of, in_doubt, live_start
 
 
 def noop(history: History) -> History:
@@ -33,3 +36,86 @@ def summarizer(history: History) -> History:
 def deep_copy(history: History) -> History:
     """Returns a deep copy: correct, and shows a copy is not a mutation."""
     return copy.deepcopy(history)
+
+
+def _tokens(messages: History, chars_per_token: int) -> int:
+    """Returns a character-ratio token estimate of the messages' compact JSON, rounded up."""
+    chars = sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in messages)
+    return -(-chars // chars_per_token)
+
+
+def _opens_task(message: dict[str, Any]) -> bool:
+    return message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
+
+
+def _settled_tasks(settled: History) -> list[History]:
+    """Returns settled history cut into whole tasks, each opening on a user request."""
+    tasks: list[History] = []
+    for message in settled:
+        if not tasks or _opens_task(message):
+            tasks.append([])
+        tasks[-1].append(message)
+    return tasks
+
+
+def _budgeted(chars_per_token: int) -> Callable[..., History]:
+    def compact(history: History, *, budget_tokens: int | None = None) -> History:
+        start = live_start(history)
+        if budget_tokens is None or in_doubt(history, start):
+            return list(history)
+        live = history[start:]
+        used = _tokens(live, chars_per_token)
+        if used > budget_tokens:
+            raise ValueError(f"the task in flight alone is ~{used} tokens, over the budget of {budget_tokens}")
+        kept: History = []
+        for task in reversed(_settled_tasks(history[:start])):
+            cost = _tokens(task, chars_per_token)
+            if used + cost > budget_tokens:
+                break
+            kept[:0] = task
+            used += cost
+        return kept + list(live)
+    compact.__doc__ = (f"Returns whole settled tasks from the end that fit ``budget_tokens`` (one token per "
+                       f"{chars_per_token} characters), then the task in flight untouched; raises ValueError "
+                       "when the task in flight alone is over the budget.")
+    return compact
+
+
+budget_chars_3 = _budgeted(3)
+budget_chars_4 = _budgeted(4)
+budget_chars_5 = _budgeted(5)
+
+
+def last_settled_task(history: History) -> History:
+    """Returns the last settled task whole, then the task in flight: a window of one task."""
+    start = live_start(history)
+    if in_doubt(history, start):
+        return list(history)
+    tasks = _settled_tasks(history[:start])
+    if not tasks or not _opens_task(tasks[-1][0]):
+        return list(history)
+    return tasks[-1] + history[start:]
+
+
+def _placeholder(block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "text", "text": f"[{block['type']} removed from settled history]"}
+
+
+def _without_media(block: dict[str, Any]) -> dict[str, Any]:
+    if block["type"] in ("image", "document"):
+        return _placeholder(block)
+    if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+        return {**block, "content": [_placeholder(b) if b["type"] in ("image", "document") else b
+                                     for b in block["content"]]}
+    return block
+
+
+def settled_media_dropped(history: History) -> History:
+    """Returns the history with images and documents of settled history replaced by a short note;
+    the task in flight untouched."""
+    start = live_start(history)
+    if in_doubt(history, start):
+        return list(history)
+    settled = [m if isinstance(m["content"], str) else {**m, "content": [_without_media(b) for b in m["content"]]}
+               for m in history[:start]]
+    return settled + history[start:]

@@ -1,0 +1,288 @@
+"""What the scenarios cover: block kind x field x position, counted in scenarios, and the cells
+that must hold at least a given number of scenarios under a window that cuts settled history.
+
+``python -m conformance.coverage`` writes ``docs/coverage.md``; ``--check`` exits 1 when that file
+is stale or a required cell is short. Positions come from each scenario's declared
+``truth.live_start``: ``settled`` before it; ``opening`` the user requests (and system messages)
+that open the task in flight; ``live`` the rest of the task in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import transcript as tx
+from ._paths import shipped
+from .spec import Scenario, load
+
+Cell = tuple[str, str, str]  # (kind, field, position)
+POSITIONS = ("settled", "opening", "live")
+IN_FLIGHT = ("opening", "live")
+FUTURE = "(future type)"
+BIG_TEXT = 2 * 1024
+
+# Fields each known block type may carry; any other field is an unknown (future) field.
+KNOWN_FIELDS: dict[str, frozenset[str]] = {kind: frozenset(fields.split()) | {"type", "cache_control"} for kind, fields in {
+    "text": "text citations", "image": "source", "document": "source title context citations",
+    "search_result": "source title content citations", "thinking": "thinking signature", "redacted_thinking": "data",
+    "tool_use": "id name input caller toolset_name", "tool_result": "tool_use_id content is_error toolset_name",
+    "server_tool_use": "id name input caller", "mcp_tool_use": "id name input server_name",
+    "mcp_tool_result": "tool_use_id content is_error", "container_upload": "file_id",
+    "compaction": "content encrypted_content signature", "fallback": "from to trigger",
+    "web_search_tool_result": "tool_use_id content caller", "web_fetch_tool_result": "tool_use_id content caller",
+    "code_execution_tool_result": "tool_use_id content", "bash_code_execution_tool_result": "tool_use_id content",
+    "text_editor_code_execution_tool_result": "tool_use_id content", "tool_search_tool_result": "tool_use_id content",
+    "advisor_tool_result": "tool_use_id content", "mcp_tool_listing": "mcp_server_name tools",
+}.items()}
+# Fields named in the table as they are; the others of a known type are its plain payload.
+NOTABLE = frozenset({"cache_control", "citations", "is_error", "title", "context", "caller"})
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A cell that must hold ``minimum`` scenarios in one of ``positions`` under a cutting window."""
+
+    kind: str
+    field: str
+    positions: tuple[str, ...]
+    minimum: int = 3
+
+
+UNKNOWN_FIELD_KINDS = ("text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use",
+                       "tool_result", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+                       "bash_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload")
+REQUIRED: tuple[Requirement, ...] = (
+    Requirement("tool_result", "content: text of 2 KB or more", ("live",)),
+    Requirement("tool_result", "content: list of one text", ("live",)),
+    Requirement("tool_result", "content: list of several texts", ("live",)),
+    Requirement("tool_result", "content: list with an image", ("live",)),
+    Requirement("tool_result", "is_error", ("live",)),
+    Requirement("tool_result", "cache_control", ("live",)),
+    Requirement("tool_result", "citations in content", ("live",)),
+    Requirement("image", "source: base64", ("opening",)),
+    Requirement("image", "source: url", ("opening",)),
+    Requirement("document", "source: base64", ("opening",)),
+    Requirement("document", "source: url", ("opening",)),
+    Requirement("document", "citations", ("opening",)),
+    Requirement("text", "cache_control", IN_FLIGHT),
+    Requirement("text", "citations", ("live",)),
+    Requirement("text", "text with non-ASCII", IN_FLIGHT),
+    Requirement("tool_result", "content: text ending in whitespace", ("live",)),
+    *(Requirement(kind, "unknown field", IN_FLIGHT) for kind in UNKNOWN_FIELD_KINDS),
+    Requirement(FUTURE, "present", IN_FLIGHT),
+    Requirement("thinking", "text with newlines", ("live",)),
+    Requirement("thinking", "text with runs of spaces", ("live",)),
+    Requirement("thinking", "text with non-ASCII", ("live",)),
+    Requirement("message", "paused turn, then a user message", ("live",)),
+    Requirement("message", "identical to the message before", IN_FLIGHT),
+    Requirement("message", "repeats a settled message", IN_FLIGHT),
+    Requirement("message", "repeats a settled block", IN_FLIGHT),
+    Requirement("message", "system message", ("opening",)),
+)
+
+
+def _content_facets(content: Any) -> Iterator[str]:
+    if isinstance(content, str):
+        if len(content) >= BIG_TEXT:
+            yield "content: text of 2 KB or more"
+        if content[-1:].isspace():
+            yield "content: text ending in whitespace"
+        return
+    if not isinstance(content, list):
+        return
+    kinds = [b.get("type") for b in content if isinstance(b, Mapping)]
+    texts = kinds.count("text")
+    if texts == 1 and len(kinds) == 1:
+        yield "content: list of one text"
+    if texts >= 2:
+        yield "content: list of several texts"
+    if any(isinstance(b, Mapping) and b.get("type") == "text" and len(str(b.get("text"))) >= BIG_TEXT
+           for b in content):
+        yield "content: text of 2 KB or more"
+    for kind in ("image", "document", "search_result"):
+        if kind in kinds:
+            yield f"content: list with {'an' if kind == 'image' else 'a'} {kind}"
+    for block in content:
+        for kind, field in block_facets(block):
+            if kind == FUTURE:
+                yield "future type in content"
+            elif field in ("citations", "cache_control", "unknown field"):
+                yield f"{field} in content"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def block_facets(block: Any) -> Iterator[tuple[str, str]]:
+    """Yields ``(kind, field)`` for what one block carries: notable and unknown fields, sources,
+    the shape of tool result content, the characters of thinking text."""
+    if not isinstance(block, Mapping):
+        return
+    kind = str(block.get("type"))
+    known = KNOWN_FIELDS.get(kind)
+    if known is None:
+        yield FUTURE, "present"
+        return
+    yield kind, "present"
+    for field in block:
+        if field in NOTABLE:
+            yield kind, field
+        elif field not in known:
+            yield kind, "unknown field"
+    source = block.get("source")
+    if kind in ("image", "document") and isinstance(source, Mapping):
+        yield kind, f"source: {source.get('type')}"
+    if kind in ("tool_result", "mcp_tool_result"):
+        yield from ((kind, facet) for facet in _content_facets(block.get("content")))
+    if kind == "text" and isinstance(block.get("text"), str) and any(ord(c) > 127 for c in block["text"]):
+        yield kind, "text with non-ASCII"
+    if kind == "thinking" and isinstance(block.get("thinking"), str):
+        value = block["thinking"]
+        if "\n" in value:
+            yield kind, "text with newlines"
+        if "  " in value:
+            yield kind, "text with runs of spaces"
+        if any(ord(c) > 127 for c in value):
+            yield kind, "text with non-ASCII"
+
+
+def _paused_then_user(history: Sequence[Mapping[str, Any]], i: int) -> bool:
+    message = history[i]
+    if message.get("role") != "assistant" or i + 1 >= len(history) or history[i + 1].get("role") != "user":
+        return False
+    open_uses = set(tx.server_tool_use_ids(message)) - set(tx.server_result_ids(message))
+    return bool(open_uses) and "text" in tx.block_types(message)
+
+
+def positions(scenario: Scenario) -> list[str]:
+    """Returns the position of each message of the history: settled, opening or live."""
+    start = scenario.truth.live_start
+    out = ["settled"] * start
+    opening = True
+    for message in scenario.history[start:]:
+        opening = opening and (message.get("role") == "system" or (
+            message.get("role") == "user" and tx.CLIENT_TOOL_RESULT not in tx.block_types(message)))
+        out.append("opening" if opening else "live")
+    return out
+
+
+def scenario_cells(scenario: Scenario) -> set[Cell]:
+    """Returns every (kind, field, position) the scenario's history holds."""
+    cells: set[Cell] = set()
+    history = scenario.history
+    settled = scenario.history[:scenario.truth.live_start]
+    settled_messages = {_canon(m) for m in settled}
+    settled_blocks = {_canon(b) for m in settled if isinstance(m.get("content"), list) for b in m["content"]}
+    for i, (message, where) in enumerate(zip(history, positions(scenario))):
+        if isinstance(message.get("content"), str):
+            cells.add(("message", "string content", where))
+        if message.get("role") == "system":
+            cells.add(("message", "system message", where))
+        for block in tx.blocks(message):  # string content counts as one text block
+            cells.update((kind, field, where) for kind, field in block_facets(block))
+        if _paused_then_user(history, i):
+            cells.add(("message", "paused turn, then a user message", where))
+        if i > 0 and message == history[i - 1]:
+            cells.add(("message", "identical to the message before", where))
+        if where != "settled" and _canon(message) in settled_messages:
+            cells.add(("message", "repeats a settled message", where))
+        if where != "settled" and isinstance(message.get("content"), list) and \
+                any(_canon(b) in settled_blocks for b in message["content"]):
+            cells.add(("message", "repeats a settled block", where))
+    if window_cuts(scenario):
+        cells.add(("history", "window cuts settled history", "settled"))
+    return cells
+
+
+def window_cuts(scenario: Scenario) -> bool:
+    """Returns whether ``keep_turns`` reaches back less far than the settled history goes."""
+    keep = scenario.params.get("keep_turns")
+    return isinstance(keep, int) and 0 <= keep < scenario.truth.live_start
+
+
+Tally = list[tuple[set[Cell], bool]]
+
+
+def tally(scenarios: Iterable[Scenario]) -> Tally:
+    """Returns each scenario's cells and whether its window cuts settled history."""
+    return [(scenario_cells(s), window_cuts(s)) for s in scenarios]
+
+
+def _held(requirement: Requirement, tallied: Tally) -> tuple[int, int]:
+    """Returns how many scenarios hold the cell, and how many of those under a cutting window."""
+    holding = [cut for cells, cut in tallied
+               if any((requirement.kind, requirement.field, where) in cells for where in requirement.positions)]
+    return len(holding), sum(holding)
+
+
+def shortfalls(scenarios: Iterable[Scenario]) -> list[str]:
+    """Returns one line per required cell with fewer scenarios under a cutting window than its minimum."""
+    tallied = tally(scenarios)
+    problems = []
+    for req in REQUIRED:
+        _, cut = _held(req, tallied)
+        if cut < req.minimum:
+            problems.append(f"{req.kind} / {req.field} / {' or '.join(req.positions)}: {cut} scenario(s) with a "
+                            f"cutting window, minimum {req.minimum}")
+    return problems
+
+
+def render(scenarios: Sequence[Scenario]) -> str:
+    """Returns docs/coverage.md: the required cells, then every cell by position."""
+    lines = ["# Coverage of the scenarios", "",
+             "Generated by `python -m conformance.coverage` from the shipped specs; do not edit by hand",
+             "(`python -m conformance.coverage --check` fails when this page is stale or a required cell is short).",
+             "", f"{len(scenarios)} scenarios. Each cell counts the scenarios whose history holds that field on "
+             "that kind of block", "at that position: **settled** (before `truth.live_start`), **opening** (the "
+             "requests that open the", "task in flight) or **live** (the rest of the task in flight). A field is "
+             "*unknown* when the Messages API", "does not define it on that block type; *(future type)* is a block "
+             "type it does not define.", "",
+             "## Required cells", "",
+             "The minimum applies to the column *with a cutting window*: scenarios whose `keep_turns` is shorter",
+             "than their settled history, so a compactor is really trimming while the content sits in the task",
+             "in flight.", "",
+             "| kind | field | position | scenarios | with a cutting window | minimum |",
+             "| --- | --- | --- | ---: | ---: | ---: |"]
+    tallied = tally(scenarios)
+    for req in REQUIRED:
+        total, cut = _held(req, tallied)
+        mark = "" if cut >= req.minimum else " **short**"
+        lines.append(f"| `{req.kind}` | {req.field} | {' or '.join(req.positions)} | {total} | {cut}{mark} | "
+                     f"{req.minimum} |")
+    every: Counter[Cell] = Counter(cell for cells, _ in tallied for cell in cells)
+    lines += ["", "## Every cell", "", "| kind | field | settled | opening | live |", "| --- | --- | ---: | ---: | ---: |"]
+    for kind, field in sorted({(k, f) for k, f, _ in every}):
+        counts = " | ".join(str(every[(kind, field, where)] or "") for where in POSITIONS)
+        lines.append(f"| `{kind}` | {field} | {counts} |")
+    return "\n".join(lines) + "\n"
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Writes docs/coverage.md (exit 0), or with ``--check`` compares it (exit 1 when stale or short)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    scenarios = load([shipped("specs")]).scenarios
+    page = render(scenarios)
+    short = shortfalls(scenarios)
+    if "--check" in args:
+        stale = not DOC.exists() or DOC.read_text(encoding="utf-8") != page
+        for line in (["docs/coverage.md is stale: run python -m conformance.coverage"] if stale else []) + short:
+            print(line, file=sys.stderr)
+        return 1 if stale or short else 0
+    DOC.write_text(page, encoding="utf-8")
+    for line in short:
+        print(f"short: {line}", file=sys.stderr)
+    return 1 if short else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,375 @@
+"""Worker processes: run jobs away from the harness, kill a call at its time limit, survive a crash.
+
+A ``Pool`` keeps up to ``jobs`` worker processes (forkserver where the platform has it, else spawn).
+A job is a module-level function and its arguments, both sent by pickle; inside it, code that calls
+a target marks the call with ``call_window`` so the parent can kill the worker when the call runs
+past its limit. A worker that is killed or dies is replaced by a fresh one for the next job.
+
+The parent sees one ``Event`` per job: ``done`` (the job's return value), ``failed`` (the job raised;
+a harness error), ``timeout`` (a call ran past its limit) or ``died`` (the worker process ended).
+This module knows nothing of scenarios or checks.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Literal
+
+GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
+PRELOAD = ["conformance.runner"]  # imported once by the fork server, shared by every worker
+
+_parent: Connection | None = None  # set in a worker process only
+_current_key: Any = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """What became of one job: its value, or why it has none. ``partial`` is what the job
+    reported before its last call began (``None`` for the first)."""
+
+    key: Any
+    kind: Literal["done", "failed", "timeout", "died"]
+    value: Any = None
+    reason: str = ""
+    partial: Any = None
+    limit: float = 0.0
+
+
+@contextmanager
+def call_window(limit: float, partial: Any = None, allowance: float = 0.0) -> Iterator[None]:
+    """Marks a call of target code: in a worker, the parent kills the worker when the block runs
+    more than ``limit`` seconds plus ``GRACE`` plus ``allowance`` (the harness's own work inside
+    the block, e.g. copying a long input); ``partial`` is kept for the parent's record.
+    Outside a worker it does nothing."""
+    if _parent is None:
+        yield
+        return
+    _parent.send(("call", _current_key, limit, partial, allowance))
+    yield
+    _parent.send(("ended", _current_key))
+
+
+def in_worker() -> bool:
+    """Returns whether this process is a worker of a ``Pool``."""
+    return _parent is not None
+
+
+def _address_space() -> int:
+    """Returns this process's current virtual memory size in bytes (0 where unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def cap_memory(limit_bytes: int) -> None:
+    """Lets this process allocate at most ``limit_bytes`` more address space than it holds now
+    (RLIMIT_AS); past it, allocations fail with ``MemoryError``. (An interpreter reserves far more
+    address space than it uses, so the cap counts from where the worker stands.)"""
+    import resource
+
+    cap = _address_space() + limit_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _serve(conn: Connection, memory_limit: int | None) -> None:
+    """The worker's loop: run each job received, send its value (or its failure) back."""
+    global _parent, _current_key
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if memory_limit:
+        cap_memory(memory_limit)
+    _parent = conn
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        except Exception as exc:  # noqa: BLE001 - a job that does not unpickle here
+            conn.send(("failed", None, f"the job could not be loaded in the worker: {type(exc).__name__}: {exc}"))
+            continue
+        if message is None:
+            return
+        key, fn, args, (cwd, path, environ) = message
+        _current_key = key
+        _follow(cwd, path, environ)
+        try:
+            value = fn(*args)
+            conn.send(("done", key, value))
+        except BaseException as exc:  # noqa: BLE001 - a job's failure is reported, not fatal
+            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-4))
+            try:
+                conn.send(("failed", key, f"{type(exc).__name__}: {exc}\n{text}"))
+            except BaseException:  # noqa: BLE001 - e.g. the exception does not pickle
+                conn.send(("failed", key, f"{type(exc).__name__}"))
+
+
+def _follow(cwd: str, path: list[str], environ: dict[str, str]) -> None:
+    """Gives this worker the parent's working directory, environment and import paths (each may
+    have changed since the fork server started)."""
+    if os.getcwd() != cwd:
+        os.chdir(cwd)
+    missing = [entry for entry in path if entry not in sys.path]
+    if missing:
+        sys.path[:0] = missing
+    if environ != os.environ:
+        for name in [n for n in os.environ if n not in environ]:
+            del os.environ[name]
+        os.environ.update(environ)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def warm_up() -> None:
+    """Starts the fork server now (it imports the harness in the background), so the first
+    workers start quickly later."""
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Future[Any]:
+    """Returns the future of ``fn(*args)`` run now in a process of its own (e.g. the provider replay,
+    whose imports take seconds), so this process can go on; when the module ``unless_imported`` is
+    already imported here, it runs here at once instead."""
+    if unless_imported and unless_imported in sys.modules:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by ``result()``
+            future.set_exception(exc)
+        return future
+    executor = ProcessPoolExecutor(1, mp_context=_context())
+    future = executor.submit(fn, *args)
+    executor.shutdown(wait=False)
+    return future
+
+
+def describe_exit(code: int | None) -> str:
+    """Returns how a process ended, e.g. ``exit code 3`` or ``signal SIGSEGV``."""
+    if code is None:
+        return "no exit code"
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
+
+
+@contextmanager
+def _unreadable_main_hidden() -> Iterator[None]:
+    """Hides the main module's ``__file__`` while a worker starts when it names no file (a program
+    read from stdin): the worker would try to import it and die."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or os.path.exists(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
+class _Worker:
+    """One worker process and the job it is running."""
+
+    def __init__(self, ctx: multiprocessing.context.BaseContext, memory_limit: int | None) -> None:
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.process = ctx.Process(target=_serve, args=(child, memory_limit), daemon=True,
+                                   name="conformance-worker")
+        with _unreadable_main_hidden():
+            self.process.start()
+        child.close()
+        self.key: Any = None
+        self.busy = False
+        self.deadline: float | None = None
+        self.limit = 0.0
+        self.partial: Any = None
+
+    def assign(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
+        # pickles first: a job that does not pickle leaves the worker idle
+        self.conn.send((key, fn, tuple(args), (os.getcwd(), list(sys.path), dict(os.environ))))
+        self.key, self.busy, self.deadline, self.partial = key, True, None, None
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(1)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class Pool:
+    """Up to ``jobs`` worker processes; ``submit`` a job to a free one, ``wait`` for events."""
+
+    def __init__(self, jobs: int, memory_limit: int | None = None) -> None:
+        self.jobs = max(1, jobs)
+        self.memory_limit = memory_limit
+        self._ctx = _context()
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def free(self) -> int:
+        """Returns how many more jobs can be submitted now."""
+        return self.jobs - sum(1 for w in self._workers if w.busy)
+
+    @property
+    def running(self) -> int:
+        """Returns how many jobs are in flight."""
+        return sum(1 for w in self._workers if w.busy)
+
+    def start(self, count: int | None = None) -> None:
+        """Starts idle workers up to ``count`` (default ``jobs``) ahead of the first job."""
+        while len(self._workers) < min(self.jobs, count or self.jobs):
+            self._workers.append(_Worker(self._ctx, self.memory_limit))
+
+    def submit(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
+        """Sends ``fn(*args)`` to a free worker (starting one if needed); raises ``RuntimeError``
+        when none is free and ``PicklingError`` (or ``TypeError``) when the job does not pickle."""
+        idle = next((w for w in self._workers if not w.busy), None)
+        if idle is None:
+            if len(self._workers) >= self.jobs:
+                raise RuntimeError("no free worker")
+            idle = _Worker(self._ctx, self.memory_limit)
+            self._workers.append(idle)
+        try:
+            idle.assign(key, fn, args)
+        except OSError:  # it died while idle: a fresh one takes the job
+            idle.kill()
+            self._workers.remove(idle)
+            idle = _Worker(self._ctx, self.memory_limit)
+            self._workers.append(idle)
+            idle.assign(key, fn, args)
+
+    def wait(self) -> list[Event]:
+        """Blocks until at least one job in flight ends; returns the events of those that did."""
+        while True:
+            busy = [w for w in self._workers if w.busy]
+            if not busy:
+                return []
+            now = time.monotonic()
+            deadlines = [w.deadline for w in busy if w.deadline is not None]
+            timeout = max(0.0, min(deadlines) - now) if deadlines else None
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
+            events: list[Event] = []
+            for worker in busy:
+                event = self._poll(worker, ready)
+                if event is not None:
+                    events.append(event)
+            if events:
+                return events
+
+    def _poll(self, worker: _Worker, ready: list[Any]) -> Event | None:
+        """Returns the event that ended ``worker``'s job, if it ended; handles call marks."""
+        if worker.conn in ready or worker.process.sentinel in ready:
+            try:
+                while worker.conn.poll():
+                    message = worker.conn.recv()
+                    kind = message[0]
+                    if kind == "call":
+                        worker.limit, worker.partial = message[2], message[3]
+                        worker.deadline = time.monotonic() + message[2] + GRACE + message[4]
+                    elif kind == "ended":
+                        worker.deadline = None
+                    else:
+                        worker.busy = False
+                        if kind == "done":
+                            return Event(worker.key, "done", value=message[2])
+                        return Event(worker.key, "failed", reason=message[2])
+            except (EOFError, OSError):
+                pass
+            if not worker.process.is_alive() or worker.conn.closed:
+                return self._retire(worker, "died")
+        if worker.deadline is not None and time.monotonic() >= worker.deadline:
+            return self._retire(worker, "timeout")
+        return None
+
+    def _retire(self, worker: _Worker, kind: Literal["timeout", "died"]) -> Event:
+        worker.kill()
+        self._workers.remove(worker)
+        reason = (f"no answer within {worker.limit:g} s" if kind == "timeout"
+                  else f"the worker process died during the call ({describe_exit(worker.process.exitcode)})")
+        return Event(worker.key, kind, reason=reason, partial=worker.partial, limit=worker.limit)
+
+    def recycle(self, key: Any) -> None:
+        """Replaces the idle worker that ran the job ``key`` (e.g. it may hold a stray thread)."""
+        for worker in [w for w in self._workers if not w.busy and w.key == key]:
+            worker.kill()
+            self._workers.remove(worker)
+
+    def cancel(self, key: Any) -> None:
+        """Kills the worker running the job ``key`` (its result is no longer wanted)."""
+        for worker in [w for w in self._workers if w.busy and w.key == key]:
+            worker.kill()
+            self._workers.remove(worker)
+
+    def close(self) -> None:
+        """Stops every worker (killing those still busy)."""
+        for worker in self._workers:
+            if worker.busy:
+                worker.kill()
+            else:
+                worker.stop()
+        self._workers.clear()
+
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_size(text: str) -> int:
+    """Returns the bytes of a size such as ``512M``, ``2G`` or ``1048576``; raises ``ValueError``."""
+    raw = text.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (raw[:-1], raw[-1]) if raw and raw[-1] in _UNITS else (raw, "")
+    value = float(number) * _UNITS[unit]
+    if value < 2**20:
+        raise ValueError(f"memory limit {text!r} is below 1 MiB")
+    return int(value)
+
+
+def default_jobs() -> int:
+    """Returns the default number of workers: the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1

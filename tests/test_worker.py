@@ -1,0 +1,200 @@
+"""Targets run in worker processes: hangs are killed at the limit, crashes become error records,
+a hung target ends promptly, --maxfail stops early, and parallel runs equal serial ones."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conformance import RunOptions, Scenario, from_callable, load_file, resolve, run
+from conformance.report import jsonfile, terminal
+from conformance import progress
+from conformance.results import CheckResult
+from conformance.stop_rules import ItemSummary, walk
+from conformance.worker import Pool, parse_size
+
+from ._specs import GOOD
+from .zoo import broken, hostile
+
+FAST = RunOptions(time_limit=0.5, jobs=2)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> list[Scenario]:
+    """Returns six small scenarios (the two tiny ones, three times over under other ids)."""
+    path = tmp_path_factory.mktemp("specs") / "tiny.yaml"
+    path.write_text(GOOD, encoding="utf-8")
+    base = load_file(path).scenarios
+    return [replace(s, id=f"{s.id}.{k}") for k in range(3) for s in base]
+
+
+def _by_scenario(results: list[CheckResult], invariant: str) -> dict[str, CheckResult]:
+    return {r.scenario: r for r in results if r.invariant == invariant}
+
+
+@pytest.mark.parametrize("func", [hostile.sleeps, hostile.spins])
+def test_a_call_past_the_limit_is_killed_and_the_run_moves_on(tiny: list[Scenario], func: object) -> None:
+    report = run([from_callable(func)], tiny[:2], options=replace(FAST, hung_after=None))
+    completes = _by_scenario(report.results, "call.completes")
+    assert set(completes) == {s.id for s in tiny[:2]}
+    assert all(r.outcome == "error" and "hung" in r.message and "0.5 s" in r.message for r in completes.values())
+    assert report.exit_code == 1
+
+
+@pytest.mark.parametrize("func, how", [(hostile.exits, "exit code 3"), (hostile.segfaults, "signal SIGSEGV")])
+def test_a_worker_that_dies_is_an_error_record_and_a_fresh_worker_goes_on(tiny: list[Scenario], func: object,
+                                                                          how: str) -> None:
+    target = from_callable(func)
+    reference = resolve("reference:compact")
+    report = run([target, reference], tiny[:2], options=FAST)
+    mine = [r for r in report.results if r.target == target.name]
+    assert mine and all(r.outcome in ("error", "skip") for r in mine)
+    errors = [r for r in mine if r.outcome == "error"]
+    assert [r.invariant for r in errors] == ["call.completes"] * 2 and all(how in r.message for r in errors)
+    theirs = [r for r in report.results if r.target == reference.name]
+    assert theirs and all(r.outcome in ("pass", "skip") for r in theirs)
+
+
+def test_a_memory_hog_gets_memory_error_under_the_limit(tiny: list[Scenario]) -> None:
+    options = replace(FAST, time_limit=5.0, memory_limit=parse_size("256M"))
+    report = run([from_callable(hostile.eats_memory)], tiny[:1], options=options)
+    (completes,) = [r for r in report.results if r.invariant == "call.completes"]
+    assert completes.outcome in ("fail", "error")
+    assert "MemoryError" in completes.message or "died" in completes.message
+
+
+def test_memory_error_raised_by_the_target_is_its_failure(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.raises_memory_error)], tiny[:1], options=FAST)
+    (completes,) = [r for r in report.results if r.invariant == "call.completes"]
+    assert completes.outcome == "error" and "MemoryError: out of memory (on purpose)" in completes.message
+
+
+def test_a_target_that_keeps_timing_out_is_declared_hung(tiny: list[Scenario]) -> None:
+    options = replace(FAST, time_limit=0.3, hung_after=3)
+    report = run([from_callable(hostile.sleeps)], tiny, options=options)
+    completes = [_by_scenario(report.results, "call.completes")[s.id] for s in tiny]
+    assert [r.outcome for r in completes] == ["error"] * 6
+    assert all("hung" in r.message for r in completes[:3])
+    assert all("declared hung after timing out on 3 scenarios in a row" in r.message for r in completes[3:])
+    assert len({r.scenario for r in report.results}) == len(tiny)  # header and footer counts add up
+
+
+def test_a_target_whose_worker_keeps_dying_is_given_up(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.exits)], tiny, options=replace(FAST, hung_after=3))
+    completes = [_by_scenario(report.results, "call.completes")[s.id] for s in tiny]
+    assert [r.outcome for r in completes] == ["error"] * 6
+    assert all("exit code 3" in r.message for r in completes[:3])
+    assert all("died on 3 scenarios in a row" in r.message for r in completes[3:])
+
+
+def test_a_hang_on_the_second_call_fails_idempotence_only(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.hangs_on_second_call)], tiny[:1], options=replace(FAST, hung_after=None))
+    outcome = {r.invariant: r for r in report.results}
+    assert outcome["call.completes"].outcome == "pass"
+    assert outcome["output.idempotent"].outcome == "fail" and "hang" in outcome["output.idempotent"].message
+
+
+def test_output_that_cannot_cross_processes_is_still_checked(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.returns_a_generator)], tiny[:1], options=FAST)
+    outcome = {r.invariant: r for r in report.results}
+    assert outcome["output.well-formed"].outcome == "fail" and "generator" in outcome["output.well-formed"].message
+
+
+def test_mutation_is_caught_in_the_worker(tiny: list[Scenario]) -> None:
+    report = run([from_callable(broken.mutate_input)], tiny, options=FAST)
+    assert any(r.invariant == "input.unmutated" and r.outcome == "fail" for r in report.results)
+
+
+def test_a_lambda_runs_in_process(tiny: list[Scenario]) -> None:
+    report = run([from_callable(lambda history: list(history), "lambda")], tiny[:2], options=FAST)
+    assert {r.outcome for r in report.results} <= {"pass", "skip"}
+
+
+@pytest.mark.parametrize("maxfail", [1, 2])
+def test_maxfail_stops_after_that_many_failing_scenarios(tiny: list[Scenario], maxfail: int) -> None:
+    target = from_callable(broken.strip_all_thinking)
+    serial = run([target], tiny, options=replace(FAST, jobs=1, maxfail=maxfail))
+    parallel = run([target], tiny, options=replace(FAST, jobs=2, maxfail=maxfail))
+    failing = {r.scenario for r in serial.results if r.level == "MUST" and r.outcome == "fail"}
+    assert len(failing) == maxfail
+    assert serial.stopped and "not run" in serial.stopped
+    assert serial.results == parallel.results and serial.stopped == parallel.stopped
+
+
+def test_parallel_results_and_reports_equal_the_serial_run(shipped: object, tmp_path: Path) -> None:
+    scenarios = shipped.scenarios  # type: ignore[attr-defined]
+    targets = [resolve("reference:compact"), from_callable(broken.essay_whitelist, "essay")]
+    reports = {jobs: run(targets, scenarios, options=RunOptions(jobs=jobs)) for jobs in (1, 2)}
+    in_process = run(targets, scenarios, options=RunOptions(in_process=True))
+    assert reports[1].results == reports[2].results == in_process.results
+    assert terminal.render(reports[1]) == terminal.render(reports[2])
+    for jobs, report in reports.items():
+        jsonfile.write(tmp_path / f"{jobs}.json", report, [], report.exit_code)
+    assert (tmp_path / "1.json").read_text() == (tmp_path / "2.json").read_text()
+
+
+def test_the_stop_rules_read_items_in_run_order() -> None:
+    ok, slow, bad = ItemSummary(False, False), ItemSummary(True, True), ItemSummary(False, True)
+    names = ["a"] * 5 + ["b"] * 2
+    state = walk(names, {0: slow, 1: slow, 2: slow, 5: ok}, maxfail=None, hung_after=3)
+    assert sorted(state.hung) == [3, 4] and not state.complete  # b's first item is known, its second not
+    state = walk(names, {0: ok, 1: bad, 3: bad, 4: bad}, maxfail=2, hung_after=3)
+    assert state.stopped_at is None  # item 2 is not known yet: a serial run might stop elsewhere
+    state = walk(names, {0: ok, 1: bad, 2: ok, 3: bad, 4: bad}, maxfail=2, hung_after=3)
+    assert state.stopped_at == 3 and state.decided(4) and not state.decided(3)
+
+
+def test_parse_size_reads_units() -> None:
+    assert parse_size("2G") == 2 * 2**30 and parse_size("512MiB") == 512 * 2**20
+    with pytest.raises(ValueError):
+        parse_size("12")
+
+
+def test_the_pool_reports_each_way_a_job_can_end() -> None:
+    with Pool(2) as pool:
+        pool.submit("sum", sum, ([1, 2, 3],))
+        pool.submit("boom", int, ("not a number",))
+        events = {e.key: e for _ in range(2) for e in pool.wait()}
+        while len(events) < 2:
+            events.update({e.key: e for e in pool.wait()})
+    assert events["sum"].kind == "done" and events["sum"].value == 6
+    assert events["boom"].kind == "failed" and "ValueError" in events["boom"].reason
+
+
+def test_a_target_module_made_after_the_workers_started_is_found(tiny: list[Scenario], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    run([resolve("reference:compact")], tiny[:1], options=FAST)  # the fork server is up by now
+    (tmp_path / "late_target.py").write_text("def compact(history):\n    return list(history)\n",
+                                             encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    report = run([resolve("late_target:compact")], tiny[:2], options=FAST)
+    assert report.results and {r.outcome for r in report.results} <= {"pass", "skip"}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_progress_fits_100_columns_and_stays_quiet_for_a_short_run(terminal: bool,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    ticks = [0.0, 0.5, 2.0, 8.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: ticks.pop(0) if len(ticks) > 1 else ticks[0])
+    stream = _Terminal() if terminal else io.StringIO()
+    shown = progress.Progress(stream)
+    shown(1, 500)  # at 0.5 s: nothing yet
+    assert stream.getvalue() == "" or terminal
+    shown(2, 500)
+    shown(3, 500)
+    shown.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())  # the bar's cursor moves
+    lines = [line for line in text.replace("\r", "\n").splitlines() if line.strip()]
+    assert lines and all(len(line) <= 100 for line in lines)
+    if not terminal:
+        assert lines == ["scenarios: 2/500 done, 2 s", "scenarios: 3/500 done, 8 s"]
