@@ -65,7 +65,7 @@ def load_gaps(path: str | Path, known_scenarios: Iterable[str], known_invariants
     if not isinstance(data.get("gaps", []), list):
         raise locator.error(("gaps",), "gaps is a list of mappings with scenario, reason, link, invariants")
     scenarios, invariants = set(known_scenarios), set(known_invariants)
-    gaps = []
+    gaps: list[KnownGap] = []
     for index, raw in enumerate(data.get("gaps") or []):
         at = ("gaps", index)
         if not isinstance(raw, dict):
@@ -85,6 +85,11 @@ def load_gaps(path: str | Path, known_scenarios: Iterable[str], known_invariants
         for k, name in enumerate(names):
             if not isinstance(name, str) or name not in invariants:
                 raise locator.error(at + ("invariants", k), f"unknown invariant id {name!r}")
+        for earlier in gaps:  # two gaps over one check: the second could only ever be an xpass
+            if earlier.scenario == raw["scenario"] and (not earlier.invariants or not names
+                                                        or set(earlier.invariants) & set(names)):
+                raise locator.error(at + ("scenario",), f"a second gap for {raw['scenario']!r} over the same "
+                                    f"invariants (first at line {earlier.line})")
         gaps.append(KnownGap(raw["scenario"], raw["reason"], raw.get("link"), tuple(names), target,
                              str(path), locator.line(at) or 0))
     return gaps

@@ -170,6 +170,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     finally:
         logging.disable(logging.NOTSET)
     out = Path(args.out)
+    if args.check:
+        return check_against(matrix, out / "matrix.json", bool(args.peers))
     out.mkdir(parents=True, exist_ok=True)
     if args.peers and (out / "matrix.json").is_file():  # named peers: the other rows stay as they were
         fresh = {row["peer"]: row for row in matrix["rows"]}
@@ -185,6 +187,42 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
+def changed_cells(published: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
+    """Returns one line per row or field of ``fresh`` that differs from ``published``, dates aside;
+    with ``named`` (some peers chosen), published rows that were not run are not changes."""
+    lines = [f"scenarios: {published.get('scenarios')} -> {fresh['scenarios']}"] \
+        if published.get("scenarios") != fresh["scenarios"] else []
+    before = {row["peer"]: row for row in published.get("rows", [])}
+    for row in fresh["rows"]:
+        old = before.pop(row["peer"], None)
+        if not row.get("installed", True):
+            continue  # a peer not installed here says nothing about its published row
+        if old is None:
+            lines.append(f"{row['peer']}: not in the published matrix")
+            continue
+        lines += [f"{row['peer']}: {key} {old.get(key)!r} -> {row.get(key)!r}"
+                  for key in sorted(set(row) | set(old)) if key != "checked" and row.get(key) != old.get(key)]
+    if not named:
+        lines += [f"{peer}: in the published matrix, no longer a peer" for peer in before]
+    return lines
+
+
+def check_against(matrix: dict[str, Any], published_path: Path, named: bool = False) -> int:
+    """Prints what changed against the published matrix; returns 0 when nothing did, else 1."""
+    try:
+        published = json.loads(published_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"conformance: error: cannot read the published matrix {published_path}: {exc}", file=sys.stderr)
+        return 2
+    changes = changed_cells(published, matrix, named)
+    if not changes:
+        print(f"matrix: {len(matrix['rows'])} rows, the same as {published_path} (dates aside)")
+        return 0
+    print(f"matrix: {len(changes)} change(s) against {published_path}; run `conformance matrix` and commit:")
+    print("\n".join(f"  {line}" for line in changes))
+    return 1
+
+
 def register(subparsers: Any) -> None:
     """Adds the ``matrix`` subcommand to the ``conformance`` parser."""
     m = subparsers.add_parser("matrix", help="run every installed peer over the scenarios and write the matrix")
@@ -193,6 +231,8 @@ def register(subparsers: Any) -> None:
     m.add_argument("--out", default="docs", metavar="DIR", help="where matrix.json, .md and .html go (default docs)")
     m.add_argument("--readme", default="README.md", metavar="PATH",
                    help="README whose matrix block is replaced (default README.md; '' for none)")
+    m.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 when a row differs from OUT/matrix.json (dates aside)")
     m.set_defaults(func=cmd_matrix)
 
 

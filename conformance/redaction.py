@@ -73,7 +73,7 @@ class Redactor:
         kept = [s for s in set(secrets) if len(s) >= _MIN_SECRET]
         self._hashes = {form: fingerprint(secret) for secret in kept for form in _forms_of(secret)}
         self._forms = sorted(self._hashes, key=len, reverse=True)
-        self._chunks = {form[i:i + _CHUNK]: form for form in self._forms
+        self._chunks = {form[i:i + _CHUNK] for form in self._forms
                         for i in range(0, len(form) - _CHUNK + 1, _CHUNK_STEP)}
 
     def text(self, value: str) -> str:
@@ -83,25 +83,33 @@ class Redactor:
         for form in self._forms:
             if form in value:
                 value = value.replace(form, self._placeholder(form))
-        for chunk, form in self._chunks.items():
+        for chunk in self._chunks:
             while (at := value.find(chunk)) != -1:
-                value = self._cut_piece(value, at, chunk, form)
+                # texts can share a chunk ("Step 1: ...", "Step 10: ..."): the piece is cut out
+                # whole by whichever text holding it (anywhere) it extends furthest in
+                value = self._cut_piece(value, at, chunk, [f for f in self._forms if chunk in f])
         return value
 
     def _placeholder(self, form: str) -> str:
         return f"[redacted thinking #{self._hashes.get(form, '')}]"
 
-    def _cut_piece(self, value: str, at: int, chunk: str, form: str) -> str:
-        """Returns ``value`` with the longest piece of ``form`` around ``value[at:]`` replaced."""
-        k = form.find(chunk)
-        left = 0
-        while at - left > 0 and k - left > 0 and value[at - left - 1] == form[k - left - 1]:
-            left += 1
-        end, form_end = at + len(chunk), k + len(chunk)
-        right = 0
-        while end + right < len(value) and form_end + right < len(form) and value[end + right] == form[form_end + right]:
-            right += 1
-        return value[: at - left] + self._placeholder(form) + value[end + right:]
+    def _cut_piece(self, value: str, at: int, chunk: str, forms: list[str]) -> str:
+        """Returns ``value`` with the longest piece of any of ``forms`` around ``value[at:]`` replaced."""
+        best: tuple[int, int, str] | None = None
+        for form in forms:
+            k = form.find(chunk)
+            left = 0
+            while at - left > 0 and k - left > 0 and value[at - left - 1] == form[k - left - 1]:
+                left += 1
+            end, form_end = at + len(chunk), k + len(chunk)
+            right = 0
+            while end + right < len(value) and form_end + right < len(form) and value[end + right] == form[form_end + right]:
+                right += 1
+            if best is None or left + right > best[0] + best[1]:
+                best = (left, right, form)
+        assert best is not None
+        left, right, form = best
+        return value[: at - left] + self._placeholder(form) + value[at + len(chunk) + right:]
 
     def data(self, value: Any) -> Any:
         """Returns a copy of plain data with every string passed through ``text``."""

@@ -108,6 +108,8 @@ GAP_CASES = [
     Case("gaps-unknown-top-key", {"g.yaml": _gaps() + "owner: me\n"}, [], ["g.yaml:5", "owner"]),
     Case("gaps-empty", {"g.yaml": ""}, [], ["g.yaml:1", "empty document"]),
     Case("gaps-missing-file", {}, [], ["g.yaml", "cannot read"]),
+    Case("gaps-same-check-twice", {"g.yaml": _gaps() + "  - scenario: tiny.inflight\n    reason: again\n"},
+         [], ["g.yaml:5", "a second gap for 'tiny.inflight'"]),
 ]
 
 ARG_CASES = [

@@ -116,3 +116,24 @@ def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
     assert verdict({**base, "expressible": 9, "changed": 0}) == "passes every MUST (it changed no history)"
     assert verdict({**base, "expressible": 9, "changed": 3}) == "passes every MUST"
     assert verdict({**base, "installed": False}) == "not installed"
+
+
+def test_check_is_green_on_the_same_matrix_and_names_a_changed_cell(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
+    _installed_or_skip(peer)
+    spec = ROOT / "specs" / "real-failures.yaml"
+    args = ["matrix", peer.name, "--specs", str(spec), "--out", str(tmp_path), "--readme", ""]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main([*args, "--check"]) == 0
+    assert "the same as" in capsys.readouterr().out
+    published = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))
+    published["checked"] = "2000-01-01"  # a date alone is not a change
+    published["rows"][0]["failing_scenarios"] += 1  # the peer now fails one scenario fewer than published
+    (tmp_path / "matrix.json").write_text(json.dumps(published), encoding="utf-8")
+    before = (tmp_path / "matrix.md").read_text(encoding="utf-8")
+    assert main([*args, "--check"]) == 1
+    out = capsys.readouterr().out
+    assert f"{peer.name}: failing_scenarios" in out and "checked" not in out.split("against", 1)[1]
+    assert (tmp_path / "matrix.md").read_text(encoding="utf-8") == before  # --check writes nothing

@@ -63,3 +63,15 @@ def test_a_quoted_piece_of_reasoning_is_redacted(tmp_path: Path, capsys: pytest.
     printed = capsys.readouterr().out + out_file.read_text()
     assert code == 1 and "live.untouched-suffix" in printed
     assert not [LONG[i:i + 30] for i in range(len(LONG) - 30) if LONG[i:i + 30] in printed]
+
+
+def test_a_piece_shared_by_several_reasoning_texts_is_cut_out_whole() -> None:
+    from conformance.redaction import Redactor
+
+    texts = ["Step 1: call grep on TODO and look at what comes back.",
+             "Step 1: call run_command on pytest and look at what comes back."]
+    quoted = texts[0][5:]  # 49 characters; its tail is also a grid chunk of the second text
+    redacted = Redactor(texts).text(f"cannot compact near: {quoted} (end)")
+    assert redacted.startswith("cannot compact near:") and redacted.endswith(" (end)")
+    assert "[redacted thinking #" in redacted
+    assert not [quoted[i:i + 12] for i in range(len(quoted) - 12) if quoted[i:i + 12] in redacted]
