@@ -7,7 +7,7 @@ each violation is a message whose first line names the message and block concern
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +50,7 @@ def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     want, got = tx.blocks(expected), tx.blocks(actual)
     if isinstance(expected.get("content"), str) != isinstance(actual.get("content"), str):
         return ["content changed between a string and a list of blocks"]
-    missing = [(j, b) for _, j, b in _unmatched(((0, j, b) for j, b in enumerate(want)),
+    missing = [(j, b) for _, j, b in _unmatched(((0, j, b, tx.canonical(b)) for j, b in enumerate(want)),
                                                  Counter(tx.canonical(b) for b in got))]
     if len(want) != len(got):
         lines = [f"content[{j}] ({tx.describe_block(b)}) is missing" for j, b in missing[:4]]
@@ -194,35 +194,44 @@ uses_answered_next = _introduced(_unanswered_uses)
 results_first = _introduced(_results_not_first)
 
 
-def _unmatched(wanted: Iterator[tuple[int, int, Mapping[str, Any]]],
+def _unmatched(wanted: Iterable[tuple[int, int, Mapping[str, Any], str]],
                pool: Counter[str]) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
-    """Yields the blocks of ``wanted`` with no byte-identical partner left in ``pool`` (canonical
-    JSON -> count)."""
+    """Yields ``(i, j, block)`` of the ``(i, j, block, canonical key)`` of ``wanted`` with no
+    byte-identical partner left in ``pool`` (canonical JSON -> count)."""
     available = Counter(pool)
-    for i, j, block in wanted:
-        key = tx.canonical(block)
+    for i, j, block, key in wanted:
         if available[key] > 0:
             available[key] -= 1
         else:
             yield i, j, block
 
 
+def _keys_of(messages: Sequence[Any]) -> list[list[str]]:
+    """Returns the canonical JSON of each block (``tx.blocks``) of each message."""
+    return [tx.canonical_each(tx.blocks(message)) for message in messages]
+
+
+def _reasoning_keys(messages: Sequence[Any]) -> Counter[str]:
+    """Returns how many times each reasoning block (canonical JSON) occurs in ``messages``."""
+    keys = of_history(_keys_of, messages)
+    return Counter(keys[i][j] for i, j, _ in tx.reasoning_blocks(messages))
+
+
 def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    out = _output(obs)
+    keys = of_history(_keys_of, out)
+    wanted = ((i, j, block, keys[i][j]) for i, j, block in tx.reasoning_blocks(out))
     return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any reasoning "
             "block of the input"
-            for i, j, block in _unmatched(tx.reasoning_blocks(_output(obs)),
-                                          of_history(_reasoning_keys, scenario.history))]
-
-
-def _reasoning_keys(history: Sequence[Any]) -> Counter[str]:
-    """Returns how many times each reasoning block (canonical JSON) occurs in ``history``."""
-    return Counter(tx.canonical(b) for _, _, b in tx.reasoning_blocks(history))
+            for i, j, block in _unmatched(wanted, of_history(_reasoning_keys, scenario.history))]
 
 
 def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     start = scenario.truth.live_start
+    keys = of_history(_keys_of, scenario.history)
+    wanted = ((i, j, block, keys[start + i][j]) for i, j, block in tx.reasoning_blocks(scenario.live_span))
     return [f"input[{start + i}].content[{j}] ({block.get('type')}) of the task in flight is gone from the output"
-            for i, j, block in _unmatched(tx.reasoning_blocks(scenario.live_span), _reasoning_keys(_output(obs)))]
+            for i, j, block in _unmatched(wanted, of_history(_reasoning_keys, _output(obs)))]
 
 
 def _rewritten_assistant_turns(scenario: Scenario, obs: Observation,
@@ -267,16 +276,15 @@ def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
         "  " + line for line in message_diff(last, out[-1])]
 
 
-def _block_keys(history: Sequence[Any]) -> tuple[list[list[str]], dict[str, list[int]]]:
-    """Returns the canonical JSON of each message's blocks, and canonical block -> indexes of
-    the messages with list content that hold it."""
-    keys = [tx.canonical_each(tx.blocks(message)) for message in history]
+def _by_block(history: Sequence[Any]) -> dict[str, list[int]]:
+    """Returns canonical block -> indexes of the messages with list content that hold it."""
+    keys = of_history(_keys_of, history)
     by_block: dict[str, list[int]] = {}
     for i, message in enumerate(history):
         if isinstance(message.get("content"), list):
             for key in keys[i]:
                 by_block.setdefault(key, []).append(i)
-    return keys, by_block
+    return by_block
 
 
 def _source_message(message: Mapping[str, Any], message_keys: list[str], history: Sequence[Mapping[str, Any]],
@@ -302,10 +310,12 @@ def _source_message(message: Mapping[str, Any], message_keys: list[str], history
 
 def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
     history = scenario.history
-    input_keys, by_block = of_history(_block_keys, history)
+    input_keys, by_block = of_history(_keys_of, history), of_history(_by_block, history)
+    out = _output(obs)
+    output_keys = of_history(_keys_of, out)
     problems = []
-    for i, message in enumerate(_output(obs)):
-        message_keys = tx.canonical_each(tx.blocks(message))
+    for i, message in enumerate(out):
+        message_keys = output_keys[i]
         source = _source_message(message, message_keys, history, input_keys, by_block)
         if source is None:
             continue
