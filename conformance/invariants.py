@@ -283,7 +283,11 @@ def _by_block(history: Sequence[Any]) -> dict[str, list[int]]:
     for i, message in enumerate(history):
         if isinstance(message.get("content"), list):
             for key in keys[i]:
-                by_block.setdefault(key, []).append(i)
+                holders = by_block.get(key)
+                if holders is None:
+                    by_block[key] = [i]
+                else:
+                    holders.append(i)
     return by_block
 
 
