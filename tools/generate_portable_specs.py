@@ -12,6 +12,7 @@ Run from the repository root: ``python tools/generate_portable_specs.py``.
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ class History:
 
     def __init__(self, name: str) -> None:
         self.name, self.messages, self.live_start, self.unanswered = name, [], None, []
+        self.task_starts: list[int] = []
         self._calls = 0
 
     def _id(self) -> str:
@@ -52,6 +54,7 @@ class History:
 
     def settled_task(self, topic: str, steps: int) -> None:
         """Appends a request, ``steps`` tool steps and a final answer."""
+        self.task_starts.append(len(self.messages))
         self.add("user", f"Please check the {topic}.")
         for k in range(steps):
             self.step("read_file", {"path": f"{topic}/part{k}.txt"}, f"{topic} part {k}: 40 lines, nothing unusual")
@@ -60,14 +63,38 @@ class History:
     def opens_task(self) -> None:
         """Marks the next message as the first of the task in flight."""
         self.live_start = len(self.messages)
+        self.task_starts.append(len(self.messages))
+
+
+def _is_request(message: Message) -> bool:
+    content = message["content"]
+    return message["role"] == "user" and (isinstance(content, str)
+                                          or not any(b["type"] == "tool_result" for b in content))
+
+
+def reference_output(history: History, keep_turns: int) -> list[Message]:
+    """Returns what reference/README.md says the reference returns: the task in flight (or, when the
+    history ends on an assistant turn, the whole last task) untouched, after the last ``keep_turns``
+    settled messages with the window's start moved forward to a request (no reasoning to remove here)."""
+    messages = history.messages
+    kept_from = len(messages) if history.live_start is None else history.live_start
+    if messages and messages[-1]["role"] == "assistant":
+        kept_from = history.task_starts[-1]
+    settled = messages[:kept_from]
+    start = max(0, len(settled) - keep_turns)
+    while start < len(settled) and not _is_request(settled[start]):
+        start += 1
+    return settled[start:] + messages[kept_from:]
 
 
 def scenario(history: History, description: str, features: list[str], params: dict[str, Any]) -> dict[str, Any]:
     truth: dict[str, Any] = {"live_start": len(history.messages) if history.live_start is None else history.live_start}
     if history.unanswered:
         truth["unanswered"] = list(history.unanswered)
+    output = reference_output(history, params["keep_turns"])
     return {"id": f"portable.{history.name}", "description": description, "family": "portable",
-            "features": features, "history": history.messages, "params": params, "truth": truth}
+            "features": features, "history": history.messages, "params": params, "truth": truth,
+            "expect": {"reference": {"output": output}}}
 
 
 def build() -> list[dict[str, Any]]:
@@ -145,13 +172,27 @@ def build() -> list[dict[str, Any]]:
     return out
 
 
+class _Dumper(yaml.SafeDumper):
+    """Writes every message out in full: no anchors for the expected output's shared messages."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def render() -> str:
     """Returns the text of specs/portable.yaml."""
-    body = yaml.safe_dump({"format_version": 1, "scenarios": build()}, sort_keys=False, allow_unicode=True,
-                          width=100, default_flow_style=False)
+    body = yaml.dump({"format_version": 1, "scenarios": build()}, Dumper=_Dumper, sort_keys=False,
+                     allow_unicode=True, width=100, default_flow_style=False)
     return HEADER + body
 
 
+def main(argv: list[str]) -> int:
+    """Writes portable.yaml into the folder ``argv[1]`` (default specs/); returns 0."""
+    folder = Path(argv[1]) if len(argv) > 1 else OUT.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / OUT.name).write_text(render(), encoding="utf-8")
+    return 0
+
+
 if __name__ == "__main__":
-    OUT.write_text(render(), encoding="utf-8")
-    print(f"wrote {OUT.relative_to(OUT.parents[1])}")
+    raise SystemExit(main(sys.argv))
