@@ -97,15 +97,18 @@ def run_fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult
     fmt = None
     if options.format is not None:
         from .formats import get
-        from .formats.wrap import wrap
+        from .formats.wrap import adapted, wrap
 
         fmt = get(options.format)
         target = wrap(target, fmt)
 
     def prop(scenario: Scenario) -> None:
         nonlocal count, first_failure
-        if fmt is not None and fmt.why_not(scenario.history) is not None:
-            reject()  # not expressible in the target's format: not an example
+        if fmt is not None:
+            held = adapted(scenario, fmt)  # as an agent speaking the format holds it
+            if held is None:
+                reject()  # not expressible in the target's format: not an example
+            scenario = held
         count += 1
         if options.progress is not None and not first_failure:
             options.progress(count)

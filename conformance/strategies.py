@@ -55,9 +55,14 @@ def _spanned(action: Callable[[_Builder], Any]) -> st.SearchStrategy[Any]:
     return span()
 
 
+def characters(messages: list[Message]) -> int:
+    """Returns the length of the messages as compact JSON, the unit budgets are stated in."""
+    return sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in messages)
+
+
 def estimate_tokens(messages: list[Message]) -> int:
     """Returns the token estimate the scenario format states: compact-JSON characters over 4."""
-    return sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in messages) // 4
+    return characters(messages) // 4
 
 
 @dataclass
@@ -281,12 +286,12 @@ def _live_task(builder: _Builder) -> tuple[int, tuple[str, ...], bool]:
     kind = builder.draw(_LIVE_KINDS if builder.undecidable else _DECIDABLE_KINDS)
     if kind == 0:  # no task in flight
         return len(builder.history), (), False
-    builder.features.add("inflight")
     start = builder.opening()
-    if kind == 4:  # a client prefill continues the request
+    if kind == 4:  # a client prefill: it reads as a final answer, so by the definition nothing is in flight
         builder.features.add("prefill")
         builder.add("assistant", '{"answer": ')
-        return start, (), False
+        return len(builder.history), (), False
+    builder.features.add("inflight")
     builder.steps()
     if kind == 1:  # waiting for the model after the request or the last results
         return start, (), False
@@ -340,6 +345,9 @@ def _params(builder: _Builder, live_start: int) -> tuple[dict[str, Any], bool]:
         params["budget_tokens"] = estimate_tokens(live) + spare
     if "budget_tokens" in params:
         builder.features.add("budget")
+        # the margin rule of the shipped specs: a budget under half the characters of the task in
+        # flight is near enough to it that a compactor counting its own way may refuse
+        refusal = refusal or params["budget_tokens"] * 2 < characters(live)
     return params, refusal
 
 

@@ -16,7 +16,7 @@ from conformance import LoadResult, RunOptions, from_callable, run
 from conformance.errors import UsageError
 from conformance.formats import FORMATS, FormatError, get
 from conformance.formats.base import canonical
-from conformance.formats.wrap import in_format, mark, wrap
+from conformance.formats.wrap import adapted, in_format, mark, wrap
 
 NAMES = sorted(FORMATS)
 CONVERTED = [n for n in NAMES if n != "anthropic"]
@@ -166,7 +166,7 @@ def test_a_target_that_returns_its_input_passes_every_must_through_the_format(
     report = noop_runs(name)
     assert report.failures() == []
     fmt = get(name)
-    expressible = {s.id for s in shipped.scenarios if fmt.why_not(s.history) is None}
+    expressible = {s.id for s in shipped.scenarios if adapted(s, fmt) is not None}  # reasoning it lacks removed
     passed = {r.scenario for r in report.results if r.outcome == "pass" and r.level == "MUST"}
     assert passed == expressible
     skipped = {r.scenario for r in report.results if r.outcome == "skip" and "not expressible" in r.message}
@@ -189,7 +189,7 @@ def test_a_target_that_mutates_its_input_in_the_format_is_caught(shipped: LoadRe
 def test_an_unknown_format_or_nothing_expressible_is_a_usage_error(shipped: LoadResult) -> None:
     with pytest.raises(UsageError, match="unknown format"):
         in_format([], shipped.scenarios, "openai-chatt")
-    thinking_only = [s for s in shipped.scenarios if get("openai-chat").why_not(s.history)][:3]
+    thinking_only = [s for s in shipped.scenarios if adapted(s, get("openai-chat")) is None][:3]
     with pytest.raises(UsageError, match="carry no reasoning|not carried"):
         in_format([], thinking_only, "openai-chat")
     assert all(s.expect.skip for s in mark(thinking_only, get("openai-chat")))
@@ -204,7 +204,7 @@ def test_the_pytest_plugin_runs_a_target_in_its_format(pytester: pytest.Pytester
     result = pytester.runpytest("--conformance-target", "chat_targets:same", "--conformance-format", "openai-chat",
                                 "--conformance-specs", str(spec), "-p", "no:cacheprovider", "-rs")
     scenarios = [s for s in shipped.scenarios if s.path == str(spec)]
-    expressible = sum(1 for s in scenarios if get("openai-chat").why_not(s.history) is None)
+    expressible = sum(1 for s in scenarios if adapted(s, get("openai-chat")) is not None)
     assert 0 < expressible < len(scenarios)
     result.assert_outcomes(passed=expressible, skipped=len(scenarios) - expressible)
     result.stdout.fnmatch_lines(["*not expressible as Chat Completions messages*"])
@@ -251,3 +251,33 @@ def test_a_format_whose_package_is_missing_is_a_usage_error(monkeypatch: pytest.
     with pytest.raises(UsageError, match="needs langchain_core"):
         get("langchain")
     assert get("openai-chat").name == "openai-chat"
+
+
+def test_a_scenario_held_without_reasoning_keeps_its_truth_and_catches_what_the_twin_catches(
+        shipped: LoadResult) -> None:
+    fmt = get("openai-chat")
+    scenario = next(s for s in shipped.scenarios if s.id == "reasoning.interleaved-thinking-loop-in-flight")
+    assert fmt.why_not(scenario.history) is not None
+    held = adapted(scenario, fmt)
+    assert held is not None and "reasoning-removed" in held.features
+    assert len(held.history) == len(scenario.history) and held.truth == scenario.truth
+    assert not any(b.get("type") in ("thinking", "redacted_thinking")
+                   for m in held.history if isinstance(m["content"], list) for b in m["content"])
+    assert held.expect.reference_output is None  # the reference's stated output is for the original
+
+    def clear_tool_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**m, "content": "[cleared]"} if m["role"] == "tool" else m for m in messages]
+
+    targets, scenarios, note = in_format([from_callable(clear_tool_messages, "clear")], [scenario], "openai-chat")
+    report = run(targets, scenarios, options=OPTIONS)
+    assert "live.untouched-suffix" in {r.invariant for r in report.failures()}
+    assert "without the reasoning blocks" in note
+
+
+def test_a_scenario_whose_messages_hold_only_reasoning_stays_skipped() -> None:
+    from conformance import Scenario, Truth
+
+    history = [{"role": "user", "content": "q"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}]}]
+    scenario = Scenario("x.only-reasoning", "d", "x", history, Truth(0))
+    assert adapted(scenario, get("openai-chat")) is None  # removing it would remove a message

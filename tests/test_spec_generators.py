@@ -10,7 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = {"generate_specs": ["arithmetic.yaml"],
-             "generate_live_specs": ["live-content.yaml", "live-media.yaml", "live-turns.yaml"]}
+             "generate_live_specs": ["live-content.yaml", "live-media.yaml", "live-turns.yaml"],
+             "generate_portable_specs": ["portable.yaml"]}
 
 
 def _generator(name: str) -> ModuleType:

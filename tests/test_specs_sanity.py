@@ -67,3 +67,12 @@ def test_the_arithmetic_spans_the_essays_range(shipped: LoadResult) -> None:
     windows = {s.params.get("keep_turns") for s in arithmetic}
     assert max(steps) >= 50 and min(steps) <= 1
     assert {4, 20} <= windows
+
+
+def test_every_shipped_family_is_a_file_of_the_table_in_specs_readme(shipped: LoadResult) -> None:
+    from .conftest import SPECS
+
+    table = (SPECS / "README.md").read_text(encoding="utf-8").split("| file | family |", 1)[1].split("\n\n", 1)[0]
+    for scenario in shipped.scenarios:
+        assert f"| `{scenario.family}.yaml` | `{scenario.family}` |" in table, scenario.id
+        assert scenario.path.endswith(f"{scenario.family}.yaml"), scenario.id

@@ -6,7 +6,8 @@ Field names from the ``openai`` SDK's type definitions, checked against openai 3
 ``ChatCompletionMessageFunctionToolCallParam`` (``id``, ``type: "function"``,
 ``function: {name, arguments}`` with ``arguments`` a JSON string),
 ``ChatCompletionToolMessageParam`` (``role: "tool"``, ``tool_call_id``, ``content``: str or text
-parts), ``ChatCompletionContentPartTextParam`` (``type: "text"``, ``text``).
+parts), ``ChatCompletionSystemMessageParam`` (``role: "system"``, ``content``: str or text parts),
+``ChatCompletionContentPartTextParam`` (``type: "text"``, ``text``).
 
 An assistant message becomes one message: its text as ``content``, its ``tool_use`` blocks as
 ``tool_calls``. A user message of tool results becomes one ``tool`` message per result, then a
@@ -27,6 +28,7 @@ _TEXT = frozenset({"text"})
 CARRIED = {
     "user": {"text": _TEXT, "tool_result": frozenset({"tool_use_id", "content"})},
     "assistant": {"text": _TEXT, "tool_use": frozenset({"id", "name", "input"})},
+    "system": {"text": _TEXT},
 }
 
 
@@ -68,6 +70,9 @@ def to_format(history: History) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in history:
         content = message["content"]
+        if message["role"] == "system":
+            out.append({"role": "system", "content": content if isinstance(content, str) else _parts(content)})
+            continue
         if message["role"] == "assistant":
             if isinstance(content, str):
                 out.append({"role": "assistant", "content": content})
@@ -132,6 +137,11 @@ def from_format(messages: list[Any]) -> History:
         if pending:
             out.append({"role": "user", "content": pending})
             pending = []
+        if role == "system":
+            content = message.get("content")
+            out.append({"role": "system", "content": content if isinstance(content, str)
+                        else _blocks_of(content, f"message {n}")})
+            continue
         require(role == "assistant", f"message {n}: role {role!r} has no Anthropic counterpart")
         content = message.get("content")
         calls = message.get("tool_calls") or []

@@ -33,15 +33,51 @@ def skip_reason(fmt: Format, history: History) -> str | None:
     return None if why is None else f"not expressible as {fmt.title} ({fmt.name}): {why}"
 
 
+_REASONING_KINDS = (("redacted_thinking",), ("thinking", "redacted_thinking"))
+
+
+def without_blocks(history: History, kinds: tuple[str, ...]) -> History | None:
+    """Returns ``history`` without its blocks of ``kinds``, or None when a message would be left empty.
+
+    Removing blocks never adds or removes a message, so the declared truth still holds.
+    """
+    out = []
+    for message in history:
+        content = message.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in kinds for b in content):
+            kept = [b for b in content if not (isinstance(b, dict) and b.get("type") in kinds)]
+            if not kept:
+                return None
+            message = {**message, "content": kept}
+        out.append(message)
+    return out
+
+
+def adapted(scenario: Scenario, fmt: Format) -> Scenario | None:
+    """Returns ``scenario`` as an agent speaking ``fmt`` would hold it: unchanged when the format
+    expresses it, without the reasoning blocks the format has no place for when that is all that
+    stands in the way (no expected reference output then), else None."""
+    if fmt.why_not(scenario.history) is None:
+        return scenario
+    for kinds in _REASONING_KINDS:
+        history = without_blocks(scenario.history, kinds)
+        if history is not None and history != scenario.history and fmt.why_not(history) is None:
+            expect = replace(scenario.expect, reference_output=None, reference_raises=None)
+            return replace(scenario, history=history, expect=expect,
+                           features=tuple(dict.fromkeys([*scenario.features, "reasoning-removed"])))
+    return None
+
+
 def mark(scenarios: Iterable[Scenario], fmt: Format) -> list[Scenario]:
-    """Returns ``scenarios`` with every invariant skipped, with the reason, where ``fmt`` cannot
-    express the history; the others unchanged."""
+    """Returns ``scenarios`` as ``fmt`` holds them (see ``adapted``), with every invariant skipped,
+    with the reason, where ``fmt`` cannot express the history."""
     out = []
     for scenario in scenarios:
-        why = skip_reason(fmt, scenario.history)
-        if why is not None:
-            scenario = replace(scenario, expect=replace(scenario.expect, skip={inv.id: why for inv in CATALOG}))
-        out.append(scenario)
+        held = adapted(scenario, fmt)
+        if held is None:
+            why = skip_reason(fmt, scenario.history) or ""
+            held = replace(scenario, expect=replace(scenario.expect, skip={inv.id: why for inv in CATALOG}))
+        out.append(held)
     return out
 
 
@@ -73,14 +109,17 @@ def wrap(target: Target, fmt: Format) -> Target:
 def skipped_note(scenarios: Iterable[Scenario], fmt: Format) -> str:
     """Returns one line per reason with how many scenarios ``fmt`` cannot express, after a count."""
     reasons: Counter[str] = Counter()
-    total = 0
+    total = stripped = 0
     for scenario in scenarios:
         total += 1
         why = fmt.why_not(scenario.history)
-        if why is not None:
+        if why is not None and adapted(scenario, fmt) is not None:
+            stripped += 1
+        elif why is not None:
             reasons[re.sub(r" \((message|block|content|item) \d+[^)]*\)", "", why)] += 1
-    lines = [f"format {fmt.name}: {total - sum(reasons.values())} of {total} scenarios expressible as {fmt.title}; "
-             f"{sum(reasons.values())} skipped"]
+    lines = [f"format {fmt.name}: {total - sum(reasons.values())} of {total} scenarios expressible as {fmt.title}"
+             + (f" ({stripped} without the reasoning blocks it has no place for)" if stripped else "")
+             + f"; {sum(reasons.values())} skipped"]
     lines += [f"  {n:>4} skipped: {why}" for why, n in reasons.most_common()]
     return "\n".join(lines)
 
@@ -94,7 +133,7 @@ def in_format(targets: Iterable[Target], scenarios: Iterable[Scenario],
         return list(targets), list(scenarios), ""
     fmt = get(format_name)
     chosen = list(scenarios)
-    if chosen and all(fmt.why_not(s.history) is not None for s in chosen):
+    if chosen and all(adapted(s, fmt) is None for s in chosen):
         raise UsageError(f"no selected scenario can be expressed as {fmt.title} ({fmt.name}); "
                          f"the first one: {fmt.why_not(chosen[0].history)}")
     return [wrap(t, fmt) for t in targets], mark(chosen, fmt), skipped_note(chosen, fmt)
