@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ._yamlsource import load_document
+from ._yamlsource import load_document, read_text
 from .errors import SpecError
 from .results import CheckResult
 
@@ -30,26 +30,11 @@ class KnownGap:
     line: int = 0
 
 
-def read_utf8(path: str | Path) -> str:
-    """Returns the text of a UTF-8 file; raises ``SpecError`` naming the file and the line of the
-    first byte that is not UTF-8, or why the file cannot be read."""
-    file = Path(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise SpecError(file, None, "", f"cannot read: {exc.strerror or exc}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SpecError(file, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
-
-
 def load_gaps(path: str | Path, known_scenarios: Iterable[str], known_invariants: Iterable[str],
               targets: Iterable[str] | None = None) -> list[KnownGap]:
     """Returns the gaps of an expectations file; raises ``SpecError`` for a malformed file, an unknown
     id, or a ``target`` that is not one of ``targets`` (when given)."""
-    data, locator = load_document(path, read_utf8(path))
+    data, locator = load_document(path, read_text(path))
     if not isinstance(data, dict) or set(data) - {"format_version", "target", "gaps"}:
         extra = sorted(set(data) - {"format_version", "target", "gaps"}) if isinstance(data, dict) else []
         raise locator.error((extra[0],) if extra else (), "expected keys format_version, target, gaps")

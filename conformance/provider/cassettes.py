@@ -27,9 +27,8 @@ from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.request import Request
 from vcr.serializers import compat
 
-from .._yamlsource import load_document
+from .._yamlsource import load_document, read_text
 from ..errors import SpecError
-from .textfile import read_utf8
 
 PLACEHOLDER = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
 REQUEST_HEADERS_KEPT = frozenset({"anthropic-beta", "anthropic-version", "content-type", "accept"})
@@ -249,7 +248,7 @@ def load_cassette(path: Path) -> dict[str, Any]:
         return _LOADED[key]
     if stat.st_size == 0:
         raise SpecError(path, None, "", "empty cassette file")
-    text = read_utf8(path)
+    text = read_text(path)
     try:
         data: Any = yaml.load(text, Loader=_LOADER)
         locator = None

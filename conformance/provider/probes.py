@@ -20,10 +20,9 @@ from typing import Any
 
 import jsonschema
 
-from .._yamlsource import Locator, load_document
+from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
 from . import semantics as sem
-from .textfile import read_utf8
 
 SCHEMA_FILE = "probe.schema.json"
 
@@ -254,7 +253,7 @@ def _build(raw: dict[str, Any], path: Path, where: tuple, locator: Locator) -> P
 def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
     try:
-        data, locator = load_document(path, read_utf8(path))
+        data, locator = load_document(path, read_text(path))
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:
