@@ -3,7 +3,8 @@ scenario read the input once instead of once per check.
 
 A fact is a pure function of the history; the memo keeps a reference to each history it holds a
 fact of (so its ``id`` is not reused) and recomputes when the list is not the very same object of
-the same length. Callers must treat returned facts as read-only.
+the same length. Callers must treat returned facts as read-only. The runner clears it before the
+checks of each observation, so a list a target refills in place is never read from an old fact.
 """
 
 from __future__ import annotations

@@ -408,3 +408,23 @@ def test_a_correct_compactor_passes_every_must(func: Any, shipped: LoadResult) -
     assert not bad, "\n".join(bad[:10])
     declined = [r for r in report.results if r.invariant == "call.completes" and r.message.startswith("declined")]
     assert bool(declined) == (func is _refuses_unpaired_results)
+
+
+def test_an_output_list_refilled_in_place_is_checked_afresh() -> None:
+    """A target may return one list object, refilled at each call: facts of an earlier call's
+    output are never reused for the next."""
+    from conformance import Observation, RunOptions, Scenario, Truth, check_scenario, from_callable
+
+    history = [{"role": "user", "content": "q"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": "plan", "signature": "s"},
+                                                 {"type": "text", "text": "a"}]}]
+    scenario = Scenario("x.refilled", "d", "x", history, Truth(2))
+    target = from_callable(lambda h: h, "same_list")
+    options = RunOptions(idempotence=False, reference_targets=frozenset())
+    shared = copy.deepcopy(history)
+    first = check_scenario(target, scenario, options, Observation(output=shared))
+    assert all(r.outcome != "fail" for r in first if r.invariant == "reasoning.kept-intact")
+    shared[1] = {"role": "assistant", "content": [{"type": "thinking", "thinking": "PLAN", "signature": "s"},
+                                                  {"type": "text", "text": "a"}]}  # same list, same length
+    second = check_scenario(target, scenario, options, Observation(output=shared))
+    assert any(r.outcome == "fail" for r in second if r.invariant == "reasoning.kept-intact")
