@@ -30,6 +30,9 @@ def _snapshots(baseline: str | Path, current: str | Path) -> tuple[dict[str, Any
     skipped: list[str] = []
     before = _read({key: b for key, (b, _) in pairs.items()}, skipped)
     after = _read({key: a for key, (_, a) in pairs.items()}, skipped)
+    for key, (_, fresh) in pairs.items():  # an unreadable fresh recording keeps its baseline as it was
+        if fresh is not None and key not in after and key in before:
+            after[key] = before[key]
     return before, after, skipped
 
 
@@ -37,12 +40,6 @@ def snapshots(baseline: str | Path, current: str | Path) -> tuple[dict[str, Any]
     """Returns both folders' readable recordings by probe key (paired as drift pairs them), bodies parsed."""
     before, after, _ = _snapshots(baseline, current)
     return before, after
-
-
-def make_delta(baseline: str | Path, current: str | Path) -> Delta:
-    """Returns the Delta that turns the baseline snapshot into the current one."""
-    before, after = snapshots(baseline, current)
-    return Delta(DeepDiff(before, after), serializer=json_dumps)
 
 
 def write_delta(baseline: str | Path, current: str | Path, path: str | Path) -> list[str]:

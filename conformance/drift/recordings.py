@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from .._yamlsource import read_text
 from ..errors import SpecError
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -17,15 +18,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def read(path: Path) -> dict[str, Any]:
     """Returns the cassette data; raises ``SpecError`` when it is not a vcrpy cassette."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError(path, None, "", f"cannot read cassette: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SpecError(path, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
+    text = read_text(path)
     try:
         data = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:

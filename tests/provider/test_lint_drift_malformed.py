@@ -164,3 +164,9 @@ def test_a_corrupt_fresh_recording_is_breaking_not_green(tmp_path: Path, capsys:
                     "--update-baseline-delta", str(tmp_path / "update.json")], capsys)
     assert code == 1
     assert (tmp_path / "update.json").is_file()  # the readable recordings still get their update
+    from conformance.drift.delta import apply, read_delta, snapshots
+
+    baseline, _ = snapshots(SHIPPED, SHIPPED)
+    updated = apply(baseline, read_delta(tmp_path / "update.json"))
+    unreadable = [key for key in baseline if key.endswith("clear-tool-uses.keep-below-live-task")]
+    assert unreadable and all(updated[key] == baseline[key] for key in unreadable)  # kept, not deleted
