@@ -37,12 +37,17 @@ def counterexample(result: FuzzResult, seed: int) -> Scenario:
     return replace(result.scenario, description=description)
 
 
-def write_counterexample(result: FuzzResult, seed: int, out: Path) -> Path:
+def reproduce_command(path: Path, target: str, fmt: str | None = None) -> str:
+    """Returns the command that runs a written counterexample against its target (in its format)."""
+    return f"conformance run --no-provider --specs {path} --target {target}" + (f" --format {fmt}" if fmt else "")
+
+
+def write_counterexample(result: FuzzResult, seed: int, out: Path, fmt: str | None = None) -> Path:
     """Writes the shrunk scenario of a failed run to ``out/<id>.yaml``; returns the path."""
     scenario = counterexample(result, seed)
     path = out / f"{scenario.id}.yaml"
-    comment = (f"Found by: conformance fuzz --target {result.target} --seed {seed}. "
-               f"Reproduce: conformance run --no-provider --specs {path} --target {result.target}")
+    found_by = f"conformance fuzz --target {result.target} --seed {seed}" + (f" --format {fmt}" if fmt else "")
+    comment = f"Found by: {found_by}. Reproduce: {reproduce_command(path, result.target, fmt)}"
     return write(path, [scenario], [comment])
 
 
@@ -69,15 +74,14 @@ def fuzz_target(target: Target, options: FuzzOptions, out: Path) -> int:
         print(f"fuzz {target.name}: {result.examples} generated histories held every "
               f"{'/'.join(options.levels)} invariant (seed {options.seed})")
         return 0
-    path = write_counterexample(result, options.seed, out)
+    path = write_counterexample(result, options.seed, out, options.format)
     assert result.scenario is not None
     print(f"fuzz {target.name}: counterexample after {result.examples} examples, shrunk to "
           f"{len(result.scenario.history)} messages (seed {options.seed})")
     for failure in result.failures:
         print("\n".join(render_failure(failure, str(path))))
     print(f"written: {path}")
-    fmt = f" --format {options.format}" if options.format else ""
-    print(f"reproduce: conformance run --no-provider --specs {path} --target {target.name}{fmt}")
+    print(f"reproduce: {reproduce_command(path, target.name, options.format)}")
     return 1
 
 

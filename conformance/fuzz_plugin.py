@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .fuzz_cli import DEFAULT_OUT, write_counterexample
+from .fuzz_cli import DEFAULT_OUT, reproduce_command, write_counterexample
 from .report.terminal import render_failure
 from .results import CheckResult
 from .target import Target
@@ -26,18 +26,20 @@ class FuzzFailure(Exception):
 class FuzzItem(pytest.Item):
     """N generated histories against one target."""
 
-    def __init__(self, *, target: Target, examples: int, seed: int, time_limit: float, **kwargs: Any) -> None:
+    def __init__(self, *, target: Target, examples: int, seed: int, time_limit: float, fmt: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.target, self.examples, self.seed, self.time_limit = target, examples, seed, time_limit
+        self.fmt = fmt  # the message format the target speaks; the fuzzer wraps it
 
     def runtest(self) -> None:
         from .fuzz import FuzzOptions, run_fuzz
 
         result = run_fuzz(self.target, FuzzOptions(examples=self.examples, seed=self.seed,
-                                                   time_limit=self.time_limit))
+                                                   time_limit=self.time_limit, format=self.fmt))
         if not result.passed:
             assert result.scenario is not None
-            path = write_counterexample(result, self.seed, Path(self.config.rootpath) / DEFAULT_OUT)
+            path = write_counterexample(result, self.seed, Path(self.config.rootpath) / DEFAULT_OUT, self.fmt)
             raise FuzzFailure(result.failures, path, len(result.scenario.history))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
@@ -47,7 +49,7 @@ class FuzzItem(pytest.Item):
                      f"breaks a MUST invariant (seed {self.seed})"]
             for result in failure.failures:
                 lines.extend(render_failure(result, str(failure.path)))
-            lines.append(f"reproduce: conformance run --no-provider --specs {failure.path} --target {self.target.name}")
+            lines.append(f"reproduce: {reproduce_command(failure.path, self.target.name, self.fmt)}")
             return "\n".join(lines)
         return str(super().repr_failure(excinfo))
 
@@ -56,10 +58,10 @@ class FuzzItem(pytest.Item):
 
 
 def fuzz_items(session: pytest.Session, targets: Sequence[Target], examples: int, seed: int,
-               time_limit: float) -> Iterator[pytest.Item]:
+               time_limit: float, fmt: str | None = None) -> Iterator[pytest.Item]:
     """Yields one ``FuzzItem`` per target, marked ``conformance``."""
     for target in targets:
         item = FuzzItem.from_parent(session, name=f"fuzz[{target.name}]", target=target, examples=examples,
-                                    seed=seed, time_limit=time_limit)
+                                    seed=seed, time_limit=time_limit, fmt=fmt)
         item.add_marker(pytest.mark.conformance)
         yield item

@@ -98,8 +98,10 @@ def _conformance_items(session: pytest.Session, config: pytest.Config, names: li
             gaps.extend(load_gaps(gap_file, ids, BY_ID, targets=[t.name for t in targets]))
         except SpecError as exc:
             raise pytest.UsageError(f"expectations: {exc}") from None
+    fmt = config.getoption("conformance_format")
+    named_targets = targets  # the fuzzer wraps them in the format itself
     try:
-        targets, scenarios, _ = in_format(targets, everything.scenarios, config.getoption("conformance_format"))
+        targets, scenarios, _ = in_format(targets, everything.scenarios, fmt)
     except ConformanceError as exc:
         raise pytest.UsageError(str(exc)) from None
     collected: list[pytest.Item] = []
@@ -112,7 +114,7 @@ def _conformance_items(session: pytest.Session, config: pytest.Config, names: li
     examples = config.getoption("conformance_fuzz")
     if examples > 0:  # through a collector too, so the fuzz items are counted as collected
         fuzz = FuzzRun.from_parent(session, name="fuzz")
-        fuzz.setup_items(targets, examples, config.getoption("conformance_fuzz_seed"), options.time_limit)
+        fuzz.setup_items(named_targets, examples, config.getoption("conformance_fuzz_seed"), options.time_limit, fmt)
         collected.extend(session.genitems(fuzz))
     return collected
 
@@ -120,14 +122,15 @@ def _conformance_items(session: pytest.Session, config: pytest.Config, names: li
 class FuzzRun(pytest.Collector):
     """The fuzz items of a run (one per target), collected like a file."""
 
-    def setup_items(self, targets: list[Target], examples: int, seed: int, time_limit: float) -> None:
-        self._args = (targets, examples, seed, time_limit)
+    def setup_items(self, targets: list[Target], examples: int, seed: int, time_limit: float,
+                    fmt: str | None = None) -> None:
+        self._args = (targets, examples, seed, time_limit, fmt)
 
     def collect(self) -> list[pytest.Item]:
         from .fuzz_plugin import fuzz_items
 
-        targets, examples, seed, time_limit = self._args
-        return list(fuzz_items(self, targets, examples, seed, time_limit))  # type: ignore[arg-type]
+        targets, examples, seed, time_limit, fmt = self._args
+        return list(fuzz_items(self, targets, examples, seed, time_limit, fmt))  # type: ignore[arg-type]
 
 
 class SpecFile(pytest.File):

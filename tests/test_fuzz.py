@@ -234,5 +234,24 @@ def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
     printed = capsys.readouterr().out
     assert "--format openai-chat" in printed
     [written] = tmp_path.glob("*.yaml")
+    assert "--format openai-chat" in written.read_text(encoding="utf-8")  # the file's own reproduce line
     assert main(["run", "--no-provider", "--specs", str(written), "--format", "openai-chat",
                  "--target", "tests.test_fuzz:clear_chat_tool_results"]) == 1
+
+
+def test_pytest_plugin_fuzzes_a_target_in_its_format(pytester: pytest.Pytester) -> None:
+    from ._specs import GOOD
+    folder = pytester.mkdir("specs")
+    (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    (pytester.path / "chat.py").write_text(
+        "def same(messages):\n    return messages\n"
+        "def clear(messages):\n"
+        "    return [{**m, 'content': '[cleared]'} if m['role'] == 'tool' else m for m in messages]\n",
+        encoding="utf-8")
+    pytester.syspathinsert()
+    common = ["--conformance-specs", str(folder), "--conformance-format", "openai-chat", "-p", "no:cacheprovider",
+              "-v", "--conformance-fuzz", "200", "--conformance-fuzz-seed", "1"]
+    result = pytester.runpytest("--conformance-target", "chat:same", *common)
+    result.stdout.fnmatch_lines(["*fuzz[[]chat:same[]] PASSED*"])  # histories it cannot carry are no examples
+    result = pytester.runpytest("--conformance-target", "chat:clear", *common)
+    result.stdout.fnmatch_lines(["*fuzz[[]chat:clear[]] FAILED*", "*reproduce: conformance run*--format openai-chat*"])

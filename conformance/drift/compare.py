@@ -67,14 +67,13 @@ def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Pa
     entries, changes = [], []
     for key, (before, after) in pairs.items():
         entry, found = _probe(key, before, after, judged[key])
+        tally = Counter(c["category"] for c in found)
+        entry["counts"] = {c: tally.get(c, 0) for c in CATEGORIES}
         entries.append(entry)
         changes += found
     for strategy, kind, rule, was, now in verdicts.strategy_changes(
             ((k, j[0]) for k, j in judged.items()), ((k, j[1]) for k, j in judged.items())):
         changes.append(classify.change(strategy, "breaking", kind, "strategy", rule, was, now))
-    for entry in entries:
-        tally = Counter(c["category"] for c in changes if c["probe"] == entry["probe"])
-        entry["counts"] = {c: tally.get(c, 0) for c in CATEGORIES}
     tally = Counter(c["category"] for c in changes)
     counts = {c: tally.get(c, 0) for c in CATEGORIES}
     unjudged = [f"{key}: {sides[0]['message']}" for key, sides in judged.items()
