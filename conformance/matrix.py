@@ -208,19 +208,25 @@ def changed_cells(published: dict[str, Any], fresh: dict[str, Any], named: bool 
 
 
 def check_against(matrix: dict[str, Any], published_path: Path, named: bool = False) -> int:
-    """Prints what changed against the published matrix; returns 0 when nothing did, else 1."""
+    """Prints what changed against the published matrix; returns 1 when something did, 2 when a
+    peer is not installed (its row unchecked), else 0."""
     try:
         published = json.loads(published_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         print(f"conformance: error: cannot read the published matrix {published_path}: {exc}", file=sys.stderr)
         return 2
     changes = changed_cells(published, matrix, named)
-    if not changes:
-        print(f"matrix: {len(matrix['rows'])} rows, the same as {published_path} (dates aside)")
-        return 0
-    print(f"matrix: {len(changes)} change(s) against {published_path}; run `conformance matrix` and commit:")
-    print("\n".join(f"  {line}" for line in changes))
-    return 1
+    missing = [row["peer"] for row in matrix["rows"] if not row.get("installed", True)]
+    if changes:
+        print(f"matrix: {len(changes)} change(s) against {published_path}; run `conformance matrix` and commit:")
+        print("\n".join(f"  {line}" for line in changes))
+        return 1
+    if missing:  # their rows were not checked: no verdict, never a pass
+        print(f"conformance: error: {len(missing)} peer(s) not installed, so their rows were not checked: "
+              f"{', '.join(missing)} (pip install \"context-conformance[peers]\")", file=sys.stderr)
+        return 2
+    print(f"matrix: {len(matrix['rows'])} rows, the same as {published_path} (dates aside)")
+    return 0
 
 
 def register(subparsers: Any) -> None:
@@ -232,7 +238,8 @@ def register(subparsers: Any) -> None:
     m.add_argument("--readme", default="README.md", metavar="PATH",
                    help="README whose matrix block is replaced (default README.md; '' for none)")
     m.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 when a row differs from OUT/matrix.json (dates aside)")
+                   help="write nothing; exit 1 when a row differs from OUT/matrix.json (dates aside), "
+                   "2 when a peer is not installed")
     m.set_defaults(func=cmd_matrix)
 
 

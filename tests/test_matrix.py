@@ -137,3 +137,16 @@ def test_check_is_green_on_the_same_matrix_and_names_a_changed_cell(tmp_path: Pa
     out = capsys.readouterr().out
     assert f"{peer.name}: failing_scenarios" in out and "checked" not in out.split("against", 1)[1]
     assert (tmp_path / "matrix.md").read_text(encoding="utf-8") == before  # --check writes nothing
+
+
+def test_check_is_no_pass_when_a_peer_is_not_installed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.matrix import check_against
+
+    row = {"peer": "lib.Component", "installed": True, "failing_scenarios": 3}
+    (tmp_path / "matrix.json").write_text(json.dumps({"scenarios": 5, "rows": [row]}), encoding="utf-8")
+    fresh = {"scenarios": 5, "rows": [{**row, "installed": False, "failing_scenarios": None}]}
+    assert check_against(fresh, tmp_path / "matrix.json") == 2
+    assert "not installed" in capsys.readouterr().err
+    assert check_against({"scenarios": 5, "rows": [row]}, tmp_path / "matrix.json") == 0
+    changed = {"scenarios": 5, "rows": [{**row, "failing_scenarios": 4}, {**row, "peer": "b", "installed": False}]}
+    assert check_against(changed, tmp_path / "matrix.json") == 1  # a changed row outranks an unchecked one
