@@ -9,7 +9,6 @@ that open the task in flight; ``live`` the rest of the task in flight.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -116,10 +115,6 @@ def _content_facets(content: Any) -> Iterator[str]:
                 yield f"{field} in content"
 
 
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
 def block_facets(block: Any) -> Iterator[tuple[str, str]]:
     """Yields ``(kind, field)`` for what one block carries: notable and unknown fields, sources,
     the shape of tool result content, the characters of thinking text."""
@@ -178,8 +173,8 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
     cells: set[Cell] = set()
     history = scenario.history
     settled = scenario.history[:scenario.truth.live_start]
-    settled_messages = {_canon(m) for m in settled}
-    settled_blocks = {_canon(b) for m in settled if isinstance(m.get("content"), list) for b in m["content"]}
+    settled_messages = {tx.canonical(m) for m in settled}
+    settled_blocks = {tx.canonical(b) for m in settled if isinstance(m.get("content"), list) for b in m["content"]}
     for i, (message, where) in enumerate(zip(history, positions(scenario))):
         if isinstance(message.get("content"), str):
             cells.add(("message", "string content", where))
@@ -191,10 +186,10 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
             cells.add(("message", "paused turn, then a user message", where))
         if i > 0 and message == history[i - 1]:
             cells.add(("message", "identical to the message before", where))
-        if where != "settled" and _canon(message) in settled_messages:
+        if where != "settled" and tx.canonical(message) in settled_messages:
             cells.add(("message", "repeats a settled message", where))
         if where != "settled" and isinstance(message.get("content"), list) and \
-                any(_canon(b) in settled_blocks for b in message["content"]):
+                any(tx.canonical(b) in settled_blocks for b in message["content"]):
             cells.add(("message", "repeats a settled block", where))
     if window_cuts(scenario):
         cells.add(("history", "window cuts settled history", "settled"))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._paths import shipped
-from .formats.base import canonical
+from .transcript import same_json
 from .peers import Peer, select
 from .runner import RunOptions, run
 from .spec import Scenario, load
@@ -48,7 +48,7 @@ def peer_row(peer: Peer, scenarios: Sequence[Scenario], options: RunOptions = OP
             failing.setdefault(r.invariant, set()).add(r.scenario)
     skipped = {r.scenario for r in report.results if r.outcome == "skip" and "not expressible" in r.message}
     changed = sum(1 for (_, sid), obs in report.observations.items()
-                  if sid not in skipped and obs.returned and canonical(obs.output) != canonical(by_id[sid].history))
+                  if sid not in skipped and obs.returned and not same_json(obs.output, by_id[sid].history))
     scenarios_failing = set().union(*failing.values()) if failing else set()
     row.update(
         scenarios=len(marked), expressible=len(marked) - len(skipped), changed=changed,

@@ -9,10 +9,11 @@ back exactly as it was given.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..transcript import canonical
 
 History = list[dict[str, Any]]
 Block = dict[str, Any]
@@ -90,17 +91,6 @@ class Format:
                 message = {**message, "content": content}
             out.append(message)
         return out
-
-
-def canonical(value: Any) -> str:
-    """Returns canonical JSON of ``value``: key order aside, types kept (0, 0.0 and false differ)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
-
-
-def content_blocks(message: Mapping[str, Any]) -> list[Any]:
-    """Returns the message's content as a list of blocks (a string is one text block)."""
-    content = message.get("content")
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
 
 
 def shape_reason(history: History, carried: Mapping[str, Mapping[str, frozenset[str]]],

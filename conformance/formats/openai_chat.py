@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import Format, FormatError, History, content_blocks, require, shape_reason, text_only
+from ..transcript import blocks as content_blocks
+from .base import Format, FormatError, History, require, shape_reason, text_only
 
 TITLE = "Chat Completions messages"
 _TEXT = frozenset({"text"})
