@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from .._yamlsource import read_text
 from ..errors import SpecError
 from . import semantics as sem
 from .probes import subschema_validator
@@ -286,22 +287,10 @@ def checked_safer_config(config: dict[str, Any], findings: list[Finding],
     return None if rejected or any(f.reaches for f in again) else safer
 
 
-def _decode(path: Path, raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SpecError(path, line, "", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
-
-
 def load_config(path: Path) -> dict[str, Any]:
     """Returns the configuration in a JSON or YAML file; raises ``SpecError`` (file, line, field) when
     it cannot be read, is not UTF-8, is empty, does not parse or does not match the schema."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError(path, None, "", f"cannot read: {exc.strerror or exc}") from None
-    text = _decode(path, raw)
+    text = read_text(path)
     if not text.strip():
         raise SpecError(path, None, "", "empty file: expected a context_management object")
     kind = "JSON" if path.suffix == ".json" else "YAML"
