@@ -21,6 +21,7 @@ import yaml
 from . import semantics as sem
 from .live import script_kwargs
 from .probes import Probe
+from .table import grid
 
 PRICES_FILE = "prices.yaml"
 
@@ -119,8 +120,7 @@ def render(estimates: list[Estimate]) -> list[str]:
     for e in estimates:
         rows.append([e.probe, e.model, str(e.requests), f"{e.input_tokens}" + ("" if e.counted else " (est.)"),
                      str(e.max_output_tokens), "no price" if e.usd is None else f"{e.usd:.4f}"])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines = grid(rows)
     total = total_usd(estimates)
     spent = "unknown (a model has no price)" if total is None else f"${total:.2f}"
     lines.append(f"record --dry-run: {len(estimates)} probe(s), {sum(e.requests for e in estimates)} request(s), "

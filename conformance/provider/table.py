@@ -62,7 +62,8 @@ def findings(results: Sequence[CheckResult]) -> list[str]:
             for (server, config), ids in sorted(reached.items())]
 
 
-def _grid(rows: list[list[str]]) -> list[str]:
+def grid(rows: list[list[str]]) -> list[str]:
+    """Returns the rows as lines of left-aligned columns two spaces apart."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
@@ -76,7 +77,7 @@ def probe_table(results: Sequence[CheckResult]) -> list[str]:
         d = r.details
         rows.append([r.scenario, r.target, d["verdict"] + _source(r.target), d["predicted"],
                      "yes" if r.outcome == "pass" else "NO", _size(d.get("live_task", {})), _evidence(d)])
-    return _grid(rows) if len(rows) > 1 else []
+    return grid(rows) if len(rows) > 1 else []
 
 
 def strategy_table(results: Sequence[CheckResult]) -> list[str]:
@@ -99,7 +100,7 @@ def strategy_table(results: Sequence[CheckResult]) -> list[str]:
             answer = "no"
             evidence = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in members)
         rows.append([server, family, config, answer, evidence])
-    return _grid(rows) if len(rows) > 1 else []
+    return grid(rows) if len(rows) > 1 else []
 
 
 def render(results: Sequence[CheckResult]) -> str:
