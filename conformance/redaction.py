@@ -50,15 +50,22 @@ def safe_block(block: Any) -> Any:
 
 def secrets_in(messages: Any) -> Iterable[str]:
     """Yields the reasoning text of every reasoning block found anywhere inside ``messages``."""
-    if isinstance(messages, Mapping):
-        secret = secret_of(messages)
-        if secret is not None:
-            yield secret
-        for value in messages.values():
-            yield from secrets_in(value)
-    elif isinstance(messages, (list, tuple)):
-        for value in messages:
-            yield from secrets_in(value)
+    pending, seen = [messages], set()  # ``seen``: garbage output may hold itself
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is str or value is None:
+            continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            secret = secret_of(value)
+            if secret is not None:
+                yield secret
+            pending.extend(value.values())
+        elif kind is list or isinstance(value, (list, tuple)):
+            pending.extend(value)
 
 
 def _forms_of(secret: str) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from .results import CheckResult, gating_failures
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
-from .tracebacks import scrub_credentials, scrub_data, traceback_key
+from .tracebacks import credential_scrubber, scrub_data, traceback_key
 from .worker import Event, Pool, call_window, default_jobs
 
 
@@ -144,7 +144,8 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
     redacted = [redactor.result(r) for r in results]
-    return [replace(r, message=scrub_credentials(r.message), details=scrub_data(r.details)) for r in redacted]
+    scrub = credential_scrubber()
+    return [replace(r, message=scrub(r.message), details=scrub_data(r.details, scrub)) for r in redacted]
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:

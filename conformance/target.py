@@ -6,7 +6,6 @@ result are all recorded in an ``Observation``.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import inspect
 import os
@@ -133,7 +132,8 @@ class Observation:
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
                  time_limit: float = DEFAULT_TIME_LIMIT) -> Observation:
     """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``."""
-    given = copy.deepcopy(history)  # ``history`` itself stays untouched: it is the snapshot
+    snapshot = transcript.Snapshot(history)  # ``history`` itself stays untouched
+    given = snapshot.copy
     kwargs = target.params_for(params)
     box: dict[str, Any] = {}
 
@@ -152,7 +152,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     if worker.is_alive():
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s",
                            error_traceback=stack_of(worker, __file__))  # where it was stuck
-    mutated = not transcript.same_json(given, history)
+    mutated = snapshot.changed()
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],

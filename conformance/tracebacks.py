@@ -12,6 +12,7 @@ import re
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -34,27 +35,41 @@ def _skip(tb: TracebackType | None, frames: int) -> TracebackType | None:
     return tb
 
 
+def credential_scrubber() -> Callable[[str], str]:
+    """Returns ``scrub_credentials`` with the secret-named environment variables read once, now
+    (reading the environment costs more than scrubbing a short text)."""
+    named = [(name, value) for name, value in os.environ.items()
+             if len(value) >= 8 and _SECRET_ENV_NAME.search(name)]
+
+    def scrub(text: str) -> str:
+        if not text:
+            return text
+        for name, value in named:
+            if value in text:
+                text = text.replace(value, f"[redacted ${name}]")
+        for pattern in _CREDENTIALS:
+            text = pattern.sub("[redacted credential]", text)
+        return text
+
+    return scrub
+
+
 def scrub_credentials(text: str) -> str:
     """Returns ``text`` with API keys, bearer tokens and the values of secret-named environment
     variables replaced by a placeholder."""
-    if not text:
-        return text
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_ENV_NAME.search(name) and value in text:
-            text = text.replace(value, f"[redacted ${name}]")
-    for pattern in _CREDENTIALS:
-        text = pattern.sub("[redacted credential]", text)
-    return text
+    return credential_scrubber()(text) if text else text
 
 
-def scrub_data(value: Any) -> Any:
-    """Returns a copy of plain data with ``scrub_credentials`` applied to every string."""
+def scrub_data(value: Any, scrub: Callable[[str], str] | None = None) -> Any:
+    """Returns a copy of plain data with ``scrub`` (by default ``scrub_credentials``) applied to
+    every string."""
+    scrub = scrub or credential_scrubber()
     if isinstance(value, str):
-        return scrub_credentials(value)
+        return scrub(value)
     if isinstance(value, dict):
-        return {k: scrub_data(v) for k, v in value.items()}
+        return {k: scrub_data(v, scrub) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [scrub_data(v) for v in value]
+        return [scrub_data(v, scrub) for v in value]
     return value
 
 

@@ -7,8 +7,10 @@ any compactor, used to cross-check declared truth and to label generated cases.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import marshal
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -74,6 +76,32 @@ def same_json(a: Any, b: Any) -> bool:
     if kind is str or kind is int or kind is bool:
         return bool(a == b)
     return _same_json_kinds(a, b)
+
+
+class Snapshot:
+    """A private deep copy of a value and what tells, afterwards, whether the copy was changed."""
+
+    __slots__ = ("copy", "_original", "_packed")
+
+    def __init__(self, value: Any) -> None:
+        self._original = value
+        self._packed = _packed(value)  # plain data (the usual case) is copied in C, not by ``deepcopy``
+        self.copy: Any = marshal.loads(self._packed) if self._packed is not None else copy.deepcopy(value)
+
+    def changed(self) -> bool:
+        """Returns whether ``copy`` is no longer the same JSON as the value it was taken from."""
+        if self._packed is not None and _packed(self.copy) == self._packed:
+            return False  # the very same bytes: same types, values and key order
+        return not same_json(self.copy, self._original)
+
+
+def _packed(value: Any) -> bytes | None:
+    """Returns ``value`` marshalled without shared references (the same data gives the same bytes),
+    or None when it holds anything but plain built-in data (or nests too deeply)."""
+    try:
+        return marshal.dumps(value, 2)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _same_json_kinds(a: Any, b: Any) -> bool:
