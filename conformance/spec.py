@@ -19,6 +19,7 @@ from typing import Any
 import fastjsonschema
 
 from . import transcript
+from ._compiled_schema import compiled_check
 from ._yamlsource import FieldPath, Locator, load_document, parse_fast, read_text
 from .errors import SpecError
 from .invariant_ids import INVARIANT_IDS
@@ -104,55 +105,14 @@ def _validator(part: str) -> Any:
     return cls({"$schema": full["$schema"], "$defs": defs, "$ref": f"#/$defs/{part}"})
 
 
-def _no_bool_for_numbers(node: Any) -> Any:
-    """Returns a copy of a schema where a numeric ``const``/``enum`` also refuses booleans, as
-    JSON Schema equality does (Python's ``True == 1`` does not)."""
-    if isinstance(node, list):
-        return [_no_bool_for_numbers(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _no_bool_for_numbers(v) for k, v in node.items()}
-    values = [out["const"]] if "const" in out else out.get("enum", [])
-    if any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        out = {"allOf": [out, {"not": {"type": "boolean"}}]}
-    return out
-
-
-_DRAFT7_SAME = frozenset({  # keywords that mean the same in draft-07 (what the compiler reads) and 2020-12
-    "type", "required", "additionalProperties", "properties", "items", "minItems", "maxItems", "const", "enum",
-    "pattern", "minLength", "maxLength", "uniqueItems", "minimum", "maximum", "minProperties", "maxProperties",
-    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$defs", "$schema", "$id",
-    "title", "description", "$comment", "default", "examples"})
-_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else")
-
-
-def _draft7_safe(node: Any) -> bool:
-    """Returns whether a schema uses only keywords that draft-07 reads the same way, and no
-    ``$ref`` with siblings (draft-07 ignores them)."""
-    if isinstance(node, bool):
-        return True
-    if not isinstance(node, dict) or not set(node) <= _DRAFT7_SAME:
-        return False
-    if "$ref" in node and set(node) - {"$ref", "description", "title", "$comment"}:
-        return False
-    children = [node[k] for k in _SUBSCHEMA if k in node]
-    children += [*node.get("properties", {}).values(), *node.get("$defs", {}).values()]
-    children += [*node.get("allOf", []), *node.get("anyOf", []), *node.get("oneOf", [])]
-    return all(_draft7_safe(child) for child in children)
-
-
 @cache
 def _whole_file_check() -> Callable[[Any], Any] | None:
     """Returns a compiled validator of a whole scenario file, messages aside (``_message_ok`` reads
     them); it raises on any problem, and accepts no file that the located validators would refuse.
     ``None`` when the schema uses what the compiler would read differently (then every file is
     located)."""
-    full = _no_bool_for_numbers(schema())
-    if not _draft7_safe(full):
-        return None
-    defs = {**_unref_messages(full["$defs"]), "message": {}}
-    return fastjsonschema.compile({**_unref_messages(full), "$defs": defs,
-                                   "$schema": "http://json-schema.org/draft-07/schema#"})
+    full = schema()
+    return compiled_check({**_unref_messages(full), "$defs": {**_unref_messages(full["$defs"]), "message": {}}})
 
 
 def _unref_messages(node: Any) -> Any:

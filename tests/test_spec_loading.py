@@ -12,7 +12,8 @@ import yaml
 from conformance import load, load_file
 from conformance.invariant_ids import INVARIANT_IDS
 from conformance.invariants import BY_ID
-from conformance.spec import _draft7_safe, _load_fast, _load_located, _message_shape, _whole_file_check
+from conformance._compiled_schema import _draft7_safe
+from conformance.spec import _load_fast, _load_located, _message_shape, _whole_file_check
 
 from ._specs import GOOD, write
 

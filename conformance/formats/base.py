@@ -46,15 +46,15 @@ class Format:
         found = self.reason(history)
         if found or self.normalise_block is _identity and not self.string_content_is_one_text_block:
             return found
-        seen: dict[str, str] = {}
+        seen: dict[str, Any] = {}  # as the format sees it -> the first item seen so
         for i, message in enumerate(history):
             content = message.get("content")
             for j, item in [(None, message), *enumerate(content if isinstance(content, list) else [])]:
                 if not isinstance(item, dict):
                     continue
                 as_seen = canonical(self.normalise(item) if j is None else self.normalise_block(item))
-                exact = canonical(item)
-                if seen.setdefault(as_seen, exact) != exact:
+                first = seen.setdefault(as_seen, item)
+                if first is not item and canonical(first) != canonical(item):
                     where = f"message {i}" if j is None else f"block {j} of message {i}"
                     return f"{where} differs from an earlier one only in what {self.title} cannot tell apart"
         return None

@@ -11,15 +11,17 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
+from .._compiled_schema import compiled_check
 from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
 from . import semantics as sem
@@ -250,6 +252,23 @@ def _build(raw: dict[str, Any], path: Path, where: tuple, locator: Locator) -> P
     return probe
 
 
+@cache
+def _compiled() -> Callable[[Any], Any] | None:
+    return compiled_check(schema())
+
+
+def _schema_errors(data: Any) -> Iterator[jsonschema.ValidationError]:
+    """Yields the schema's errors in ``data``: none at once when the compiled check accepts it."""
+    check = _compiled()
+    if check is not None:
+        try:
+            check(data)
+            return
+        except fastjsonschema.JsonSchemaException:
+            pass  # the located validator says where
+    yield from jsonschema.Draft202012Validator(schema()).iter_errors(data)
+
+
 def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
     try:
@@ -260,7 +279,7 @@ def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
         return [], [SpecError(path, 1, "probes", "not a probe file (no top-level `probes:`)")]
     by_probe: dict[int, list[jsonschema.ValidationError]] = {}
     errors: list[SpecError] = []
-    for error in jsonschema.Draft202012Validator(schema()).iter_errors(data):
+    for error in _schema_errors(data):
         where = tuple(error.absolute_path)
         if len(where) >= 2 and where[0] == "probes" and isinstance(where[1], int):
             by_probe.setdefault(where[1], []).append(error)

@@ -19,6 +19,7 @@ from conformance.drift.compare import compare_dirs
 from conformance.provider.verify import verify
 
 SPECS = Path(__file__).resolve().parents[2] / "specs" / "provider"
+pytestmark = pytest.mark.xdist_group("emulator-drift")  # one worker records each provider once
 
 
 def _record(out: Path, faults: list[str]) -> Path:

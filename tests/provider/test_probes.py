@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
+from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -145,3 +148,46 @@ def test_blocks_without_text_cannot_be_padded(tmp_path: Path) -> None:
     text = THINKING.replace("{type: text, text: done}]", "{type: text, text: done}, {type: redacted_thinking, data: x}]")
     probes, errors = load_file(write(tmp_path, text.replace("{message: 4, block: 0, tokens: 5}", "{message: 1, block: 2, tokens: 5}")))
     assert not probes and "cannot pad a redacted_thinking block" in str(errors[0])
+
+
+def test_the_compiled_probe_check_accepts_nothing_the_located_validator_refuses() -> None:
+    """Every value of every shipped probe file, swapped in turn for values of other types: the
+    compiled check (the fast path) never accepts a document the located validator has errors in."""
+    import jsonschema
+    import yaml
+
+    from conformance.provider.probes import _compiled, schema
+
+    check = _compiled()
+    assert check is not None, "the probe schema uses keywords the compiled validator reads differently"
+    validator = jsonschema.Draft202012Validator(schema())
+    document = yaml.safe_load((SPECS / "clear-tool-uses.yaml").read_text(encoding="utf-8"))
+    document["probes"] = document["probes"][:1]
+    replacements = [None, True, 0, 1.5, "", "(", [], {"unknown": 1}]
+    swapped = refused = 0
+
+    def places(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        if path:
+            yield path
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield from places(value, (*path, key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node[:1]):
+                yield from places(value, (*path, index))
+
+    for path in places(document):
+        for value in replacements:
+            mutated = json.loads(json.dumps(document))
+            parent = mutated
+            for step in path[:-1]:
+                parent = parent[step]
+            parent[path[-1]] = value
+            swapped += 1
+            try:
+                check(mutated)
+            except Exception:  # noqa: BLE001 - refused fast: the located validator reads it
+                refused += 1
+                continue
+            assert not list(validator.iter_errors(mutated)), (path, value)
+    assert swapped > 300 and refused > swapped // 4, (swapped, refused)
