@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_compaction import history_of  # noqa: E402
 from conformance import RunOptions, _memo as memo, load_file, resolve  # noqa: E402
-from conformance._yamlsource import gc_paused  # noqa: E402
+from conformance._gc import gc_paused  # noqa: E402
 from conformance.runner import check_scenario, observe  # noqa: E402
 from conformance.transcript import find_live_start  # noqa: E402
 

@@ -8,15 +8,14 @@ can name file, line and field.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ._gc import gc_paused
 from .errors import SpecError
 
 try:
@@ -54,19 +53,6 @@ class Locator:
     def error(self, field: Sequence[str | int], message: str) -> SpecError:
         """Returns a ``SpecError`` located at ``field``."""
         return SpecError(self.path, self.line(field), dotted(field), message)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pauses the cyclic garbage collector for the block: building a large document creates
-    millions of containers and no cycles, and each collection would walk them all again."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def read_text(path: str | Path) -> str:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ._yamlsource import load_document, read_text
-from .errors import SpecError
 from .results import CheckResult
 
 GAP_CHECK = "expectations.gap-still-open"

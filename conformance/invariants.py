@@ -331,41 +331,55 @@ def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
     return problems
 
 
-def _identity(block: Mapping[str, Any]) -> tuple[str, str] | None:
-    for key in ("id", "tool_use_id", "signature", "data"):
-        if isinstance(block.get(key), str):
-            return (str(block.get("type")), f"{key}={block[key]}")
-    if block.get("type") == "text" and isinstance(block.get("text"), str):
-        return ("text", block["text"])
+_IDENTITY_FIELDS = ("id", "tool_use_id", "signature", "data")
+
+
+def _identity(block: Mapping[str, Any]) -> tuple[Any, str, str] | None:
+    """Returns what names a block: its type with its first id-like string field, or a text
+    block's text; None when nothing does."""
+    get = block.get
+    for key in _IDENTITY_FIELDS:
+        value = get(key)
+        if isinstance(value, str):
+            return (get("type"), key, value)
+    text = get("text")
+    if isinstance(text, str) and get("type") == "text":
+        return ("text", "text", text)
     return None
 
 
-def _blocks_by_identity(history: Sequence[Any]) -> dict[tuple[str, str], list[Mapping[str, Any]]]:
-    """Returns identity (type and id, or text) -> the input blocks of list contents that have it."""
-    originals: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for message in history:
-        for block in tx.blocks(message) if isinstance(message.get("content"), list) else []:
-            ident = _identity(block)
-            if ident is not None:
-                originals.setdefault(ident, []).append(block)
-    return originals
-
-
 def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
-    originals = of_history(_blocks_by_identity, scenario.history)
+    out = _output(obs)
+    output_keys = of_history(_keys_of, out)
+    wanted: dict[tuple[Any, str, str], list[tuple[int, int, Mapping[str, Any]]]] = {}
+    for i, message in enumerate(out):
+        if isinstance(message.get("content"), list):
+            for j, block in enumerate(message["content"]):
+                ident = _identity(block) if isinstance(block, Mapping) else None
+                if ident is not None:
+                    wanted.setdefault(ident, []).append((i, j, block))
+    originals: dict[tuple[Any, str, str], list[Mapping[str, Any]]] = {}  # of the identities wanted only
+    for message in scenario.history if wanted else ():
+        if isinstance(message.get("content"), list):
+            for block in message["content"]:
+                ident = _identity(block)
+                if ident in wanted:
+                    originals.setdefault(ident, []).append(block)
     problems = []
-    for i, message in enumerate(_output(obs)):
-        if not isinstance(message.get("content"), list):
+    for ident, places in wanted.items():
+        candidates = originals.get(ident)
+        if not candidates:
             continue
-        for j, block in enumerate(message["content"]):
-            ident = _identity(block) if isinstance(block, Mapping) else None
-            candidates = originals.get(ident, []) if ident else []
-            if candidates and not any(tx.same_json(block, c) for c in candidates):
-                lost = sorted(set(candidates[0]) - set(block))
-                what = f"lost field(s) {', '.join(lost)}" if lost else "changed"
-                problems.append(f"output[{i}].content[{j}] ({tx.describe_block(block)}) {what}:")
-                problems.extend("  " + line for line in _focused_diff(candidates[0], block, limit=4))
-    return problems
+        keys = {tx.canonical(c) for c in candidates}
+        for i, j, block in places:
+            if output_keys[i][j] in keys or any(tx.same_json(block, c) for c in candidates):
+                continue  # the same JSON as one of them
+            lost = sorted(set(candidates[0]) - set(block))
+            what = f"lost field(s) {', '.join(lost)}" if lost else "changed"
+            problems.append((i, j, f"output[{i}].content[{j}] ({tx.describe_block(block)}) {what}:",
+                             _focused_diff(candidates[0], block, limit=4)))
+    return [line for *_, head, diff in sorted(problems, key=lambda p: (p[0], p[1]))
+            for line in (head, *("  " + d for d in diff))]
 
 
 def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
