@@ -26,7 +26,7 @@ from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
-from .worker import Event, Pool, call_window, default_jobs
+from .worker import Event, Pool, call_window, default_jobs, output_captured
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,8 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
         elif inv.id == "call.completes":  # raised or hung: no output at all
             crash = {"traceback": obs.error_traceback, "traceback_id": traceback_key(obs.error_traceback)} \
                 if obs.error_traceback else {}
+            if obs.printed:  # its last words, redacted below like every record
+                crash["printed"] = obs.printed
             results.append(record("error", violations[0], extra=crash))
         else:
             lines = "\n".join(violations).splitlines()
@@ -285,13 +287,16 @@ _RESOLVED: dict[str, Target] = {}
 def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions) -> tuple[Observation, list[CheckResult]]:
     """Runs one scenario on a target in a worker: the target is resolved there by name (or arrives
     pickled); returns the observation (output made picklable) and the records."""
-    if isinstance(shipped, str):
-        if shipped not in _RESOLVED:
-            _RESOLVED[shipped] = resolve(shipped)
-        target = _RESOLVED[shipped]
-    else:
-        target = shipped
-    obs = observe(target, scenario, options)
+    with output_captured() as printed:  # the target's own output never reaches the terminal
+        if isinstance(shipped, str):
+            if shipped not in _RESOLVED:
+                _RESOLVED[shipped] = resolve(shipped)
+            target = _RESOLVED[shipped]
+        else:
+            target = shipped
+        obs = observe(target, scenario, options)
+    if printed[0]:
+        obs = replace(obs, printed=printed[0])
     results = check_scenario(target, scenario, options, obs)
     return _picklable(obs), results
 

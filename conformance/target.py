@@ -117,6 +117,7 @@ class Observation:
     mutated: bool = False
     elapsed: float = 0.0
     second: Observation | None = None  # the call on this call's output, for idempotence
+    printed: str = ""  # the end of what the target wrote to stdout and stderr, in a worker process
 
     @property
     def returned(self) -> bool:

@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -57,6 +58,39 @@ def call_window(limit: float, partial: Any = None, allowance: float = 0.0) -> It
     _parent.send(("call", _current_key, limit, partial, allowance))
     yield
     _parent.send(("ended", _current_key))
+
+
+@contextmanager
+def output_captured(limit: int = 2000) -> Iterator[list[str]]:
+    """Sends what this process writes to its standard output and error (file descriptors 1 and 2,
+    C code included) to a temporary file for the block; yields a list that afterwards holds the
+    last ``limit`` characters written there."""
+    captured: list[str] = []
+    for stream in (sys.stdout, sys.stderr):
+        _flush(stream)
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                _flush(stream)
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            size = sink.seek(0, os.SEEK_END)
+            sink.seek(max(0, size - 4 * limit))
+            captured.append(sink.read().decode("utf-8", "replace")[-limit:])
+
+
+def _flush(stream: Any) -> None:
+    try:
+        stream.flush()
+    except Exception:  # noqa: BLE001 - a stream a target closed or replaced
+        pass
 
 
 def in_worker() -> bool:

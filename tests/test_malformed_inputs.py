@@ -40,7 +40,13 @@ _MISSING_TRUTH = GOOD_ENTRY.replace("    truth: {live_start: 2}\n    expect:", "
 _LAST_TRUTH = "truth: {live_start: 7}"
 _NO_DESCRIPTION = GOOD_ENTRY.replace("    description: one settled task then a one-step task in flight\n", "", 1)
 
+_AT_REFERENCE = GOOD.index("      reference:\n        output:")
+_RAISES_NOT_A_CLASS = (GOOD[:_AT_REFERENCE] + '      reference:\n        raises: "value error"\n'
+                       + GOOD[GOOD.index("  - id:", _AT_REFERENCE):])
+
 SPEC_CASES = [
+    Case("reference-raises-not-a-class-name", {"s.yaml": _RAISES_NOT_A_CLASS}, [],
+         ["s.yaml:24", "expect.reference.raises", "does not match"]),
     Case("yaml-syntax", {"s.yaml": "format_version: 1\nscenarios: [\n  - id: x\n"}, [], ["s.yaml:3", "invalid YAML"]),
     Case("yaml-tab-indent", {"s.yaml": "format_version: 1\nscenarios:\n\t- id: x\n"}, [], ["s.yaml:3", "invalid YAML"]),
     Case("format-version-wrong-type", {"s.yaml": GOOD.replace("format_version: 1", "format_version: one")},

@@ -198,3 +198,53 @@ def test_progress_fits_100_columns_and_stays_quiet_for_a_short_run(terminal: boo
     assert lines and all(len(line) <= 100 for line in lines)
     if not terminal:
         assert lines == ["scenarios: 2/500 done, 2 s", "scenarios: 3/500 done, 8 s"]
+
+
+def test_a_targets_own_output_stays_off_the_terminal_and_reaches_its_record_redacted(tmp_path: Path) -> None:
+    """A target that prints (from Python and from C, on stdout and stderr) the reasoning text it
+    was given, then raises: nothing of it reaches the terminal; the error record holds the end of
+    what it wrote, the reasoning text replaced by its hash."""
+    import subprocess
+    import sys
+
+    secret = "a private chain of thought that must never be printed anywhere at all"
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "one.yaml").write_text(_THINKING_SPEC.format(secret=secret), encoding="utf-8")
+    (tmp_path / "chatty.py").write_text(
+        "import os, sys\n"
+        "def compact(history):\n"
+        "    texts = [b.get('thinking') for m in history if isinstance(m['content'], list)\n"
+        "             for b in m['content'] if b.get('type') == 'thinking']\n"
+        "    print('MARKER-OUT', texts)\n"
+        "    print('MARKER-ERR', texts, file=sys.stderr)\n"
+        "    os.write(1, b'MARKER-FD\\n')\n"
+        "    raise ValueError('no')\n", encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--target", "chatty:compact",
+                           "--specs", str(tmp_path / "specs"), "--jobs", "1", "--json", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "MARKER" not in done.stdout + done.stderr
+    assert secret[:30] not in done.stdout + done.stderr
+    records = out.read_text(encoding="utf-8")
+    assert "MARKER-OUT" in records and "MARKER-ERR" in records and "MARKER-FD" in records
+    assert secret[:30] not in records
+
+
+_THINKING_SPEC = """\
+format_version: 1
+scenarios:
+  - id: chatty.thinking-in-flight
+    description: a task in flight with a thinking block
+    family: tiny
+    history:
+      - {{role: user, content: "look it up"}}
+      - role: assistant
+        content:
+          - {{type: thinking, thinking: "{secret}", signature: sig-1}}
+          - {{type: tool_use, id: toolu_1, name: search, input: {{q: x}}}}
+      - role: user
+        content:
+          - {{type: tool_result, tool_use_id: toolu_1, content: found}}
+    truth: {{live_start: 0}}
+"""

@@ -38,7 +38,8 @@ def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any,
         new = normalise.cassette(recordings.read(after))
     except SpecError as exc:
         entry["status"] = "unreadable"
-        return entry, [classify.change(key, "breaking", "unreadable", "", str(exc))]
+        return entry, [classify.change(key, "breaking", "unreadable", "", f"the current recording is unreadable: {exc}",
+                                       "readable", "unreadable")]
     changes = [classify.change(key, "breaking", kind, "verdict", rule, was, now)
                for kind, rule, was, now in verdicts.changes(*judged)]
     changes += classify.classify(key, old, new)

@@ -21,7 +21,7 @@ def _short(value: Any, limit: int = 80) -> str:
 def describe(change: Mapping[str, Any]) -> str:
     """Returns one human line for a classified change: category, probe, path, rule and values."""
     values = ""
-    if "before" in change or "after" in change:
+    if change.get("before") is not None or change.get("after") is not None:  # nothing to show: no "null → null"
         values = f": {_short(change.get('before'))} → {_short(change.get('after'))}"
     path = f" {change['path']}" if change.get("path") else ""
     return f"{change['category'].upper():9} {change['probe']}{path} ({change['rule']}){values}"
@@ -75,8 +75,9 @@ def markdown_lines(drift: Mapping[str, Any], heading: str = "#") -> list[str]:
         changes = [ch for ch in drift["changes"] if ch["category"] == category]
         if changes:
             lines += [f"{heading}# {category.capitalize()} changes", ""]
-            lines += [f"- `{_cell(ch['probe'])}` `{_cell(ch['path'])}`: {_cell(ch['rule'])} "
-                      f"({_cell(_short(ch.get('before')))} → {_cell(_short(ch.get('after')))})"
+            lines += [f"- `{_cell(ch['probe'])}` `{_cell(ch['path'])}`: {_cell(ch['rule'])}"
+                      + (f" ({_cell(_short(ch.get('before')))} → {_cell(_short(ch.get('after')))})"
+                         if ch.get("before") is not None or ch.get("after") is not None else "")
                       for ch in changes[:MAX_LINES]]
             lines.append("")
     return lines

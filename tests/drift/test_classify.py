@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from conformance.drift.compare import compare_dirs
+from conformance.drift.render import describe
 
 from .builders import SERVER, folders, load, save
 
@@ -212,6 +213,9 @@ def test_an_unreadable_recording_is_breaking(tmp_path: Path) -> None:
     (current / SERVER / "json-probe.yaml").write_text("interactions: not a list\n", encoding="utf-8")
     change = _only(compare_dirs(baseline, current))
     assert (change["category"], change["change"]) == ("breaking", "unreadable")
+    line = describe(change)  # says what happened, never "null → null"
+    assert "the current recording is unreadable" in line and "'readable' → 'unreadable'" in line
+    assert "null" not in line and "null" not in describe({**change, "before": None, "after": None})
 
 
 @pytest.mark.parametrize(("code", "rule"), [(201, "the status changed"), (500, "an error code appeared")])
