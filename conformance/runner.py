@@ -20,6 +20,7 @@ from .errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
+from .wellformed import longest_output
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
@@ -122,7 +123,8 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
     limit = options.time_limit
     with call_window(limit, allowance=_BACKSTOP + _COPY_SECONDS * len(scenario.history)):
         obs = call_guarded(target, scenario.history, scenario.params, limit)
-    if options.idempotence and obs.returned and isinstance(obs.output, list):
+    if (options.idempotence and obs.returned and isinstance(obs.output, list)
+            and len(obs.output) <= longest_output(len(scenario.history))):  # else not read at all
         with call_window(limit, obs, allowance=_BACKSTOP + _COPY_SECONDS * len(obs.output)):
             second = call_guarded(target, obs.output, scenario.params, limit)
         return replace(obs, second=second)
@@ -298,6 +300,8 @@ def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions) ->
     if printed[0]:
         obs = replace(obs, printed=printed[0])
     results = check_scenario(target, scenario, options, obs)
+    if isinstance(obs.output, list) and len(obs.output) > longest_output(len(scenario.history)):
+        obs = replace(obs, output=f"<a list of {len(obs.output)} items, checked in the worker, not sent back>")
     return _picklable(obs), results
 
 

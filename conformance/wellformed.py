@@ -82,6 +82,12 @@ def _problem_counts(history: Sequence[Any]) -> Counter[tuple[str, str]]:
     return Counter((tx.canonical(part), problem) for part, _, problem, _ in _malformations(history))
 
 
+def longest_output(input_length: int) -> int:
+    """Returns the most messages a compaction of ``input_length`` messages may return: twice as
+    many and 16 more (a summary, notes); an output longer than that is not read further."""
+    return 2 * input_length + 16
+
+
 def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str, str, bool]]:
     """Yields ``(where, problem, unreadable)`` for each malformation of ``output`` that ``history``
     does not have itself: the same problem of a message or block of the same canonical JSON counts
@@ -89,6 +95,10 @@ def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str
     ``unreadable`` says other checks cannot read the output at all."""
     if not isinstance(output, list):
         yield "", f"returned a {type(output).__name__}, not a list of messages", True
+        return
+    if len(output) > longest_output(len(history)):
+        yield "", (f"returned {len(output)} messages for an input of {len(history)}: more than a compaction "
+                   f"returns (at most {longest_output(len(history))}), so it is not read further"), True
         return
     already = Counter(of_history(_problem_counts, history))
     for part, where, problem, unreadable in _malformations(output):

@@ -62,28 +62,77 @@ def call_window(limit: float, partial: Any = None, allowance: float = 0.0) -> It
 
 @contextmanager
 def output_captured(limit: int = 2000) -> Iterator[list[str]]:
-    """Sends what this process writes to its standard output and error (file descriptors 1 and 2,
-    C code included) to a temporary file for the block; yields a list that afterwards holds the
-    last ``limit`` characters written there."""
+    """Catches what this process writes to its standard output and error (file descriptors 1 and
+    2, C code included) during the block; yields a list that afterwards holds the last ``limit``
+    characters written. In a worker, fds 1 and 2 never point at the terminal (see
+    ``_output_to_sink``), so what a target's threads write later is caught too (and dropped)."""
     captured: list[str] = []
     for stream in (sys.stdout, sys.stderr):
         _flush(stream)
-    saved = [os.dup(1), os.dup(2)]
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
+    if _sink is not None:
+        os.ftruncate(_sink, 0)  # opened for appending: the next write lands at the new end
+        _reopen_standard_streams()  # an earlier job's target may have closed them
         try:
             yield captured
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                _flush(stream)
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-            size = sink.seek(0, os.SEEK_END)
-            sink.seek(max(0, size - 4 * limit))
-            captured.append(sink.read().decode("utf-8", "replace")[-limit:])
+            captured.append(_tail(_sink, limit))
+        return
+    saved = [os.dup(1), os.dup(2)]
+    sink = _open_sink()
+    os.dup2(sink, 1)
+    os.dup2(sink, 2)
+    try:
+        yield captured
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        captured.append(_tail(sink, limit))
+        os.close(sink)
+
+
+_sink: int | None = None  # where a worker's fds 1 and 2 point, for good (set in a worker process only)
+
+
+def _open_sink() -> int:
+    """Returns the descriptor of a new unlinked temporary file opened for appending."""
+    fd, path = tempfile.mkstemp(prefix="conformance-output-")
+    try:
+        return os.open(path, os.O_RDWR | os.O_APPEND)
+    finally:
+        os.close(fd)
+        os.unlink(path)
+
+
+def _output_to_sink() -> None:
+    """Points this worker's standard output and error at a private file for good: nothing a
+    target writes, during its call or from a thread it left running, reaches the terminal."""
+    global _sink
+    _sink = _open_sink()
+    os.dup2(_sink, 1)
+    os.dup2(_sink, 2)
+
+
+def _reopen_standard_streams() -> None:
+    """Points fds 1 and 2 at the worker's sink again, and gives ``sys.stdout`` and ``sys.stderr``
+    back when a target closed or replaced them with nothing."""
+    assert _sink is not None
+    os.dup2(_sink, 1)
+    os.dup2(_sink, 2)
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        if stream is None or getattr(stream, "closed", True):
+            setattr(sys, name, open(fd, "w", encoding="utf-8", errors="replace", closefd=False))
+
+
+def _tail(fd: int, limit: int) -> str:
+    """Returns the last ``limit`` characters of the file behind ``fd`` (for each, the flushed
+    streams first)."""
+    for stream in (sys.stdout, sys.stderr):
+        _flush(stream)
+    size = os.fstat(fd).st_size
+    return os.pread(fd, 4 * limit, max(0, size - 4 * limit)).decode("utf-8", "replace")[-limit:]
 
 
 def _flush(stream: Any) -> None:
@@ -126,6 +175,7 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if memory_limit:
         cap_memory(memory_limit)
+    _output_to_sink()
     _parent = conn
     while True:
         try:

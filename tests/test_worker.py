@@ -248,3 +248,27 @@ scenarios:
           - {{type: tool_result, tool_use_id: toolu_1, content: found}}
     truth: {{live_start: 0}}
 """
+
+
+def test_an_output_far_longer_than_its_input_is_not_read_further(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.floods)], tiny[:2], options=FAST)
+    shape = _by_scenario(report.results, "output.well-formed")
+    assert all(r.outcome == "fail" and "1000000 messages" in r.message for r in shape.values())
+    others = [r for r in report.results if r.invariant not in ("call.completes", "input.unmutated",
+                                                               "output.well-formed")]
+    assert others and all(r.outcome == "skip" and r.details.get("blocked_by") == "output.well-formed"
+                          for r in others)
+    assert all(isinstance(obs.output, str) for obs in report.observations.values())  # never sent back
+
+
+def test_a_thread_a_target_leaves_behind_writes_nowhere(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--target", "tests.zoo.hostile:prints_from_a_thread",
+                           "--specs", str(tmp_path / "specs"), "--jobs", "1"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "STRAY-THREAD-OUTPUT" not in done.stdout + done.stderr

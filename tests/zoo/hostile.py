@@ -53,3 +53,22 @@ def hangs_on_second_call(history: History) -> History:
     if history and history[-1].get("content") == "compacted":
         time.sleep(60)
     return [*history, {"role": "user", "content": "compacted"}]
+
+
+def floods(history: History) -> History:
+    """Returns a million messages for any input: far more than a compaction returns."""
+    return [{"role": "user", "content": "x"}] * 1_000_000
+
+
+def prints_from_a_thread(history: History) -> History:
+    """Leaves a thread behind that keeps writing to stdout, and returns its input."""
+    import threading
+    import time
+
+    def chatter() -> None:
+        while True:
+            print("STRAY-THREAD-OUTPUT", flush=True)
+            time.sleep(0.001)
+
+    threading.Thread(target=chatter, daemon=True).start()
+    return history
