@@ -467,7 +467,8 @@ CATALOG: tuple[Invariant, ...] = (
               input_unmutated, needs_output=False),
     Invariant("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
               "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
-              "every tool result with a tool_use_id; defects the input already had aside.", output_well_formed),
+              "every tool result with a tool_use_id; defects the input already had aside; at most twice the input's "
+              "messages and 16 more.", output_well_formed),
     Invariant("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
               "block and field, in order, as JSON with types kept.", live_untouched_suffix),
     Invariant("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "
