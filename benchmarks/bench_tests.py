@@ -1,0 +1,66 @@
+"""Wall time of the project's own test command, the one README.md gives (goal: 60 s on an
+otherwise idle two-core machine).
+
+Reads the command from the README's second line of commands (what follows its last ``&&``), runs
+it from the repository root, and prints the wall seconds, the CPU seconds of it and every process
+it started (pytest-xdist's workers included), the cores, the load average before and after, and
+pytest's last line.
+
+Run: ``python benchmarks/bench_tests.py`` (``--repeat 2`` for the best of two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL = 60.0
+
+
+def test_command() -> list[str]:
+    """Returns the README's test command as arguments, with this interpreter for ``python``;
+    raises ``SystemExit`` when the README gives none."""
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        if "pytest" in line and "&&" in line:
+            words = shlex.split(line.split("&&")[-1])
+            return [sys.executable if w == "python" else w for w in words]
+    raise SystemExit("README.md gives no test command")
+
+
+def timed(command: list[str]) -> tuple[float, float, str]:
+    """Returns the wall seconds, the CPU seconds of the command and its children, and the last
+    line it printed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    last = next((line for line in reversed(done.stdout.splitlines()) if line.strip()), f"exit {done.returncode}")
+    return wall, cpu, re.sub(r"=+", "", last).strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
+    args = parser.parse_args()
+    command = test_command()
+    shown = " ".join("python" if w == sys.executable else w for w in command)
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    runs = [timed(command) for _ in range(args.repeat)]
+    wall, cpu, last = min(runs)
+    print(f"{'command':<32} {'wall s':>7} {'goal s':>7} {'cpu s':>7}  result")
+    print(f"{shown:<32} {wall:>7.1f} {GOAL:>7.0f} {cpu:>7.1f}  {last}")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
