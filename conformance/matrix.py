@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._paths import shipped
+from .matrix_rows import explain_command, verdict
 from .transcript import same_json
 from .peers import Peer, select
 from .runner import RunOptions, run
@@ -67,23 +68,6 @@ def build(peers: Sequence[Peer], scenarios: Sequence[Scenario], today: str | Non
         print(f"matrix: {peer.name} ...", file=sys.stderr, flush=True)
         rows.append(peer_row(peer, scenarios))
     return {"checked": today or dt.date.today().isoformat(), "scenarios": len(scenarios), "rows": rows}
-
-
-def explain_command(row: dict[str, Any], scenario: str) -> str:
-    """Returns the ``conformance explain`` command that shows a failing cell."""
-    fmt = "" if row["format"] == "anthropic" else f" --format {row['format']}"
-    return f"conformance explain {scenario} --target {row['callable']}{fmt}"
-
-
-def verdict(row: dict[str, Any]) -> str:
-    """Returns a row's verdict in words."""
-    if not row["installed"]:
-        return "not installed"
-    if not row["expressible"]:
-        return "no scenario expressible in its format"
-    if not row["failures"]:
-        return "passes every MUST" + ("" if row["changed"] else " (it changed no history)")
-    return f"fails in {row['failing_scenarios']} of {row['expressible']} scenarios"
 
 
 def _cell(text: str) -> str:

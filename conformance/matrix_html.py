@@ -5,12 +5,11 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from .matrix_rows import explain_command, verdict
 from .report.html_style import CSS
 
 
 def _failure_cell(row: dict[str, Any], invariant: str) -> str:
-    from .matrix import explain_command
-
     n = row.get("failures", {}).get(invariant)
     if not row["installed"]:
         return '<td class="na">—</td>'
@@ -23,8 +22,6 @@ def _failure_cell(row: dict[str, Any], invariant: str) -> str:
 
 def page(matrix: dict[str, Any]) -> str:
     """Returns the HTML page of the matrix record."""
-    from .matrix import explain_command, verdict
-
     invariants = sorted({inv for row in matrix["rows"] for inv in row.get("failures", {})})
     head = "".join(f"<th><code>{escape(inv)}</code></th>" for inv in invariants)
     body = []

@@ -109,7 +109,7 @@ def test_the_command_writes_the_files_and_the_readme_block(tmp_path: Path, capsy
 
 
 def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
-    from conformance.matrix import verdict
+    from conformance.matrix_rows import verdict
 
     base = {"installed": True, "failures": {}, "failing_scenarios": 0}
     assert verdict({**base, "expressible": 0, "changed": 0}) == "no scenario expressible in its format"
