@@ -242,3 +242,17 @@ def test_a_gaps_file_that_excuses_every_must_gives_no_verdict(specs: Path, tmp_p
                     "  - {scenario: tiny.inflight, reason: everything}\n")
     code, out, _ = run(capsys, "--specs", str(specs), "--target", "wrecker:compact", "--expectations", str(one_gap))
     assert code == 1  # tiny.settled still counts
+
+
+def test_the_report_fits_100_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped run (provider table included) and a failing run's evidence fit 100 columns; a
+    failure's head line (it names the file) and a traceback's frames stay whole, to copy."""
+    assert main(["run", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "REACHES TASK IN FLIGHT" in out and "    configuration: " in out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert main(["run", "--no-progress", "--no-provider", "--target", f"{BROKEN}:keep_last_n"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    evidence = [line for line in lines if not line.startswith("[")]
+    assert any(line.startswith("    expected input[") for line in evidence)
+    assert max(len(line) for line in evidence) <= 100

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from .._text import WIDTH, fit
 from ..results import CheckResult
 
 
@@ -62,21 +64,33 @@ def findings(results: Sequence[CheckResult]) -> list[str]:
             for (server, config), ids in sorted(reached.items())]
 
 
-def grid(rows: list[list[str]]) -> list[str]:
-    """Returns the rows as lines of left-aligned columns two spaces apart."""
+def grid(rows: list[list[str]], width: int = WIDTH) -> list[str]:
+    """Returns the rows (the first is the header) as lines of left-aligned columns two spaces
+    apart, at most ``width`` wide: the leading columns that fit stay on the row's line, and each
+    other column goes below it on indented, wrapped lines of its own, as ``header: value``."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    keep = len(widths)
+    while keep > 1 and sum(widths[:keep]) + 2 * (keep - 1) > width:
+        keep -= 1
+    lines = []
+    for number, row in enumerate(rows):
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:keep], widths)).rstrip())
+        for header, cell in zip(rows[0][keep:], row[keep:]) if number else ():
+            if cell:
+                lines += textwrap.wrap(f"{header.lower()}: {cell}", width, initial_indent="    ",
+                                       subsequent_indent="      ", break_on_hyphens=False)
+    return lines
 
 
 def probe_table(results: Sequence[CheckResult]) -> list[str]:
     """Returns one line per replayed probe: verdict, prediction, match, task size and evidence."""
-    rows = [["PROBE", "SERVER", "VERDICT", "PREDICTED", "MATCH", "TASK IN FLIGHT", "EVIDENCE"]]
+    rows = [["PROBE", "VERDICT", "PREDICTED", "MATCH", "SERVER", "TASK IN FLIGHT", "EVIDENCE"]]
     for r in results:
         if r.outcome not in ("pass", "fail"):
             continue
         d = r.details
-        rows.append([r.scenario, r.target, d["verdict"] + _source(r.target), d["predicted"],
-                     "yes" if r.outcome == "pass" else "NO", _size(d.get("live_task", {})), _evidence(d)])
+        rows.append([r.scenario, d["verdict"] + _source(r.target), d["predicted"],
+                     "yes" if r.outcome == "pass" else "NO", r.target, _size(d.get("live_task", {})), _evidence(d)])
     return grid(rows) if len(rows) > 1 else []
 
 
@@ -86,7 +100,7 @@ def strategy_table(results: Sequence[CheckResult]) -> list[str]:
     for r in results:
         if r.outcome in ("pass", "fail"):
             groups.setdefault((r.target, r.family, r.details["config"]), []).append(r)
-    rows = [["SERVER", "STRATEGY", "CONFIGURATION", "REACHES TASK IN FLIGHT", "EVIDENCE"]]
+    rows = [["SERVER", "STRATEGY", "REACHES TASK IN FLIGHT", "CONFIGURATION", "EVIDENCE"]]
     for (server, family, config), members in sorted(groups.items()):
         reached = [m for m in members if m.details["reached_live"]]
         rejected = [m for m in members if m.details["verdict"] == "rejected"]
@@ -99,7 +113,7 @@ def strategy_table(results: Sequence[CheckResult]) -> list[str]:
         else:
             answer = "no"
             evidence = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in members)
-        rows.append([server, family, config, answer, evidence])
+        rows.append([server, family, answer, config, evidence])
     return grid(rows) if len(rows) > 1 else []
 
 
@@ -116,7 +130,7 @@ def render(results: Sequence[CheckResult]) -> str:
         out.append("")
     found = findings(results)
     if found:
-        out += ["Findings (as predicted or not, these configurations lose live work)", *found, ""]
+        out += ["Findings (as predicted or not, these configurations lose live work)", *fit(found), ""]
     counts: dict[str, int] = {}
     for r in results:
         counts[r.outcome] = counts.get(r.outcome, 0) + 1

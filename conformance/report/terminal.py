@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._text import fit
 from ..invariants import CATALOG
 from ..results import OUTCOMES, CheckResult, summarize
 from ..runner import RunReport
@@ -25,13 +26,10 @@ def render_failure(result: CheckResult, where: str = "",
     """Returns the lines that show one failing check: ids, message, focused diff, both sides, and
     the target's traceback (only a reference to it when ``shown_tracebacks`` already holds its key)."""
     head = f"[{result.level}] {result.scenario} :: {result.invariant} ({result.outcome})"
-    lines = [head + (f"  {where}" if where else ""), f"    {result.message}"]
-    lines += [f"    {line}" for line in result.details.get("diff", [])]
-    for side in ("expected", "returned"):
-        if result.details.get(side):
-            lines.append(f"    {side} {result.details[side]}")
-    lines += _traceback_lines(result, shown_tracebacks)
-    return lines
+    evidence = [f"    {result.message}", *(f"    {line}" for line in result.details.get("diff", []))]
+    evidence += [f"    {side} {result.details[side]}" for side in ("expected", "returned") if result.details.get(side)]
+    # the head names the place and a traceback its frames: whole lines, to copy; the rest fits the width
+    return [head + (f"  {where}" if where else ""), *fit(evidence), *_traceback_lines(result, shown_tracebacks)]
 
 
 def _traceback_lines(result: CheckResult, shown: dict[str, str] | None) -> list[str]:

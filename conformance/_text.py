@@ -1,0 +1,22 @@
+"""Terminal text at most 100 columns wide."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+
+WIDTH = 100
+
+
+def fit(lines: Iterable[str], width: int = WIDTH) -> list[str]:
+    """Returns ``lines`` with each line longer than ``width`` wrapped at spaces (cut where it has
+    none), its continuation lines indented two spaces past the line's own indent."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out += textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
+                             replace_whitespace=False, drop_whitespace=True) or [line[:width]]
+    return out
