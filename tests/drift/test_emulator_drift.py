@@ -1,9 +1,10 @@
-"""Drift end to end, offline: the local emulator in its normal mode stands for the provider before a
-change, a faulty mode for the provider after it. Every probe is recorded through the SDK into
-cassettes both times, and the drift between them is classified."""
+"""Drift end to end, offline: the local emulator in its normal mode (its shipped recordings) stands
+for the provider before a change, a faulty mode for the provider after it. Every probe is recorded
+through the SDK into cassettes after the change, and the drift between the two is classified."""
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from conformance.drift.compare import compare_dirs
 from conformance.provider.verify import verify
 
 SPECS = Path(__file__).resolve().parents[2] / "specs" / "provider"
+SHIPPED = Path(__file__).resolve().parents[2] / "cassettes" / "emulator"
 pytestmark = pytest.mark.xdist_group("emulator-drift")  # one worker records each provider once
 
 
@@ -33,8 +35,12 @@ def _record(out: Path, faults: list[str]) -> Path:
 
 @pytest.fixture(scope="module")
 def before(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Returns the recordings of the provider before the change (the emulator's normal mode)."""
-    return _record(tmp_path_factory.mktemp("before"), [])
+    """Returns the recordings of the provider before the change: the shipped emulator cassettes,
+    which are the emulator's normal mode recorded (``test_regenerate`` reproduces them byte for
+    byte, and a fresh recording shows no drift from them below)."""
+    folder = tmp_path_factory.mktemp("before")
+    shutil.copytree(SHIPPED, folder / "emulator")
+    return folder
 
 
 _AFTER: dict[tuple[str, ...], Path] = {}
@@ -48,18 +54,29 @@ def _after(tmp_path: Path, *faults: str) -> Path:
     return _AFTER[faults]
 
 
+_DRIFT: dict[tuple[str, ...], dict[str, Any]] = {}
+
+
+def _drift(before: Path, tmp_path: Path, *faults: str) -> dict[str, Any]:
+    """Returns the drift from ``before`` to the recordings under ``faults``, computed once per set
+    of faults in this process: the tests only read it."""
+    if faults not in _DRIFT:
+        _DRIFT[faults] = compare_dirs(before, _after(tmp_path, *faults))
+    return _DRIFT[faults]
+
+
 def _rules(drift: dict[str, Any], category: str) -> Counter[str]:
     return Counter(c["rule"].split(":")[0] for c in drift["changes"] if c["category"] == category)
 
 
 def test_the_same_provider_twice_shows_no_drift(before: Path, tmp_path: Path) -> None:
-    drift = compare_dirs(before, _after(tmp_path))
+    drift = _drift(before, tmp_path)
     assert drift["counts"] == {"breaking": 0, "additive": 0, "noise": 0}
     assert len(drift["probes"]) >= 10
 
 
 def test_clearing_the_live_task_is_breaking_and_the_counts_are_noise(before: Path, tmp_path: Path) -> None:
-    drift = compare_dirs(before, _after(tmp_path, "clear-live-despite-keep"))
+    drift = _drift(before, tmp_path, "clear-live-despite-keep")
     verdicts = {(c["before"], c["after"]) for c in drift["changes"] if c["change"] == "verdict_changed"}
     assert verdicts == {("settled-only", "reached-live-task")}
     assert set(_rules(drift, "breaking")) == {
@@ -72,7 +89,7 @@ def test_clearing_the_live_task_is_breaking_and_the_counts_are_noise(before: Pat
 
 
 def test_a_new_block_type_is_additive_and_unreadable_recordings_are_breaking(before: Path, tmp_path: Path) -> None:
-    drift = compare_dirs(before, _after(tmp_path, "unknown-block-type"))
+    drift = _drift(before, tmp_path, "unknown-block-type")
     additive = [c for c in drift["changes"] if c["category"] == "additive"]
     assert additive and {c["rule"] for c in additive} == {"new block or edit type 'context_note'"}
     assert set(_rules(drift, "breaking")) == {"the recording can no longer be judged"}
@@ -80,7 +97,7 @@ def test_a_new_block_type_is_additive_and_unreadable_recordings_are_breaking(bef
 
 
 def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -> None:
-    drift = compare_dirs(before, _after(tmp_path, "compact-open-tool-call"))
+    drift = _drift(before, tmp_path, "compact-open-tool-call")
     breaking = _rules(drift, "breaking")
     assert breaking["an error went away"] == 1
     assert breaking["the analyzer's verdict changed"] == 1
@@ -106,7 +123,7 @@ def test_every_probe_verify_marks_red_under_a_fault_is_breaking(before: Path, tm
     probes, _ = probes_module.load_probes([SPECS])
     red = {r.scenario for r in verify([after], probes) if r.outcome in ("fail", "error")}
     assert red, f"{fault}: verify finds nothing to catch"
-    drift = compare_dirs(before, after)
+    drift = _drift(before, tmp_path, fault)
     breaking = {c["probe"] for c in drift["changes"] if c["category"] == "breaking"}
     assert red <= breaking, f"{fault}: red in verify but not breaking in drift: {sorted(red - breaking)}"
     assert drift["exit_code"] == 1
