@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conformance import FuzzOptions, FuzzResult, from_callable, load, run, run_fuzz
+from conformance import FuzzOptions, FuzzResult, RunOptions, from_callable, load, run, run_fuzz
 from conformance.cli import main
 from conformance.formats import get as get_format
 
@@ -20,6 +20,7 @@ from .zoo import broken, correct
 
 QUICK = FuzzOptions(examples=200, seed=0, database=None, time_limit=2.0)
 BOTH = ("MUST", "SHOULD")
+IN_PROCESS = RunOptions(in_process=True)  # worker processes are tested in test_worker
 
 
 @cache
@@ -97,7 +98,7 @@ def test_cli_writes_a_scenario_that_conformance_run_fails_the_same_way(tmp_path:
     assert not loaded.errors and len(loaded.scenarios) == 1
     scenario = loaded.scenarios[0]
     assert scenario.family == "generated" and "boundary_off_by_one" in scenario.description
-    report = run([from_callable(broken.boundary_off_by_one)], loaded.scenarios)
+    report = run([from_callable(broken.boundary_off_by_one)], loaded.scenarios, options=IN_PROCESS)
     failing = {r.invariant for r in report.results if r.outcome == "fail"}
     assert "live.untouched-suffix" in failing and f"live.untouched-suffix (fail)" in printed
     assert main(["run", "--no-provider", "--specs", str(written), "--target",
@@ -147,11 +148,11 @@ def test_no_silent_drop_does_not_blame_a_message_kept_whole() -> None:
     scenario = Scenario("generated.regression", "regression", "generated", history, Truth(6))
     for func in (correct.noop, lambda h: [h[0], {**h[1]}, h[2], {"role": "assistant", "content": [h[3]["content"][1]]},
                                           h[4], h[5]]):
-        report = run([from_callable(func, "t")], [scenario])
+        report = run([from_callable(func, "t")], [scenario], options=IN_PROCESS)
         assert not [r for r in report.results if r.invariant == "blocks.no-silent-drop" and r.outcome == "fail"]
     dropped = [*history[:5], {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
     dropped[1] = {"role": "assistant", "content": history[1]["content"][:2]}  # the tool_use is gone
-    report = run([from_callable(lambda h: dropped, "drops")], [scenario])
+    report = run([from_callable(lambda h: dropped, "drops")], [scenario], options=IN_PROCESS)
     assert [r for r in report.results if r.invariant == "blocks.no-silent-drop" and r.outcome == "fail"]
 
 
@@ -184,7 +185,7 @@ def _reference_failures(history: list, live_start: int, params: dict) -> list[st
     import reference
     from conformance import Scenario, Truth
     scenario = Scenario("generated.finding", "finding", "generated", history, Truth(live_start), params=params)
-    report = run([from_callable(reference.compact, "reference:compact")], [scenario])
+    report = run([from_callable(reference.compact, "reference:compact")], [scenario], options=IN_PROCESS)
     return [f"{r.invariant}: {r.message}" for r in report.results if r.outcome == "fail"]
 
 

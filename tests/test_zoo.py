@@ -92,7 +92,7 @@ def test_correct_compactors_really_compact() -> None:
 
 def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None:
     target = from_callable(broken.keeps_settled_reasoning, "impostor")
-    options = RunOptions(reference_targets=frozenset({"impostor"}))
+    options = RunOptions(reference_targets=frozenset({"impostor"}), in_process=True)
     report = run([target], _scenarios(), options=options)
     assert any(r.invariant == "reference.exact-output" and r.outcome == "fail" for r in report.results)
     assert report.exit_code == 1
