@@ -132,7 +132,8 @@ def _tail(fd: int, limit: int) -> str:
     for stream in (sys.stdout, sys.stderr):
         _flush(stream)
     size = os.fstat(fd).st_size
-    return os.pread(fd, 4 * limit, max(0, size - 4 * limit)).decode("utf-8", "replace")[-limit:]
+    os.lseek(fd, max(0, size - 4 * limit), os.SEEK_SET)  # opened for appending: writes still go to the end
+    return os.read(fd, 4 * limit).decode("utf-8", "replace")[-limit:]
 
 
 def _flush(stream: Any) -> None:
