@@ -20,13 +20,13 @@ from .errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
-from .wellformed import longest_output
 from .redaction import Redactor, secrets_in
 from .results import CheckResult, gating_failures
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
+from .wellformed import longest_output
 from .worker import Event, Pool, call_window, default_jobs, output_captured
 
 

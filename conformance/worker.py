@@ -127,8 +127,8 @@ def _reopen_standard_streams() -> None:
 
 
 def _tail(fd: int, limit: int) -> str:
-    """Returns the last ``limit`` characters of the file behind ``fd`` (for each, the flushed
-    streams first)."""
+    """Returns the last ``limit`` characters written to the file behind ``fd``, once the standard
+    streams are flushed."""
     for stream in (sys.stdout, sys.stderr):
         _flush(stream)
     size = os.fstat(fd).st_size

@@ -100,7 +100,7 @@ def test_cli_writes_a_scenario_that_conformance_run_fails_the_same_way(tmp_path:
     assert scenario.family == "generated" and "boundary_off_by_one" in scenario.description
     report = run([from_callable(broken.boundary_off_by_one)], loaded.scenarios, options=IN_PROCESS)
     failing = {r.invariant for r in report.results if r.outcome == "fail"}
-    assert "live.untouched-suffix" in failing and f"live.untouched-suffix (fail)" in printed
+    assert "live.untouched-suffix" in failing and "live.untouched-suffix (fail)" in printed
     assert main(["run", "--no-provider", "--specs", str(written), "--target",
                  "tests.zoo.broken:boundary_off_by_one"]) == 1
     assert main(["run", "--no-provider", "--specs", str(written), "--target", "tests.zoo.correct:noop"]) == 0
