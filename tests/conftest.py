@@ -42,3 +42,12 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_connect(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture()
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """Returns pytest's ``pytester`` whose runs load the plugins the suite's own runs load (the
+    conformance plugin and pytest-xdist) and no other installed one, as ``addopts`` does here."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PYTEST_PLUGINS", "conformance.plugin,xdist.plugin")
+    return pytester
