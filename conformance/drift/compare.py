@@ -22,7 +22,8 @@ def check_folder(path: Path, role: str) -> None:
         raise SpecError(path, None, role, "holds no recordings (*.yaml): nothing to compare, so no verdict")
 
 
-def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any, Any]) -> tuple[dict, list[dict]]:
+def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any, Any],
+           before_data: dict[str, Any] | None = None) -> tuple[dict, list[dict]]:
     entry: dict[str, Any] = {"probe": key, "baseline": str(before) if before else None,
                              "current": str(after) if after else None,
                              "verdict_before": None, "verdict_after": None}
@@ -33,7 +34,7 @@ def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any,
     if after is None:
         entry["status"] = "removed"
         return entry, [classify.change(key, "breaking", "probe_removed", "", "the recording is missing")]
-    old = normalise.cassette(recordings.read(before))  # the baseline was checked readable
+    old = normalise.cassette(before_data if before_data is not None else recordings.read(before))
     try:
         new = normalise.cassette(recordings.read(after))
     except SpecError as exc:
@@ -59,15 +60,13 @@ def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Pa
     check_folder(baseline, "--baseline")
     check_folder(current, "--current")
     pairs = recordings.pair(baseline, current)
-    for before, _ in pairs.values():
-        if before is not None:
-            recordings.read(before)
+    baseline_data = {before: recordings.read(before) for before, _ in pairs.values() if before is not None}
     probes = verdicts.load_probes(probe_specs)
     judged = {key: tuple(verdicts.judge(side, probes) if side else None for side in sides)
               for key, sides in pairs.items()}
     entries, changes = [], []
     for key, (before, after) in pairs.items():
-        entry, found = _probe(key, before, after, judged[key])
+        entry, found = _probe(key, before, after, judged[key], baseline_data.get(before) if before else None)
         tally = Counter(c["category"] for c in found)
         entry["counts"] = {c: tally.get(c, 0) for c in CATEGORIES}
         entries.append(entry)
