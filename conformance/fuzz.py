@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .results import CheckResult
-from .runner import RunOptions, check_scenario
+from .runner import RunOptions, check_scenario, observe
 from .spec import Scenario
 from .strategies import histories
 from .target import DEFAULT_TIME_LIMIT, Target
+from .worker import output_captured
 
 CACHE_DIR = Path(".conformance_cache") / "hypothesis"
 FAILING = ("fail", "error")
@@ -69,7 +70,11 @@ def failing_checks(target: Target, scenario: Scenario, options: FuzzOptions) -> 
     """Returns the results of ``scenario`` on ``target`` that fail at one of ``options.levels``."""
     run_options = RunOptions(time_limit=options.time_limit, idempotence=options.idempotence,
                              reference_targets=frozenset())
-    return [r for r in check_scenario(target, scenario, run_options)
+    with output_captured() as printed:  # the target's own output reaches no terminal and no log
+        obs = observe(target, scenario, run_options)
+    if printed[0]:
+        obs = replace(obs, printed=printed[0])
+    return [r for r in check_scenario(target, scenario, run_options, obs)
             if r.level in options.levels and r.outcome in FAILING]
 
 

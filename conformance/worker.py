@@ -77,22 +77,35 @@ def output_captured(limit: int = 2000) -> Iterator[list[str]]:
         finally:
             captured.append(_tail(_sink, limit))
         return
+    global _lent
+    if _lent is None:
+        _lent = _open_sink()
+    sink, _lent = _lent, None  # a nested capture opens a sink of its own
+    os.ftruncate(sink, 0)
     saved = [os.dup(1), os.dup(2)]
-    sink = _open_sink()
+    streams = sys.stdout, sys.stderr  # they may write elsewhere than fds 1 and 2 (pytest's capture)
     os.dup2(sink, 1)
     os.dup2(sink, 2)
+    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
     try:
         yield captured
     finally:
+        for stream in (sys.stdout, sys.stderr):
+            _flush(stream)
+        sys.stdout, sys.stderr = streams
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
         for fd in saved:
             os.close(fd)
         captured.append(_tail(sink, limit))
-        os.close(sink)
+        if _lent is not None:  # a nested capture's own
+            os.close(_lent)
+        _lent = sink
 
 
 _sink: int | None = None  # where a worker's fds 1 and 2 point, for good (set in a worker process only)
+_lent: int | None = None  # the file fds 1 and 2 are lent to during a capture outside a worker
 
 
 def _open_sink() -> int:

@@ -256,3 +256,20 @@ def test_pytest_plugin_fuzzes_a_target_in_its_format(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(["*fuzz[[]chat:same[]] PASSED*"])  # histories it cannot carry are no examples
     result = pytester.runpytest("--conformance-target", "chat:clear", *common)
     result.stdout.fnmatch_lines(["*fuzz[[]chat:clear[]] FAILED*", "*reproduce: conformance run*--format openai-chat*"])
+
+
+def chatty_thinking_reader(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Prints every thinking text it is given (from Python and straight to fd 2), then drops them."""
+    import os
+    texts = [b.get("thinking") for m in history if isinstance(m["content"], list)
+             for b in m["content"] if isinstance(b, dict) and b.get("type") == "thinking"]
+    print("CHATTY", texts)
+    os.write(2, b"CHATTY-FD\n")
+    return broken.strip_all_thinking(history)
+
+
+def test_a_fuzzed_targets_own_output_reaches_neither_terminal_nor_log(capfd: pytest.CaptureFixture[str]) -> None:
+    result = run_fuzz(from_callable(chatty_thinking_reader, "chatty"), QUICK)
+    assert not result.passed
+    out, err = capfd.readouterr()
+    assert "CHATTY" not in out + err
