@@ -9,6 +9,7 @@ tolerance is exercised on every recording.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _PLACEHOLDER = "[tool result cleared]"
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the text; a recording counts the same texts often
 def count(text: str) -> int:
     """Returns the emulator's token count of ``text``: words plus punctuation marks."""
     return len(_TOKEN.findall(text))
