@@ -114,18 +114,19 @@ def estimate(probe: Probe, client: Any = None) -> Estimate:
 
 
 def render(estimates: list[Estimate]) -> list[str]:
-    """Returns the dry-run table and a total line naming the price table's date."""
+    """Returns the dry-run table, its legend, and two total lines naming the price table's date."""
     table = prices()
-    rows = [["PROBE", "MODEL", "REQUESTS", "INPUT TOKENS", "MAX OUTPUT", "USD (at most)"]]
+    rows = [["PROBE", "MODEL", "REQ", "INPUT", "OUT", "USD"]]
     for e in estimates:
         rows.append([e.probe, e.model, str(e.requests), f"{e.input_tokens}" + ("" if e.counted else " (est.)"),
                      str(e.max_output_tokens), "no price" if e.usd is None else f"{e.usd:.4f}"])
-    lines = grid(rows)
+    lines = grid(rows) + ["REQ requests, INPUT input tokens ((est.): the suite's offline estimate), OUT the most "
+                          "output tokens", "(max_tokens), USD the most they can cost"]
     total = total_usd(estimates)
     spent = "unknown (a model has no price)" if total is None else f"${total:.2f}"
     lines.append(f"record --dry-run: {len(estimates)} probe(s), {sum(e.requests for e in estimates)} request(s), "
-                 f"{sum(e.input_tokens for e in estimates)} input tokens, at most {spent} "
-                 f"at the list prices of {table.date} ({table.source})")
+                 f"{sum(e.input_tokens for e in estimates)} input tokens, at most {spent}")
+    lines.append(f"  at the list prices of {table.date} ({table.source})")
     return lines
 
 

@@ -137,7 +137,7 @@ def render(results: Sequence[CheckResult]) -> str:
     if found:
         counts["finding"] = len(found)
     emulated = {r.target for r in results if r.outcome in ("pass", "fail") and r.target.startswith("emulator")}
-    note = " (recorded from the local emulator: evidence about the rules, not the real service)" if emulated else ""
+    note = " (local emulator: evidence of the rules, not of the real service)" if emulated else ""
     out.append("verify: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + note
                if counts else "verify: nothing to verify")
     return "\n".join(out)
