@@ -8,6 +8,7 @@ from html import escape as e
 from typing import Any
 
 from .._markdown import cell as _cell
+from .._text import fit
 from .compare import CATEGORIES
 
 MAX_LINES = 60
@@ -47,7 +48,7 @@ def terminal(drift: Mapping[str, Any], verbose: bool = False) -> str:
         lines.append(f"  note: {len(unjudged)} baseline recording(s) cannot be judged by the analyzer; only their "
                      f"bodies are compared (first: {unjudged[0]})")
     lines.append(f"{c['breaking']} breaking, {c['additive']} additive, {c['noise']} noise -- {verdict(drift)}")
-    return "\n".join(lines)
+    return "\n".join(fit(lines))
 
 
 def markdown_lines(drift: Mapping[str, Any], heading: str = "#") -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from .._text import fit
 from .._yamlsource import read_text
 from ..errors import SpecError
 from . import semantics as sem
@@ -318,8 +319,8 @@ def render(findings: list[Finding], config: dict[str, Any] | None = None, max_ta
     """Returns the findings as text a user can act on and, when an edit reaches, the safer configuration."""
     lines = []
     for f in findings:
-        lines += [f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
-                  f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}"]
+        lines += fit([f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
+                      f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}"])
     if config is not None and any(f.reaches for f in findings):
         scope = f" with --max-task-steps {max_task_steps}" if max_task_steps is not None else ""
         safer = checked_safer_config(config, findings, max_task_steps)
@@ -328,4 +329,4 @@ def render(findings: list[Finding], config: dict[str, Any] | None = None, max_ta
         else:
             text = yaml.safe_dump(safer, sort_keys=False, default_flow_style=None).rstrip()
             lines += [f"safer configuration (lints clean{scope}):", *("  " + line for line in text.splitlines())]
-    return "\n".join(lines)
+    return "\n".join(lines)  # the configuration stays whole: it is YAML to copy

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._text import fit
 from ..redaction import Redactor, block_label, secrets_in
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
@@ -130,7 +131,7 @@ def explain_scenario(scenario: Scenario, target: Target | None = None,
              "", *_expectations(scenario)]
     if target is not None:
         lines += ["", *_target_lines(scenario, target, options)]
-    return "\n".join(lines)
+    return "\n".join(lines[:1] + fit(lines[1:]))  # the head names the file: whole, to copy
 
 
 def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> str:
@@ -152,7 +153,7 @@ def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> s
         lines.append("  (the history is built live when recorded: the assistant turns above are the shape the "
                      "server must produce)")
     lines += ["", *recorded_lines(probe, cassette_roots)]
-    return "\n".join(lines)
+    return "\n".join(lines[:1] + fit(lines[1:]))
 
 
 def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> list[str]:

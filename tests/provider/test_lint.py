@@ -50,7 +50,9 @@ def test_default_tool_clearing_reaches_from_four_steps(tmp_path: Path, capsys: p
     path = write(tmp_path, "c.json", json.dumps({"context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]}}))
     assert main(["lint-config", path]) == 1
     out = capsys.readouterr().out
-    assert "4 tool steps" in out and "100000 input tokens" in out and "--max-task-steps" in out
+    prose = " ".join(out.split())  # lines wrap at 100 columns
+    assert "4 tool steps" in prose and "100000 input tokens" in prose and "--max-task-steps" in prose
+    assert max(len(line) for line in out.splitlines()) <= 100
 
 
 def test_keep_covering_the_longest_task_is_safe(tmp_path: Path) -> None:
