@@ -8,10 +8,10 @@ from functools import cache
 
 import pytest
 
-from conformance import RunOptions, Scenario, check_scenario, from_callable, load, run
+from conformance import RunOptions, Scenario, check_scenario, from_callable, run
 from conformance.results import CheckResult
 
-from .conftest import SPECS
+from .conftest import shipped_specs
 from .zoo import adversarial, correct
 
 LIVE_FAMILIES = ("live-content", "live-media", "live-turns")
@@ -20,7 +20,7 @@ OPTIONS = RunOptions(time_limit=2.0, idempotence=False, in_process=True)
 
 @cache
 def _live_scenarios() -> tuple[Scenario, ...]:
-    return tuple(s for s in load([SPECS]).scenarios if s.family in LIVE_FAMILIES)
+    return tuple(s for s in shipped_specs().scenarios if s.family in LIVE_FAMILIES)
 
 
 @cache

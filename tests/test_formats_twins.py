@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from conformance import RunOptions, from_callable, load, run
+from conformance import RunOptions, from_callable, run
 from conformance.formats import get
 from conformance.formats.wrap import in_format
 
-from .conftest import SPECS
+from .conftest import shipped_specs
 
 Messages = list[Any]
 OPTIONS = RunOptions(reference_targets=frozenset(), time_limit=5.0, idempotence=False, in_process=True)
@@ -151,7 +151,7 @@ CASES = [(broken, name) for broken, by_format in IN_FORMAT.items() for name in b
 
 @cache
 def _scenarios() -> tuple[Any, ...]:
-    return tuple(load([SPECS]).scenarios)
+    return tuple(shipped_specs().scenarios)
 
 
 def _failing(report: Any) -> set[tuple[str, str]]:
