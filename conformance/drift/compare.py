@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import hashlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,28 @@ def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any,
     return entry, changes
 
 
+_JUDGED: dict[tuple[str, bytes, bytes], dict[str, Any]] = {}  # (path, its bytes' hash, the specs' hash) -> judgement
+
+
+def _judged(path: Path, probes: dict[str, Any], specs: bytes) -> dict[str, Any]:
+    """Returns ``verdicts.judge(path, probes)``, remembered for the same file holding the same bytes
+    under the same probe specs (a baseline compared again, in one process, is not replayed again)."""
+    key = (str(path), hashlib.sha256(path.read_bytes()).digest(), specs)
+    if key not in _JUDGED:
+        if len(_JUDGED) >= 4096:
+            _JUDGED.clear()
+        _JUDGED[key] = verdicts.judge(path, probes)
+    return copy.deepcopy(_JUDGED[key])
+
+
+def _specs_key(probes: dict[str, Any]) -> bytes:
+    """Returns a hash of the probe spec files the probes come from."""
+    digest = hashlib.sha256()
+    for name in sorted({str(p.path) for p in probes.values()}):
+        digest.update(name.encode() + b"\0" + Path(name).read_bytes())
+    return digest.digest()
+
+
 def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Path] | None = None) -> dict[str, Any]:
     """Returns ``{baseline, current, probes, changes, counts, unjudged_baseline, exit_code}``; exit 1 on
     any breaking change. ``unjudged_baseline`` names the baseline recordings the analyzer cannot judge
@@ -62,7 +86,8 @@ def compare_dirs(baseline: str | Path, current: str | Path, probe_specs: list[Pa
     pairs = recordings.pair(baseline, current)
     baseline_data = {before: recordings.read(before) for before, _ in pairs.values() if before is not None}
     probes = verdicts.load_probes(probe_specs)
-    judged = {key: tuple(verdicts.judge(side, probes) if side else None for side in sides)
+    specs = _specs_key(probes)
+    judged = {key: tuple(_judged(side, probes, specs) if side else None for side in sides)
               for key, sides in pairs.items()}
     entries, changes = [], []
     for key, (before, after) in pairs.items():
