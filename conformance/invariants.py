@@ -358,19 +358,22 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
                 ident = _identity(block) if isinstance(block, Mapping) else None
                 if ident is not None:
                     wanted.setdefault(ident, []).append((i, j, block))
-    originals: dict[tuple[Any, str, str], list[Mapping[str, Any]]] = {}  # of the identities wanted only
-    for message in scenario.history if wanted else ():
+    # of the identities wanted only: the input blocks and their canonical JSON (shared with other checks)
+    originals: dict[tuple[Any, str, str], tuple[list[Mapping[str, Any]], set[str]]] = {}
+    history = scenario.history if wanted else []
+    for message, message_keys in zip(history, of_history(_keys_of, history)):
         if isinstance(message.get("content"), list):
-            for block in message["content"]:
+            for block, key in zip(message["content"], message_keys):
                 ident = _identity(block)
                 if ident in wanted:
-                    originals.setdefault(ident, []).append(block)
+                    found = originals.setdefault(ident, ([], set()))
+                    found[0].append(block)
+                    found[1].add(key)
     problems = []
     for ident, places in wanted.items():
-        candidates = originals.get(ident)
+        candidates, keys = originals.get(ident, ([], set()))
         if not candidates:
             continue
-        keys = {tx.canonical(c) for c in candidates}
         for i, j, block in places:
             if output_keys[i][j] in keys or any(tx.same_json(block, c) for c in candidates):
                 continue  # the same JSON as one of them
