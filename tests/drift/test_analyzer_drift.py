@@ -40,7 +40,12 @@ def _edited(tmp_path: Path, probe: str, edit: Callable[[dict[str, Any]], None]) 
     """Returns a copy of the shipped recordings whose ``probe`` create answer went through ``edit``."""
     current = tmp_path / "current" / "emulator"
     shutil.copytree(SHIPPED, current)
-    path = current / f"{probe}.yaml"
+    _edit_answer(current / f"{probe}.yaml", edit)
+    return current
+
+
+def _edit_answer(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Rewrites the recording at ``path`` with its create answer gone through ``edit``."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     response = data["interactions"][-1]["response"]
     body = json.loads(response["body"]["string"])
@@ -48,7 +53,6 @@ def _edited(tmp_path: Path, probe: str, edit: Callable[[dict[str, Any]], None]) 
     response["body"]["string"] = json.dumps(body, separators=(",", ":"))
     response["headers"].pop("content-length", None)
     path.write_text(cassettes.dump(data), encoding="utf-8")
-    return current
 
 
 def _breaking(drift: dict[str, Any]) -> dict[str, set[str]]:
@@ -211,3 +215,21 @@ def test_a_rejection_message_differing_only_in_numbers_is_noise(tmp_path: Path) 
 
     drift = compare_dirs(SHIPPED, _edited(tmp_path, probe, renumber))
     assert drift["counts"]["breaking"] == 0 and drift["counts"]["noise"] == 1
+
+
+def test_a_recording_changed_in_place_is_judged_again(tmp_path: Path, probes: dict[str, Any]) -> None:
+    """drift remembers a judgement by file, bytes and probe specs: the same file with other bytes
+    is judged anew, so an edit made after an earlier comparison still shows as breaking."""
+    current = tmp_path / "current"
+    shutil.copytree(SHIPPED, current)
+    assert compare_dirs(SHIPPED, current)["counts"]["breaking"] == 0
+    probe = "clear-tool-uses.keep-below-live-task"
+    cleared = ["toolu_a1", "toolu_a2", "toolu_b1", "toolu_b2", "toolu_b3"]
+    tokens = _result_tokens(probes[probe], cleared)
+
+    def clear_five(body: dict[str, Any]) -> None:
+        [edit] = body["context_management"]["applied_edits"]
+        edit.update(cleared_tool_uses=5, cleared_input_tokens=tokens)
+
+    _edit_answer(current / f"{probe}.yaml", clear_five)
+    assert _breaking(compare_dirs(SHIPPED, current))["prediction_contradicted"] == {probe}
