@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,10 +74,8 @@ def grid(rows: list[list[str]], width: int = WIDTH) -> list[str]:
     lines = []
     for number, row in enumerate(rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:keep], widths)).rstrip())
-        for header, cell in zip(rows[0][keep:], row[keep:]) if number else ():
-            if cell:
-                lines += textwrap.wrap(f"{header.lower()}: {cell}", width, initial_indent="    ",
-                                       subsequent_indent="      ", break_on_hyphens=False)
+        lines += fit([f"    {header.lower()}: {cell}"
+                      for header, cell in zip(rows[0][keep:], row[keep:]) if number and cell], width)
     return lines
 
 
