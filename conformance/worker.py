@@ -66,9 +66,9 @@ def output_captured(limit: int = 2000) -> Iterator[list[str]]:
     2, C code included) during the block; yields a list that afterwards holds the last ``limit``
     characters written. In a worker, fds 1 and 2 never point at the terminal (see
     ``_output_to_sink``), so what a target's threads write later is caught too (and dropped)."""
+    global _lent
     captured: list[str] = []
-    for stream in (sys.stdout, sys.stderr):
-        _flush(stream)
+    _flush_standard_streams()
     if _sink is not None:
         os.ftruncate(_sink, 0)  # opened for appending: the next write lands at the new end
         _reopen_standard_streams()  # an earlier job's target may have closed them
@@ -77,7 +77,6 @@ def output_captured(limit: int = 2000) -> Iterator[list[str]]:
         finally:
             captured.append(_tail(_sink, limit))
         return
-    global _lent
     if _lent is None:
         _lent = _open_sink()
     sink, _lent = _lent, None  # a nested capture opens a sink of its own
@@ -86,19 +85,15 @@ def output_captured(limit: int = 2000) -> Iterator[list[str]]:
     streams = sys.stdout, sys.stderr  # they may write elsewhere than fds 1 and 2 (pytest's capture)
     os.dup2(sink, 1)
     os.dup2(sink, 2)
-    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
-    sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
+    sys.stdout, sys.stderr = _text_stream(1), _text_stream(2)
     try:
         yield captured
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            _flush(stream)
-        sys.stdout, sys.stderr = streams
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in saved:
-            os.close(fd)
         captured.append(_tail(sink, limit))
+        sys.stdout, sys.stderr = streams
+        for fd, original in zip((1, 2), saved):
+            os.dup2(original, fd)
+            os.close(original)
         if _lent is not None:  # a nested capture's own
             os.close(_lent)
         _lent = sink
@@ -136,24 +131,29 @@ def _reopen_standard_streams() -> None:
     for name, fd in (("stdout", 1), ("stderr", 2)):
         stream = getattr(sys, name)
         if stream is None or getattr(stream, "closed", True):
-            setattr(sys, name, open(fd, "w", encoding="utf-8", errors="replace", closefd=False))
+            setattr(sys, name, _text_stream(fd))
+
+
+def _text_stream(fd: int) -> Any:
+    """Returns a text stream writing to ``fd`` that leaves ``fd`` open when it goes."""
+    return open(fd, "w", encoding="utf-8", errors="replace", closefd=False)
 
 
 def _tail(fd: int, limit: int) -> str:
     """Returns the last ``limit`` characters written to the file behind ``fd``, once the standard
     streams are flushed."""
-    for stream in (sys.stdout, sys.stderr):
-        _flush(stream)
+    _flush_standard_streams()
     size = os.fstat(fd).st_size
     os.lseek(fd, max(0, size - 4 * limit), os.SEEK_SET)  # opened for appending: writes still go to the end
     return os.read(fd, 4 * limit).decode("utf-8", "replace")[-limit:]
 
 
-def _flush(stream: Any) -> None:
-    try:
-        stream.flush()
-    except Exception:  # noqa: BLE001 - a stream a target closed or replaced
-        pass
+def _flush_standard_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a stream a target closed or replaced
+            pass
 
 
 def in_worker() -> bool:
