@@ -4,7 +4,7 @@
    prints examples per second of CPU time (one core: the target runs under the GIL) and of wall
    time, against the target of 200 per second.
 2. The reference: M generated histories (undecidable shapes included), every one checked on
-   ``reference:compact`` (MUST invariants); prints how many fail, grouped by the invariants they
+   ``conformance_reference:compact`` (MUST invariants); prints how many fail, grouped by the invariants they
    break and the features they all share, and the first one shrunk, as a scenario file.
 3. Truth against the loader: M decidable histories are written as scenario files and loaded back
    with the spec loader, whose semantic checks (``live_start`` in range, declared unanswered ids
@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from conformance import from_callable, load_file  # noqa: E402
 from conformance.fuzz import FuzzOptions, failing_checks, run_fuzz  # noqa: E402
 from conformance.spec_writer import dumps  # noqa: E402
-from conformance.strategies import GeneratedScenario, histories  # noqa: E402
+from conformance.fuzz.strategies import GeneratedScenario, histories  # noqa: E402
 
 TARGET = 200.0
 
@@ -54,9 +54,9 @@ def reference_census(examples: int) -> tuple[int, str]:
     """Returns (failing histories, a report) of the reference on ``examples`` generated histories:
     every example is checked (no stop at the first failure), failures are grouped by the invariants
     they break with the features all of them share, and the first one is shrunk."""
-    import reference
+    import conformance_reference as reference
 
-    target = from_callable(reference.compact, "reference:compact")
+    target = from_callable(reference.compact, "conformance_reference:compact")
     options = FuzzOptions(database=None)
     groups: dict[tuple[str, ...], list[frozenset[str]]] = {}
 
@@ -71,7 +71,7 @@ def reference_census(examples: int) -> tuple[int, str]:
 
     census()
     failing = sum(len(v) for v in groups.values())
-    lines = [f"reference:compact on {examples} generated histories (seed 0): {failing} break a MUST invariant"]
+    lines = [f"conformance_reference:compact on {examples} generated histories (seed 0): {failing} break a MUST invariant"]
     for invariants, features in sorted(groups.items()):
         shared = sorted(frozenset.intersection(*features))
         lines.append(f"  {len(features)} x {', '.join(invariants)}; features all of them have: {', '.join(shared)}")

@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--max-exp", type=int, default=5, help="largest history is 10**MAX_EXP messages")
     parser.add_argument("--repeat", type=int, default=3, help="best of this many timings")
     args = parser.parse_args()
-    target = resolve("reference:compact")
+    target = resolve("conformance_reference:compact")
     print(f"{'messages':>9} {'MB':>6} {'yaml s':>8} {'load/yaml':>9} {'/nogc':>6} {'json s':>7} {'load/json':>9} "
           f"{'call/json':>9} {'checks/json':>11} {'peak/data':>9}")
     with tempfile.TemporaryDirectory() as folder:

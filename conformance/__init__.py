@@ -17,7 +17,7 @@ from .spec import Expectations, LoadResult, Scenario, Truth, load, load_file
 from .target import DEFAULT_TARGET, Observation, Target, call_guarded, from_callable, resolve
 from .transcript import find_live_start
 
-_LAZY = {"histories": "strategies", "run_fuzz": "fuzz", "FuzzOptions": "fuzz", "FuzzResult": "fuzz"}
+_LAZY = {"histories": "fuzz.strategies", "run_fuzz": "fuzz", "FuzzOptions": "fuzz", "FuzzResult": "fuzz"}
 
 
 def __getattr__(name: str) -> object:

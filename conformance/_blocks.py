@@ -1,7 +1,7 @@
 """Content blocks for generated histories: literal Anthropic Messages API shapes, built cheaply.
 
 Every builder takes plain values already drawn (a text, an id, a size) and returns a new dict, so
-the strategies in ``conformance.strategies`` stay a grammar of tasks and this module a catalogue
+the strategies in ``conformance.fuzz.strategies`` stay a grammar of tasks and this module a catalogue
 of shapes. Nothing here draws or decides where a task begins.
 """
 

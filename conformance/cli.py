@@ -16,8 +16,8 @@ from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, load_gaps
 from .formats.wrap import FORMAT_HELP, in_format
-from .fuzz_cli import fuzz_all
-from .fuzz_cli import register as register_fuzz
+from .fuzz.cli import fuzz_all
+from .fuzz.cli import register as register_fuzz
 from .invariants import BY_ID, catalog_table
 from .matrix import register as register_matrix
 from .outputs import check_output_file, check_output_folder

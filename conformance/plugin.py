@@ -127,7 +127,7 @@ class FuzzRun(pytest.Collector):
         self._args = (targets, examples, seed, time_limit, fmt)
 
     def collect(self) -> list[pytest.Item]:
-        from .fuzz_plugin import fuzz_items
+        from .fuzz.plugin import fuzz_items
 
         targets, examples, seed, time_limit, fmt = self._args
         return list(fuzz_items(self, targets, examples, seed, time_limit, fmt))  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from .errors import TargetError
 from .tracebacks import stack_of, target_traceback
 
 Compactor = Callable[..., Any]
-DEFAULT_TARGET = "reference:compact"
+DEFAULT_TARGET = "conformance_reference:compact"
 DEFAULT_TIME_LIMIT = 5.0
 
 

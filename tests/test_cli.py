@@ -115,10 +115,10 @@ def test_hanging_target_is_a_failed_check_not_a_stuck_run(specs: Path, capsys: p
 
 
 def test_several_targets_in_one_run(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "--specs", str(specs), "--target", "reference:compact",
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", "conformance_reference:compact",
                        "--target", "tests.zoo.correct:noop")
     assert code == 0
-    assert "target reference:compact" in out and "target tests.zoo.correct:noop" in out
+    assert "target conformance_reference:compact" in out and "target tests.zoo.correct:noop" in out
 
 
 def test_params_reach_only_targets_that_accept_them(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -169,10 +169,10 @@ def test_a_run_where_every_check_is_skipped_checks_nothing(tmp_path: Path, capsy
 
 
 def test_with_a_target_the_provider_replay_is_opt_in(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", "--specs", str(specs), "--target", "reference:compact"])
+    code = main(["run", "--specs", str(specs), "--target", "conformance_reference:compact"])
     out = capsys.readouterr().out
     assert code == 0 and "provider recordings" not in out
-    code = main(["run", "--specs", str(specs), "--target", "reference:compact", "--provider",
+    code = main(["run", "--specs", str(specs), "--target", "conformance_reference:compact", "--provider",
                  "-k", "tiny or compact.mid-task"])
     out = capsys.readouterr().out
     assert code == 0 and "provider recordings: 1 probes replayed" in out and "2 scenarios" in out

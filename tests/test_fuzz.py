@@ -176,16 +176,16 @@ def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) 
 
 
 def test_reference_passes_a_few_hundred_generated_histories() -> None:
-    import reference
-    result = run_fuzz(from_callable(reference.compact, "reference:compact"), FuzzOptions(examples=300, database=None))
+    import conformance_reference as reference
+    result = run_fuzz(from_callable(reference.compact, "conformance_reference:compact"), FuzzOptions(examples=300, database=None))
     assert result.passed, [(r.invariant, r.message) for r in result.failures]
 
 
 def _reference_failures(history: list, live_start: int, params: dict) -> list[str]:
-    import reference
+    import conformance_reference as reference
     from conformance import Scenario, Truth
     scenario = Scenario("generated.finding", "finding", "generated", history, Truth(live_start), params=params)
-    report = run([from_callable(reference.compact, "reference:compact")], [scenario], options=IN_PROCESS)
+    report = run([from_callable(reference.compact, "conformance_reference:compact")], [scenario], options=IN_PROCESS)
     return [f"{r.invariant}: {r.message}" for r in report.results if r.outcome == "fail"]
 
 

@@ -123,7 +123,7 @@ ARG_CASES = [
     Case("k-selects-nothing", {}, ["-k", "nomatch"], ["-k 'nomatch' selects none of the 2 scenarios"]),
     Case("target-without-colon", {}, ["--target", "not-a-target"], ["'not-a-target' is not of the form MODULE:ATTR"]),
     Case("target-not-importable", {}, ["--target", "no_such_module:compact"], ["cannot import 'no_such_module'"]),
-    Case("target-attribute-missing", {}, ["--target", "reference:no_such"], ["has no attribute 'no_such'"]),
+    Case("target-attribute-missing", {}, ["--target", "conformance_reference:no_such"], ["has no attribute 'no_such'"]),
     Case("target-not-callable", {}, ["--target", "conformance:__version__"], ["'conformance:__version__' is a str"]),
     Case("missing-specs-path", {}, ["--specs", "{tmp}/nowhere"], ["nowhere", "no such file or folder"]),
     Case("json-into-missing-folder", {}, ["--json", "{tmp}/absent/out.json"], ["--json", "absent does not exist"]),
@@ -150,7 +150,7 @@ def _materialise(case: Case, tmp: Path) -> list[str]:
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
-    argv = ["run", "--no-provider" if "--provider" not in case.argv else "--target=reference:compact"]
+    argv = ["run", "--no-provider" if "--provider" not in case.argv else "--target=conformance_reference:compact"]
     if case in SPEC_CASES:
         return [*argv, "--specs", str(tmp)]
     good = tmp / "specs" / "tiny.yaml"

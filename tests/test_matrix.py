@@ -15,7 +15,7 @@ from conformance.cli import main
 from conformance.formats import get
 from conformance.formats.wrap import mark
 from conformance.matrix import END, START, build, markdown, readme_block, rows_counter
-from conformance.matrix_html import page
+from conformance.matrix.html import page
 from conformance.peers import Peer, all_peers
 
 from .conftest import ROOT
@@ -109,7 +109,7 @@ def test_the_command_writes_the_files_and_the_readme_block(tmp_path: Path, capsy
 
 
 def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
-    from conformance.matrix_rows import verdict
+    from conformance.matrix.rows import verdict
 
     base = {"installed": True, "failures": {}, "failing_scenarios": 0}
     assert verdict({**base, "expressible": 0, "changed": 0}) == "no scenario expressible in its format"

@@ -26,7 +26,7 @@ def spec_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def test_items_are_named_by_scenario_id_and_pass(pytester: pytest.Pytester, spec_dir: str) -> None:
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*tiny.yaml::tiny.inflight PASSED*", "*tiny.yaml::tiny.settled PASSED*"])
@@ -41,7 +41,7 @@ def test_failure_shows_scenario_invariant_and_diff(pytester: pytest.Pytester, sp
 
 
 def test_several_targets_give_one_item_each(pytester: pytest.Pytester, spec_dir: str) -> None:
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-target",
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-target",
                                 "zoo_targets:noop", "--conformance-specs", spec_dir, "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*tiny.inflight[[]zoo_targets:noop[]] PASSED*"])
@@ -63,7 +63,7 @@ def test_known_gap_is_xfail_and_strict(pytester: pytest.Pytester, spec_dir: str)
 def test_malformed_spec_is_a_failing_item_and_the_rest_run(pytester: pytest.Pytester, spec_dir: str) -> None:
     bad = GOOD.replace("tiny.", "bad.").replace("    family: tiny\n    params", "    family: tiny\n    colour: x\n    params")
     (pytester.path / "specs" / "bad.yaml").write_text(bad, encoding="utf-8")
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*spec error: *bad.yaml:6: scenarios[[]0[]].colour: unknown key*"])
@@ -83,7 +83,7 @@ def test_unimportable_target_is_a_usage_error(pytester: pytest.Pytester, spec_di
 
 def test_a_duplicate_id_across_files_is_a_failing_item(pytester: pytest.Pytester, spec_dir: str) -> None:
     (pytester.path / "specs" / "again.yaml").write_text(GOOD.replace("tiny.settled", "tiny.other"), encoding="utf-8")
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*duplicate id 'tiny.inflight'*"])
@@ -92,7 +92,7 @@ def test_a_duplicate_id_across_files_is_a_failing_item(pytester: pytest.Pytester
 def test_a_spec_that_does_not_load_fails_even_under_m_conformance(pytester: pytest.Pytester, spec_dir: str) -> None:
     (pytester.path / "specs" / "broken.yaml").write_text("format_version: 1\nscenarios: [\n  - id: x\n",
                                                           encoding="utf-8")
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "-m", "conformance", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -101,18 +101,18 @@ def test_a_spec_that_does_not_load_fails_even_under_m_conformance(pytester: pyte
 
 def test_a_spec_error_is_never_deselected_by_k(pytester: pytest.Pytester, spec_dir: str) -> None:
     (pytester.path / "specs" / "broken.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "-k", "settled", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1, deselected=1)
     result.stdout.fnmatch_lines(["collected 3 items / 1 deselected / 2 selected"])
 
 
 def test_collected_count_is_the_count_that_runs(pytester: pytest.Pytester, spec_dir: str) -> None:
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-target",
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-target",
                                 "zoo_targets:noop", "--conformance-specs", spec_dir, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["collected 4 items"])
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", spec_dir,
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "--conformance-fuzz", "5", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["collected 3 items"])  # the fuzz item too
@@ -130,7 +130,7 @@ def test_a_gaps_file_for_another_target_is_a_usage_error(pytester: pytest.Pytest
 
 def test_an_empty_spec_folder_is_a_usage_error(pytester: pytest.Pytester, spec_dir: str) -> None:
     empty = pytester.mkdir("nothing")
-    result = pytester.runpytest("--conformance-target", "reference:compact", "--conformance-specs", str(empty))
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", str(empty))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*no scenario found in *nothing*"])
 

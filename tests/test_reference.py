@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-import reference
-from reference import InterleavedTasks, LiveTaskOverBudget, ReorderedHistory, compact
+import conformance_reference as reference
+from conformance_reference import InterleavedTasks, LiveTaskOverBudget, ReorderedHistory, compact
 
 
 def think(text: str) -> dict:

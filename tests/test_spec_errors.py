@@ -74,7 +74,7 @@ def test_cli_exits_2_on_a_spec_error_and_still_runs_the_rest(tmp_path: Path, cap
     out = capsys.readouterr().out
     assert code == 2
     assert "spec error:" in out and "bad.yaml" in out
-    assert "target reference:compact: 2 scenarios" in out
+    assert "target conformance_reference:compact: 2 scenarios" in out
 
 
 def test_a_block_missing_its_fields_names_message_and_block(tmp_path: Path) -> None:

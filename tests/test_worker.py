@@ -49,7 +49,7 @@ def test_a_call_past_the_limit_is_killed_and_the_run_moves_on(tiny: list[Scenari
 def test_a_worker_that_dies_is_an_error_record_and_a_fresh_worker_goes_on(tiny: list[Scenario], func: object,
                                                                           how: str) -> None:
     target = from_callable(func)
-    reference = resolve("reference:compact")
+    reference = resolve("conformance_reference:compact")
     report = run([target, reference], tiny[:2], options=FAST)
     mine = [r for r in report.results if r.target == target.name]
     assert mine and all(r.outcome in ("error", "skip") for r in mine)
@@ -127,7 +127,7 @@ def test_maxfail_stops_after_that_many_failing_scenarios(tiny: list[Scenario], m
 
 def test_parallel_results_and_reports_equal_the_serial_run(shipped: object, tmp_path: Path) -> None:
     scenarios = shipped.scenarios  # type: ignore[attr-defined]
-    targets = [resolve("reference:compact"), from_callable(broken.essay_whitelist, "essay")]
+    targets = [resolve("conformance_reference:compact"), from_callable(broken.essay_whitelist, "essay")]
     reports = {jobs: run(targets, scenarios, options=RunOptions(jobs=jobs)) for jobs in (1, 2)}
     in_process = run(targets, scenarios, options=RunOptions(in_process=True))
     assert reports[1].results == reports[2].results == in_process.results
@@ -167,7 +167,7 @@ def test_the_pool_reports_each_way_a_job_can_end() -> None:
 
 def test_a_target_module_made_after_the_workers_started_is_found(tiny: list[Scenario], tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    run([resolve("reference:compact")], tiny[:1], options=FAST)  # the fork server is up by now
+    run([resolve("conformance_reference:compact")], tiny[:1], options=FAST)  # the fork server is up by now
     (tmp_path / "late_target.py").write_text("def compact(history):\n    return list(history)\n",
                                              encoding="utf-8")
     monkeypatch.chdir(tmp_path)

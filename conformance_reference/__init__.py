@@ -1,4 +1,4 @@
-"""The reference task-boundary compactor: ``reference.compact(history, keep_turns=10)``."""
+"""The reference task-boundary compactor: ``conformance_reference.compact(history, keep_turns=10)``."""
 
 from .compactor import REASONING_TYPES, compact, estimate_tokens, task_boundary
 from .errors import (AmbiguousBoundary, CompactionError, InterleavedTasks, LiveTaskOverBudget,

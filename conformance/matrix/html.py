@@ -5,8 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .matrix_rows import explain_command, verdict
-from .report.html_style import CSS
+from .rows import explain_command, verdict
+from ..report.html_style import CSS
 
 
 def _failure_cell(row: dict[str, Any], invariant: str) -> str:

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._paths import shipped
-from .matrix_rows import explain_command, verdict
-from .transcript import same_json
-from .peers import Peer, select
-from .runner import RunOptions, run
-from .spec import Scenario, load
+from .._paths import shipped
+from .rows import explain_command, verdict
+from ..transcript import same_json
+from ..peers import Peer, select
+from ..runner import RunOptions, run
+from ..spec import Scenario, load
 
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False)
 FAILING = ("fail", "error")
@@ -37,8 +37,8 @@ def peer_row(peer: Peer, scenarios: Sequence[Scenario], options: RunOptions = OP
                            "version": peer.version, "installed": peer.installed}
     if not peer.installed:
         return row
-    from .formats import get
-    from .formats.wrap import mark
+    from ..formats import get
+    from ..formats.wrap import mark
 
     marked = mark(scenarios, get(peer.format))
     report = run([peer.target()], marked, options=options)
@@ -163,7 +163,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         matrix["rows"] = [fresh.pop(row["peer"], row) for row in earlier["rows"]] + list(fresh.values())
     (out / "matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "matrix.md").write_text(markdown(matrix) + "\n", encoding="utf-8")
-    from .matrix_html import page
+    from .html import page
     (out / "matrix.html").write_text(page(matrix), encoding="utf-8")
     if args.readme and Path(args.readme).is_file() and not update_readme(Path(args.readme), matrix):
         print(f"note: {args.readme} has no {START} block; not updated", file=sys.stderr)

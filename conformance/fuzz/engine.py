@@ -15,12 +15,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from .results import CheckResult
-from .runner import RunOptions, check_scenario, observe
-from .spec import Scenario
+from ..results import CheckResult
+from ..runner import RunOptions, check_scenario, observe
+from ..spec import Scenario
 from .strategies import histories
-from .target import DEFAULT_TIME_LIMIT, Target
-from .worker import output_captured
+from ..target import DEFAULT_TIME_LIMIT, Target
+from ..worker import output_captured
 
 CACHE_DIR = Path(".conformance_cache") / "hypothesis"
 FAILING = ("fail", "error")
@@ -101,8 +101,8 @@ def run_fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult
     count, first_failure = 0, 0
     fmt = None
     if options.format is not None:
-        from .formats import get
-        from .formats.wrap import adapted, wrap
+        from ..formats import get
+        from ..formats.wrap import adapted, wrap
 
         fmt = get(options.format)
         target = wrap(target, fmt)

@@ -6,7 +6,7 @@ flight starts and which calls it left unanswered as it places them; nothing here
 finished history back to find its boundary. Use it in your own tests::
 
     from hypothesis import given
-    from conformance.strategies import histories
+    from conformance.fuzz.strategies import histories
 
     @given(histories())
     def test_my_compactor(scenario): ...
@@ -27,8 +27,8 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from . import _blocks as b
-from .spec import Expectations, Scenario, Truth
+from .. import _blocks as b
+from ..spec import Expectations, Scenario, Truth
 
 Message = dict[str, Any]
 _NAMES = ("read_file", "grep", "run_command", "edit_file", "list_dir")

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from .fuzz_cli import DEFAULT_OUT, reproduce_command, write_counterexample
-from .report.terminal import render_failure
-from .results import CheckResult
-from .target import Target
+from .cli import DEFAULT_OUT, reproduce_command, write_counterexample
+from ..report.terminal import render_failure
+from ..results import CheckResult
+from ..target import Target
 
 
 class FuzzFailure(Exception):
@@ -33,7 +33,7 @@ class FuzzItem(pytest.Item):
         self.fmt = fmt  # the message format the target speaks; the fuzzer wraps it
 
     def runtest(self) -> None:
-        from .fuzz import FuzzOptions, run_fuzz
+        from .engine import FuzzOptions, run_fuzz
 
         result = run_fuzz(self.target, FuzzOptions(examples=self.examples, seed=self.seed,
                                                    time_limit=self.time_limit, format=self.fmt))

@@ -15,14 +15,14 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from .errors import UsageError
-from .report.terminal import render_failure
-from .spec import Scenario
-from .spec_writer import write
-from .target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..errors import UsageError
+from ..report.terminal import render_failure
+from ..spec import Scenario
+from ..spec_writer import write
+from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 
 if TYPE_CHECKING:  # Hypothesis is imported when fuzzing starts, not with every command
-    from .fuzz import FuzzOptions, FuzzResult
+    from .engine import FuzzOptions, FuzzResult
 
 DEFAULT_OUT = Path("fuzz-failures")
 
@@ -66,7 +66,7 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 def fuzz_target(target: Target, options: FuzzOptions, out: Path) -> int:
     """Fuzzes one target and prints the outcome; returns 0 when it held, 1 when a counterexample was written."""
-    from .fuzz import run_fuzz
+    from .engine import run_fuzz
 
     with progress_bar(options.examples, f"fuzz {target.name}") as show:
         result = run_fuzz(target, replace(options, progress=show))
@@ -89,7 +89,7 @@ def fuzz_all(targets: Sequence[Target], examples: int, seed: int, time_limit: fl
              out: Path = DEFAULT_OUT, fmt: str | None = None) -> int:
     """Fuzzes each target (speaking ``fmt``) with MUST-level checks (``run --generated N``); returns 1
     if any failed."""
-    from .fuzz import FuzzOptions
+    from .engine import FuzzOptions
 
     options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit, format=fmt)
     return max((fuzz_target(t, options, out) for t in targets), default=0)
@@ -98,12 +98,12 @@ def fuzz_all(targets: Sequence[Target], examples: int, seed: int, time_limit: fl
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Runs ``conformance fuzz``; returns the exit code."""
     if args.format is not None:
-        from .formats import get
+        from ..formats import get
 
         get(args.format)  # an unknown format is a usage error before any work
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
-    from .fuzz import CACHE_DIR, FuzzOptions
+    from .engine import CACHE_DIR, FuzzOptions
 
     options = FuzzOptions(
         examples=args.examples, seed=args.seed, levels=("MUST", "SHOULD") if args.should else ("MUST",),
