@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from conformance.provider import cassettes  # noqa: E402
-from conformance.provider.emulator import Emulator  # noqa: E402
+from conformance.provider.anthropic.emulator import Emulator  # noqa: E402
 from conformance.provider.probes import load_probes  # noqa: E402
-from conformance.provider.record import make_client  # noqa: E402
-from conformance.provider.semantics import filler  # noqa: E402
+from conformance.provider.anthropic.record import make_client  # noqa: E402
+from conformance.provider.anthropic.semantics import filler  # noqa: E402
 from conformance.provider.verify import cassette_files, verify  # noqa: E402
 
 TARGET = 500.0

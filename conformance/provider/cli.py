@@ -69,8 +69,8 @@ UNAVAILABLE = 3
 
 def _estimates(chosen: list[Any], key: str, base_url: str | None) -> list[Any]:
     """Returns the cost estimates; input tokens from count_tokens when ``key`` is set, else offline."""
-    from .cost import estimate
-    from .record import make_client, resolve_base_url
+    from .anthropic.cost import estimate
+    from .anthropic.record import make_client, resolve_base_url
 
     if not key:
         return [estimate(p) for p in chosen]
@@ -100,7 +100,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         print("conformance record: --max-cost must be zero or more (US dollars)", file=sys.stderr)
         return 2
     from .probes import load_probes
-    from .record import record
+    from .anthropic.record import record
 
     probes, errors = load_probes(_paths(args.specs) or [default_specs()])
     for error in errors:
@@ -115,12 +115,12 @@ def cmd_record(args: argparse.Namespace) -> int:
             return 2
         chosen = [probes[i] for i in args.probe]
     if args.dry_run:
-        from .cost import render
+        from .anthropic.cost import render
 
         print("\n".join(render(_estimates(chosen, key, args.base_url))))
         return 0
     if args.max_cost is not None:
-        from .cost import estimate, total_usd
+        from .anthropic.cost import estimate, total_usd
 
         total = total_usd([estimate(p) for p in chosen])  # offline: no call is made before the check
         if total is None or total > args.max_cost:
@@ -155,7 +155,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_lint_config(args: argparse.Namespace) -> int:
     """Lints a context_management configuration; returns 1 when it can reach into a task in flight."""
-    from .lint import lint, load_config, render
+    from .anthropic.lint import lint, load_config, render
 
     if args.max_task_steps is not None and args.max_task_steps < 1:
         print("conformance lint-config: --max-task-steps must be at least 1", file=sys.stderr)

@@ -24,7 +24,7 @@ import jsonschema
 from .._compiled_schema import compiled_check
 from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
-from . import semantics as sem
+from .anthropic import semantics as sem
 
 SCHEMA_FILE = "probe.schema.json"
 

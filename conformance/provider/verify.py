@@ -21,9 +21,10 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 
 from ..errors import SpecError
 from ..results import CheckResult
-from . import cassettes, live
-from . import semantics as sem
-from .analyzer import Analysis, ApiFailure, analyze, compare
+from . import cassettes
+from .anthropic import live
+from .anthropic import semantics as sem
+from .anthropic.analyzer import Analysis, ApiFailure, analyze, compare
 from .probes import Probe
 
 VERDICT = "provider.verdict-matches-prediction"

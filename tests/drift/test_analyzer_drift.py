@@ -21,7 +21,7 @@ from conformance.drift import verdicts
 from conformance.drift.compare import compare_dirs
 from conformance.errors import SpecError
 from conformance.provider import cassettes
-from conformance.provider import semantics as sem
+from conformance.provider.anthropic import semantics as sem
 from conformance.provider.probes import load_probes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-emulator = pytest.importorskip("conformance.provider.emulator")
-record = pytest.importorskip("conformance.provider.record")
+emulator = pytest.importorskip("conformance.provider.anthropic.emulator")
+record = pytest.importorskip("conformance.provider.anthropic.record")
 probes_module = pytest.importorskip("conformance.provider.probes")
 
 from conformance.cli import main

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.provider.emulator import Emulator
+from conformance.provider.anthropic.emulator import Emulator
 from conformance.provider.probes import Probe, load_probes
-from conformance.provider.record import Recorded, record
+from conformance.provider.anthropic.record import Recorded, record
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs" / "provider"

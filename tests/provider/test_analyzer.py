@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from anthropic.types.beta import BetaMessage
 
-from conformance.provider.analyzer import ApiFailure, analyze, compare
+from conformance.provider.anthropic.analyzer import ApiFailure, analyze, compare
 from conformance.provider.probes import Probe
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.provider.cli import register
-from conformance.provider.emulator import Emulator
+from conformance.provider.anthropic.emulator import Emulator
 
 from .conftest import CASSETTES, SPECS
 

@@ -6,7 +6,7 @@ import anthropic
 import httpx2
 import pytest
 
-from conformance.provider.emulator import Emulator
+from conformance.provider.anthropic.emulator import Emulator
 
 
 def test_unknown_fault_is_refused() -> None:

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.cli import main
-from conformance.provider import emulator
-from conformance.provider import emulator_edits as edits
-from conformance.provider import semantics as sem
-from conformance.provider.lint import Finding, as_request, checked_safer_config, lint, smallest_reached, witness
+from conformance.provider.anthropic import emulator
+from conformance.provider.anthropic import emulator_edits as edits
+from conformance.provider.anthropic import semantics as sem
+from conformance.provider.anthropic.lint import Finding, as_request, checked_safer_config, lint, smallest_reached, witness
 from conformance.provider.probes import load_probes
 from conformance.provider.verify import verify
 

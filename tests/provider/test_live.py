@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from anthropic.types.beta import BetaMessage
 
-from conformance.provider import live
-from conformance.provider import semantics as sem
+from conformance.provider.anthropic import live
+from conformance.provider.anthropic import semantics as sem
 from conformance.provider.cassettes import placeholder
 from conformance.provider.probes import Probe
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.provider import semantics as sem
+from conformance.provider.anthropic import semantics as sem
 from conformance.provider.probes import Probe, load_file, load_probes
 
 from .conftest import SPECS

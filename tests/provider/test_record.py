@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from conformance.cli import main
-from conformance.provider import record as record_module
-from conformance.provider.emulator import Emulator
+from conformance.provider.anthropic import record as record_module
+from conformance.provider.anthropic.emulator import Emulator
 from conformance.provider.probes import Probe
-from conformance.provider.record import Recorded, _Retryable, _send, record
+from conformance.provider.anthropic.record import Recorded, _Retryable, _send, record
 
 
 def refusing(status: int, headers: dict[str, str], body: Any = None) -> Any:
@@ -141,7 +141,7 @@ def test_hand_written_thinking_is_rejected_like_the_api_does(probes: dict[str, P
 
 def test_a_server_that_does_not_follow_the_script_is_not_recorded(tmp_path: Path, probes: dict[str, Probe],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.provider import emulator as emulator_module
+    from conformance.provider.anthropic import emulator as emulator_module
 
     monkeypatch.setattr(emulator_module, "next_call", lambda body: None)  # never calls a tool
     with Emulator(0) as emulator:
@@ -151,7 +151,7 @@ def test_a_server_that_does_not_follow_the_script_is_not_recorded(tmp_path: Path
 
 
 def test_the_cost_in_the_docs_is_what_dry_run_prints(probes: dict[str, Probe]) -> None:
-    from conformance.provider.cost import estimate, render
+    from conformance.provider.anthropic.cost import estimate, render
 
     printed = "\n".join(render([estimate(p) for p in probes.values()])[-2:])
     for name in ("provider.md", "drift.md"):
@@ -160,7 +160,7 @@ def test_the_cost_in_the_docs_is_what_dry_run_prints(probes: dict[str, Probe]) -
 
 
 def test_a_history_built_live_is_priced_at_its_answers_bound(probes: dict[str, Probe]) -> None:
-    from conformance.provider.cost import answer_allowance, estimate, requests_of
+    from conformance.provider.anthropic.cost import answer_allowance, estimate, requests_of
 
     scripted = probes["clear-thinking.keep-one-turn"]
     sent = requests_of(scripted)

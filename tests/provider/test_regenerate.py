@@ -1,4 +1,4 @@
-"""`python -m conformance.provider.regenerate` reproduces the committed cassettes byte for byte."""
+"""`python -m conformance.provider.anthropic.regenerate` reproduces the committed cassettes byte for byte."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.provider.regenerate import main
+from conformance.provider.anthropic.regenerate import main
 
 from .conftest import CASSETTES
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.provider import semantics as sem
+from conformance.provider.anthropic import semantics as sem
 
 
 def tool_call(n: int, name: str = "search") -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import yaml
 
 from conformance.provider import cassettes, verify_results
 from conformance.provider import verify as verify_module
-from conformance.provider.emulator_edits import FAULTS
+from conformance.provider.anthropic.emulator_edits import FAULTS
 from conformance.provider.probes import Probe, load_probes
 from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
 
@@ -269,8 +269,8 @@ def test_the_thinking_template_sent_as_written_is_refused_for_its_signatures(tmp
                                                                              probes: dict[str, Probe]) -> None:
     import dataclasses
 
-    from conformance.provider.emulator import Emulator
-    from conformance.provider.record import record
+    from conformance.provider.anthropic.emulator import Emulator
+    from conformance.provider.anthropic.record import record
 
     # The same probe without its script: the stand-in thinking goes out unsigned, as a hand-written history would.
     unsigned = dataclasses.replace(probes["clear-thinking.requires-thinking"], script=None)
@@ -329,7 +329,7 @@ def test_a_built_history_that_cannot_be_rebuilt_is_bad_input(edit, needle: str, 
 def test_a_built_history_whose_live_span_moved_is_not_judged(probes: dict[str, Probe]) -> None:
     import dataclasses
 
-    from conformance.provider import live
+    from conformance.provider.anthropic import live
 
     probe = probes["clear-thinking.keep-one-turn"]
     built = live.Built([dict(m) for m in probe.messages()], {})

@@ -26,11 +26,11 @@ from typing import Any
 
 import yaml
 
-from .._text import fit
-from .._yamlsource import read_text
-from ..errors import SpecError
+from ..._text import fit
+from ..._yamlsource import read_text
+from ...errors import SpecError
 from . import semantics as sem
-from .probes import subschema_validator
+from ..probes import subschema_validator
 
 SEARCH_LIMIT = 4096  # task lengths tried at most; a config whose numbers exceed it is reported as reaching
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

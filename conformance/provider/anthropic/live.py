@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cassettes
+from .. import cassettes
 from . import semantics as sem
-from .probes import Probe
+from ..probes import Probe
 
 
 class ScriptError(Exception):

@@ -27,8 +27,9 @@ from urllib.parse import urlsplit
 import anthropic
 import yaml
 
-from . import cassettes, live
-from .probes import Probe
+from .. import cassettes
+from . import live
+from ..probes import Probe
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"

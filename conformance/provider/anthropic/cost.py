@@ -20,8 +20,8 @@ import yaml
 
 from . import semantics as sem
 from .live import script_kwargs
-from .probes import Probe
-from .table import grid
+from ..probes import Probe
+from ..table import grid
 
 PRICES_FILE = "prices.yaml"
 
@@ -37,8 +37,8 @@ class Prices:
 
 @cache
 def prices() -> Prices:
-    """Returns the shipped price table (``conformance/provider/prices.yaml``)."""
-    text = resources.files("conformance.provider").joinpath(PRICES_FILE).read_text(encoding="utf-8")
+    """Returns the shipped price table (``conformance/provider/anthropic/prices.yaml``)."""
+    text = resources.files(__package__).joinpath(PRICES_FILE).read_text(encoding="utf-8")
     data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Prices(str(data["date"]), str(data["source"]), dict(data["models"]))
 

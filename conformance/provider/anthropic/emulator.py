@@ -3,7 +3,7 @@
 Serves ``POST /v1/messages`` and ``POST /v1/messages/count_tokens`` on 127.0.0.1 with responses
 the SDK parses in strict mode. Named faults (``emulator_edits.FAULTS``) make it misbehave on
 purpose so tests can show the analyzer catches each one. Run it with
-``python -m conformance.provider.emulator --port 8089 [--fault NAME ...]``.
+``python -m conformance.provider.anthropic.emulator --port 8089 [--fault NAME ...]``.
 """
 
 from __future__ import annotations
@@ -340,7 +340,7 @@ class Emulator:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the emulator in the foreground until interrupted; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.provider.emulator", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m conformance.provider.anthropic.emulator", description=__doc__)
     parser.add_argument("--port", type=int, default=8089, help="port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--fault", action="append", default=[], choices=sorted(edits.FAULTS),
                         help="misbehave on purpose; repeatable")
