@@ -16,6 +16,8 @@ INVARIANT_IDS: frozenset[str] = frozenset({
     "tools.unanswered-kept",
     "tools.results-first",
     "reasoning.kept-intact",
+    "tools.server-results-kept",
+    "opaque.kept-intact",
     "reasoning.live-preserved",
     "assistant.no-trailing-reasoning",
     "assistant.reasoning-leads",

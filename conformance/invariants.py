@@ -144,9 +144,9 @@ def _orphan_results(messages: Sequence[Any]) -> dict[str, str]:
             server_calls = set(tx.server_tool_use_ids(previous)) if from_assistant else set()
             seen: set[str] = set()
             for block in tx.blocks(message):
-                if block.get("type") in tx.SERVER_TOOL_USE_TYPES:
+                if tx.is_server_tool_use(block):
                     seen.add(str(block.get("id")))
-                elif "tool_use_id" in block and block.get("type") != tx.CLIENT_TOOL_RESULT:
+                elif tx.is_server_result(block):
                     if block["tool_use_id"] not in seen | server_calls:
                         problems[block["tool_use_id"]] = (f"output[{i}] holds a {block.get('type')} for "
                                                           f"{block['tool_use_id']} with no server tool use before it")
@@ -189,7 +189,13 @@ def _introduced(rule: Callable[[Sequence[Any]], dict[str, str]]) -> Check:
     return check
 
 
+def _server_pair_problems(messages: Sequence[Any]) -> dict[tuple[str, str], str]:
+    """Returns ``tx.server_pair_problems`` of the messages, each problem placed in the output."""
+    return {key: "output" + problem for key, problem in tx.server_pair_problems(messages).items()}
+
+
 results_answer_previous = _introduced(_orphan_results)
+server_results_kept = _introduced(_server_pair_problems)
 uses_answered_next = _introduced(_unanswered_uses)
 results_first = _introduced(_results_not_first)
 
@@ -224,6 +230,21 @@ def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
     return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any reasoning "
             "block of the input"
             for i, j, block in _unmatched(wanted, of_history(_reasoning_keys, scenario.history))]
+
+
+def _opaque_keys(messages: Sequence[Any]) -> Counter[str]:
+    """Returns how many times each opaque block (canonical JSON) occurs in ``messages``."""
+    keys = of_history(_keys_of, messages)
+    return Counter(keys[i][j] for i, j, _ in tx.opaque_blocks(messages))
+
+
+def opaque_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    out = _output(obs)
+    keys = of_history(_keys_of, out)
+    wanted = ((i, j, block, keys[i][j]) for i, j, block in tx.opaque_blocks(out))
+    return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any opaque block "
+            "of the input (compaction, encrypted content, signatures are sent back verbatim)"
+            for i, j, block in _unmatched(wanted, of_history(_opaque_keys, scenario.history))]
 
 
 def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
@@ -485,6 +506,13 @@ CATALOG: tuple[Invariant, ...] = (
               "other block.", results_first),
     Invariant("reasoning.kept-intact", "MUST", "Every reasoning block in the output is byte-identical to one "
               "of the input.", reasoning_kept_intact),
+    Invariant("tools.server-results-kept", "MUST", "Every server tool use in the output keeps its result "
+              "(any block whose tool_use_id names it, whatever its type) after it in the same assistant message "
+              "or in the continuation just after it, and every such result has its use there; pairs the input "
+              "already left open aside.", server_results_kept),
+    Invariant("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
+              "redacted_thinking, any block holding encrypted_content or a signature, or a top-level data string) "
+              "is byte-identical to one of the input, with or without an id.", opaque_kept_intact),
     Invariant("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
               reasoning_live_preserved),
     Invariant("assistant.no-trailing-reasoning", "MUST", "No rewritten assistant message ends with a reasoning "

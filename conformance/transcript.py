@@ -22,6 +22,8 @@ REASONING_TYPES: frozenset[str] = frozenset({"thinking", "redacted_thinking"})
 CLIENT_TOOL_USE = "tool_use"
 CLIENT_TOOL_RESULT = "tool_result"
 SERVER_TOOL_USE_TYPES: frozenset[str] = frozenset({"server_tool_use", "mcp_tool_use"})
+OPAQUE_TYPES: frozenset[str] = frozenset({"compaction", "redacted_thinking"})
+OPAQUE_FIELDS: tuple[str, ...] = ("encrypted_content", "signature")  # at any depth of a block
 
 
 def _json_kind(value: Any) -> str:
@@ -215,21 +217,100 @@ def tool_result_ids(message: Message) -> list[str]:
             if b.get("type") == CLIENT_TOOL_RESULT and "tool_use_id" in b]
 
 
+def is_server_tool_use(block: Any) -> bool:
+    """Returns whether a block is a server-run tool use: a block with an id whose type ends in
+    ``tool_use`` and is not the client's ``tool_use`` (``server_tool_use``, ``mcp_tool_use``, and
+    whatever ``*_tool_use`` kind comes next)."""
+    if not isinstance(block, Mapping):
+        return False
+    kind = block.get("type")
+    return (isinstance(kind, str) and kind != CLIENT_TOOL_USE and kind.endswith("tool_use")
+            and isinstance(block.get("id"), str))
+
+
+def is_server_result(block: Any) -> bool:
+    """Returns whether a block is the result of a server-run tool use: any block with a
+    ``tool_use_id`` but the client's ``tool_result``, whatever its type is called."""
+    return (isinstance(block, Mapping) and block.get("type") != CLIENT_TOOL_RESULT
+            and isinstance(block.get("tool_use_id"), str))
+
+
 def server_tool_use_ids(message: Message) -> list[str]:
-    """Returns the ids of server-run tool uses (``server_tool_use``, ``mcp_tool_use``)."""
-    return [b["id"] for b in blocks(message) if b.get("type") in SERVER_TOOL_USE_TYPES and "id" in b]
+    """Returns the ids of server-run tool uses (``is_server_tool_use``) in the message."""
+    return [b["id"] for b in blocks(message) if is_server_tool_use(b)]
 
 
 def server_result_ids(message: Message) -> list[str]:
     """Returns the ``tool_use_id`` of every non-client result block (``*_tool_result``)."""
-    return [b["tool_use_id"] for b in blocks(message)
-            if b.get("type") != CLIENT_TOOL_RESULT and "tool_use_id" in b]
+    return [b["tool_use_id"] for b in blocks(message) if is_server_result(b)]
 
 
 def open_server_tool_uses(message: Message) -> list[str]:
     """Returns server tool use ids in the message that have no result block in the same message."""
     answered = set(server_result_ids(message))
     return [i for i in server_tool_use_ids(message) if i not in answered]
+
+
+def _holds_opaque_field(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(isinstance(value.get(key), str) for key in OPAQUE_FIELDS) or any(
+            _holds_opaque_field(v) for v in value.values() if isinstance(v, (Mapping, list)))
+    if isinstance(value, list):
+        return any(_holds_opaque_field(v) for v in value)
+    return False
+
+
+def is_opaque(block: Any) -> bool:
+    """Returns whether a block is one the provider owns and checks verbatim: a ``compaction`` or
+    ``redacted_thinking`` block, one with a top-level ``data`` string, or one that holds an
+    ``encrypted_content`` or ``signature`` string at any depth (thinking, search results...)."""
+    if not isinstance(block, Mapping):
+        return False
+    return (block.get("type") in OPAQUE_TYPES or isinstance(block.get("data"), str)
+            or _holds_opaque_field(block))
+
+
+def opaque_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Block]]:
+    """Yields ``(message_index, block_index, block)`` for every opaque block (``is_opaque``)."""
+    for i, message in enumerate(history):
+        if isinstance(message, Mapping):
+            for j, block in enumerate(blocks(message)):
+                if is_opaque(block):
+                    yield i, j, block
+
+
+def server_pair_problems(messages: Sequence[Any]) -> dict[tuple[str, str], str]:
+    """Returns ``(kind, id) -> problem`` for each server tool use of an assistant message with no
+    result after it in the same message or in the assistant message just after it (a paused turn
+    continued), and each server result with no such use before it; pairs are matched by id alone."""
+    problems: dict[tuple[str, str], str] = {}
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            continue
+        content = blocks(message)
+        previous = messages[i - 1] if i > 0 else None
+        continued = (isinstance(previous, Mapping) and previous.get("role") == "assistant"
+                     and message.get("role") == "assistant")
+        following = messages[i + 1] if i + 1 < len(messages) else None
+        continues = (isinstance(following, Mapping) and following.get("role") == "assistant"
+                     and message.get("role") == "assistant")
+        later = set(server_result_ids(following)) if continues else set()
+        seen = set(server_tool_use_ids(previous)) if continued else set()
+        for j, block in enumerate(content):
+            if not isinstance(block, Mapping):
+                continue
+            if is_server_tool_use(block):
+                use_id = block["id"]
+                seen.add(use_id)
+                answered = any(is_server_result(b) and b["tool_use_id"] == use_id for b in content[j + 1:])
+                if message.get("role") == "assistant" and not answered and use_id not in later:
+                    problems[("use", use_id)] = (f"[{i}].content[{j}] ({block.get('type')} {use_id}) has no result "
+                                                 "after it in its message or in the continuation just after it")
+            elif is_server_result(block) and block["tool_use_id"] not in seen:
+                problems[("result", block["tool_use_id"])] = (
+                    f"[{i}].content[{j}] ({block.get('type')} for {block['tool_use_id']}) has no server tool use "
+                    "before it in its message or in the paused turn just before it")
+    return problems
 
 
 def is_final_answer(message: Message) -> bool:

@@ -15,7 +15,12 @@ from .errors import InterleavedTasks, LiveTaskOverBudget, ReorderedHistory
 
 Message = Mapping[str, Any]
 REASONING_TYPES = frozenset({"thinking", "redacted_thinking"})
-_SERVER_TOOL_USES = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def _is_server_use(kind: Any) -> bool:
+    """Returns whether a block type is a server-run tool use (``server_tool_use``, ``mcp_tool_use``,
+    or any later ``*_tool_use`` kind but the client's ``tool_use``)."""
+    return isinstance(kind, str) and kind != "tool_use" and kind.endswith("tool_use")
 
 
 def estimate_tokens(messages: Sequence[Message]) -> int:
@@ -50,7 +55,7 @@ def _is_final_answer(message: Message) -> bool:
             return False
         if kind == "text":
             has_text = True
-        elif kind in _SERVER_TOOL_USES:
+        elif _is_server_use(kind):
             open_server_uses.add(str(block.get("id")))
         elif "tool_use_id" in block:
             open_server_uses.discard(str(block.get("tool_use_id")))
@@ -101,11 +106,33 @@ def _kept_boundary(history: Sequence[Message]) -> int:
     return boundary
 
 
+def _waiting_step(history: Sequence[Message], index: int) -> int | None:
+    """Returns the index of the assistant turn whose calls are still waiting at ``index``: the one
+    just before ``index`` once the user messages with no tool result between them (background
+    notices a harness stored mid-step) are passed over; None when there is none."""
+    j = index - 1
+    while j >= 0 and _is_request(history[j]):
+        j -= 1
+    if j < 0 or history[j].get("role") != "assistant" or not _ids_of(history[j], "tool_use"):
+        return None
+    return j
+
+
+def _inside_step(history: Sequence[Message], index: int) -> bool:
+    """Returns whether the message at ``index`` stands between a call and its result."""
+    step = _waiting_step(history, index)
+    if step is None:
+        return False
+    waiting = set(_ids_of(history[step], "tool_use"))
+    return any(waiting & set(_ids_of(m, "tool_result", "tool_use_id")) for m in history[index:])
+
+
 def _opens_window(history: Sequence[Message], index: int) -> bool:
-    """Returns whether kept history may start at ``index``: a request, or the very start of the
-    history when it holds no result of an earlier call."""
+    """Returns whether kept history may start at ``index``: a request that is not a notice standing
+    between a call and its result, or the very start of the history when it holds no result of an
+    earlier call."""
     if _is_request(history[index]):
-        return True
+        return not _inside_step(history, index)
     return index == 0 and not any(isinstance(b, Mapping) and "tool_use_id" in b for b in _blocks(history[0]))
 
 
@@ -117,7 +144,8 @@ def _check_order(history: Sequence[Message], start: int) -> None:
         if message.get("role") != "user":
             continue
         results = _ids_of(message, "tool_result", "tool_use_id")
-        calls = set(_ids_of(history[i - 1], "tool_use")) if i > 0 else set()
+        step = _waiting_step(history, i) if i > 0 else None  # notices between a call and its result aside
+        calls = set(_ids_of(history[step], "tool_use")) if step is not None else set()
         for use_id in results:
             if use_id in calls:
                 continue
@@ -158,11 +186,15 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
 
     Raises ``LiveTaskOverBudget`` when ``budget_tokens`` is smaller than the task in flight alone,
     ``InterleavedTasks``/``ReorderedHistory`` when the order hides where that task begins, and
-    ``ValueError`` for a negative ``keep_turns``.
+    ``ValueError`` for a negative ``keep_turns``. A history that ends settled has nothing in flight:
+    when its last task alone is over the budget, that task is trimmed as settled history too.
     """
     if keep_turns < 0:
         raise ValueError("keep_turns must be >= 0")
     boundary = _kept_boundary(history)
+    if (budget_tokens is not None and boundary < len(history) and task_boundary(history) == len(history)
+            and count_tokens(history[boundary:]) > budget_tokens):
+        boundary = len(history)  # kept only for the next call's sake, and it does not fit: settled
     window = max(0, boundary - keep_turns)
     while window < boundary and not _opens_window(history, window):
         window += 1  # open on a request (or a clean start): no orphaned result, no split pair
@@ -186,7 +218,7 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
             raise LiveTaskOverBudget(live_tokens, budget_tokens, len(live))
         while settled and count_tokens(settled) + live_tokens > budget_tokens:
             cut = 1
-            while cut < len(settled) and not _is_request(settled[cut]):
+            while cut < len(settled) and not _opens_window(settled, cut):
                 cut += 1
             settled = settled[cut:]  # drop the oldest whole settled task
     return settled + live
