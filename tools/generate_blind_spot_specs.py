@@ -188,7 +188,8 @@ def expected(history: list[Message], live_start: int, kept_from: int, keep_turns
 
 def scenario(sid: str, description: str, features: list[str], settled: list[list[Message]], last: list[Message],
              keep_turns: int, *, in_flight: bool = True, unanswered: tuple[str, ...] = (), note: str | None = None,
-             budget: int | None = None, skip: dict[str, str] | None = None) -> Scenario:
+             budget: int | None = None, skip: dict[str, str] | None = None,
+             refusal_allowed: bool = False) -> Scenario:
     """Returns one scenario: settled tasks, then ``last`` (the task in flight, or with ``in_flight``
     false a last task that settles the history), its truth by construction and the rule's output."""
     history = [m for task in settled for m in task] + last
@@ -209,6 +210,8 @@ def scenario(sid: str, description: str, features: list[str], settled: list[list
                      "expect": {"output": expected(history, live_start, kept_from, keep_turns, budget)}}
     if skip:
         out["expect"]["skip"] = skip
+    if refusal_allowed:
+        out["expect"]["refusal_allowed"] = True
     return out
 
 
@@ -307,6 +310,11 @@ def compactions() -> list[Scenario]:
     return out
 
 
+INSIDE_NOTE = ("a background-task notice is a user message with no tool_result standing between a call and its "
+               "result: it opens no task and no window. The provider refuses a call not answered in the next "
+               "message, so a target may decline such a history; the reference returns it.")
+
+
 def notices() -> list[Scenario]:
     out = []
     tags = ["background-notice", "thinking", "tool-use"]
@@ -325,12 +333,11 @@ def notices() -> list[Scenario]:
         settled.insert(2, task)
         live = [user("Deploy the build to staging.")]
         live += step(seed, 0, "run_command", {"command": "deploy staging"}, "deployed")
-        note = ("a background-task notice is a user message with no tool_result; it stands inside a step, "
-                "so it opens no task and no window") if where == "inside" else None
+        note = INSIDE_NOTE if where == "inside" else None
         edge = "its edge on the notice" if keep == 5 else "the whole step kept as it came"
         out.append(scenario(f"{where}-a-step-settled-window-{keep}",
                             f"a background-task notice {where} a settled step, window {keep}: {edge}",
-                            tags, settled, live, keep, note=note))
+                            tags, settled, live, keep, note=note, refusal_allowed=where == "inside"))
         if keep == 5:
             continue
         seed = f"notice-{where}-in-flight"
@@ -343,7 +350,8 @@ def notices() -> list[Scenario]:
         live += step(seed, 1, "run_command", {"command": "npm test"}, "52 passing")
         out.append(scenario(f"{where}-a-step-in-flight-window-3",
                             f"a background-task notice {where} a step of the task in flight, window 3",
-                            tags, settled_history(seed), live, 3))
+                            tags, settled_history(seed), live, 3, note=INSIDE_NOTE if where == "inside" else None,
+                            refusal_allowed=where == "inside"))
     seed = "notice-last-while-call-waits"
     use = toolu(f"{seed}:wait")
     live = [user("Run the migration.")]
@@ -365,7 +373,8 @@ def notices() -> list[Scenario]:
     live += step(seed, 0, "run_command", {"command": "kubectl rollout status deploy/web"}, "rollout complete")
     out.append(scenario("inside-a-step-settled-budget",
                         "a budget drops the oldest settled tasks around a step with a notice inside it",
-                        tags, settled, live, 20, budget=_budget_keeping(settled, live, 1)))
+                        tags, settled, live, 20, budget=_budget_keeping(settled, live, 1), note=INSIDE_NOTE,
+                        refusal_allowed=True))
     return out
 
 

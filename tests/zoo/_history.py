@@ -18,7 +18,7 @@ def _final(message: dict[str, Any]) -> bool:
     if message["role"] != "assistant":
         return False
     kinds = [b["type"] for b in blocks_of(message)]
-    uses = {b["id"] for b in blocks_of(message) if b["type"] in ("server_tool_use", "mcp_tool_use")}
+    uses = {b["id"] for b in blocks_of(message) if b["type"] != "tool_use" and b["type"].endswith("tool_use")}
     answered = {b.get("tool_use_id") for b in blocks_of(message) if b["type"] != "tool_result"}
     return "text" in kinds and "tool_use" not in kinds and uses <= answered
 
@@ -27,20 +27,32 @@ def _request(message: dict[str, Any]) -> bool:
     return message["role"] == "user" and all(b["type"] != "tool_result" for b in blocks_of(message))
 
 
+def _settled_ends(history: History) -> list[int]:
+    """Returns 0 and the index just after each settled turn, in order."""
+    turns = [(i, m) for i, m in enumerate(history) if m["role"] != "system"]
+    ends = [0]
+    for k, (i, message) in enumerate(turns):
+        if _final(message) and (k + 1 == len(turns) or _request(turns[k + 1][1])):
+            ends.append(i + 1)
+    return ends
+
+
 def live_start(history: History) -> int:
     """Returns where the work to leave untouched begins, scanning forward.
 
     That is the task in flight; when the history ends on the assistant's turn, the whole last
     task (from just after the settled turn before that one), since the next call continues from it.
     """
-    turns = [(i, m) for i, m in enumerate(history) if m["role"] != "system"]
-    ends = [0]  # just after each settled turn, in order
-    for k, (i, message) in enumerate(turns):
-        if _final(message) and (k + 1 == len(turns) or _request(turns[k + 1][1])):
-            ends.append(i + 1)
-    if ends[-1] == len(history) and turns and turns[-1][1]["role"] == "assistant":
+    ends = _settled_ends(history)
+    turns = [m for m in history if m["role"] != "system"]
+    if ends[-1] == len(history) and turns and turns[-1]["role"] == "assistant":
         return ends[-2]
     return ends[-1]
+
+
+def ends_settled(history: History) -> bool:
+    """Returns whether nothing is in flight: the history ends on a settled turn (or is empty)."""
+    return _settled_ends(history)[-1] == len(history)
 
 
 def in_doubt(history: History, start: int) -> bool:

@@ -338,6 +338,107 @@ def drop_pending_calls(history: History) -> History:
     return out
 
 
+KNOWN_SERVER_RESULTS = {"web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+                        "mcp_tool_result"}
+
+
+def fixed_server_registry(history: History) -> History:
+    """Spares the task in flight; in settled history its pair registry knows client pairs and a fixed
+    list of server result kinds, and drops result blocks of any other kind as unpaired debris,
+    leaving their server tool uses without results."""
+    return _settled_blocks_filtered(history, lambda b: b["type"] == "tool_result" or "tool_use_id" not in b
+                                    or b["type"] in KNOWN_SERVER_RESULTS)
+
+
+def _settled_blocks_filtered(history: History, keep: Any) -> History:
+    """Returns the history with settled list content filtered by ``keep`` (a message left empty goes)."""
+    start = live_start(history)
+    out = []
+    for message in history[:start]:
+        if isinstance(message["content"], list):
+            kept = [b for b in message["content"] if keep(b)]
+            if not kept:
+                continue
+            message = {**message, "content": kept}
+        out.append(message)
+    return out + history[start:]
+
+
+def window_splits_paused_pairs(history: History, keep_turns: int = 10) -> History:
+    """Spares the task in flight and never opens settled history on a client tool result, but counts
+    a continuation of a paused server-tool turn as a place to open: the window's edge there orphans
+    the server result."""
+    start = live_start(history)
+    window = max(0, start - keep_turns)
+    while window < start and any(b["type"] == "tool_result" for b in blocks_of(history[window])):
+        window += 1
+    return history[window:start] + history[start:]
+
+
+def _settled_opaque(history: History, rewrite: Any) -> History:
+    """Returns the history with ``rewrite`` applied to every settled compaction block."""
+    return _settled_blocks(history, lambda b: rewrite(b) if b["type"] == "compaction" else b)
+
+
+def reserialise_compaction(history: History) -> History:
+    """Round-trips settled compaction blocks through a model class with every optional field, so
+    each comes back with ``"encrypted_content": null`` (and ``signature``) added where it had none."""
+    return _settled_opaque(history, lambda b: {"encrypted_content": None, "signature": None, **b})
+
+
+def rewrite_compaction_summary(history: History) -> History:
+    """Tidies the summary of settled compaction blocks (whitespace collapsed, a prefix added)."""
+    return _settled_opaque(history, lambda b: {**b, "content": "[summary] " + " ".join(str(b.get("content")).split())})
+
+
+def reencode_search_results(history: History) -> History:
+    """Re-encodes the encrypted content of settled web search results (stripping base64 padding)."""
+    def rewrite(block: dict[str, Any]) -> dict[str, Any]:
+        if block["type"] != "web_search_tool_result" or not isinstance(block.get("content"), list):
+            return block
+        return {**block, "content": [{**r, "encrypted_content": r["encrypted_content"].rstrip("=") + "=="}
+                                     if "encrypted_content" in r else r for r in block["content"]]}
+    return _settled_blocks(history, rewrite)
+
+
+def compact_tool_summary_only(history: History) -> History:
+    """When the model calls the compaction tool (``context_compact``), returns only a summary of
+    everything, losing the call waiting for its result."""
+    last = history[-1] if history else None
+    if last and last["role"] == "assistant" and any(b["type"] == "tool_use" and b["name"] == "context_compact"
+                                                     for b in blocks_of(last)):
+        return [{"role": "user", "content": f"[summary of {len(history)} messages]"}]
+    return list(history)
+
+
+def prune_large_text(history: History, limit: int = 8192) -> History:
+    """Replaces text blocks over ``limit`` characters with a stub everywhere, the latest assistant
+    turn and the task in flight included."""
+    out = []
+    for message in history:
+        if isinstance(message["content"], list) and any(b["type"] == "text" and len(b["text"]) > limit
+                                                        for b in message["content"]):
+            message = {**message, "content": [{"type": "text", "text": "[long text pruned]"}
+                                              if b["type"] == "text" and len(b["text"]) > limit else b
+                                              for b in message["content"]]}
+        out.append(message)
+    return out
+
+
+def notice_into_step(history: History) -> History:
+    """Moves each settled notice (a user text message right after a tool-result turn) ahead of that
+    turn, between the call and its result, as a harness that files notices by arrival time does."""
+    start = live_start(history)
+    out = list(history[:start])
+    for i in range(1, len(out)):
+        message, previous = out[i], out[i - 1]
+        if message["role"] == "user" and all(b["type"] == "text" for b in blocks_of(message)) and \
+                any(b["type"] == "tool_result" for b in blocks_of(previous)) and i + 1 < len(out) and \
+                out[i + 1]["role"] == "assistant":
+            out[i - 1], out[i] = message, previous
+    return out + history[start:]
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "essay_whitelist": ("live.untouched-suffix",),
     "keep_last_n": ("live.untouched-suffix", "tools.results-answer-previous"),
@@ -372,4 +473,12 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "blank_settled_requests": ("output.well-formed",),
     "crash_on_unpaired_result": ("call.completes",),
     "drop_pending_calls": ("tools.unanswered-kept", "live.untouched-suffix"),
+    "fixed_server_registry": ("tools.server-results-kept",),
+    "window_splits_paused_pairs": ("tools.server-results-kept",),
+    "reserialise_compaction": ("opaque.kept-intact",),
+    "rewrite_compaction_summary": ("opaque.kept-intact",),
+    "reencode_search_results": ("opaque.kept-intact",),
+    "compact_tool_summary_only": ("tools.unanswered-kept", "live.untouched-suffix"),
+    "prune_large_text": ("live.untouched-suffix",),
+    "notice_into_step": ("tools.uses-answered-next",),
 }

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ._history import History, blocks_of, in_doubt, live_start
+from ._history import History, blocks_of, ends_settled, in_doubt, live_start
 
 
 def noop(history: History) -> History:
@@ -65,6 +65,8 @@ def _budgeted(chars_per_token: int) -> Callable[..., History]:
             return list(history)
         live = history[start:]
         used = _tokens(live, chars_per_token)
+        if used > budget_tokens and ends_settled(history):  # nothing in flight: the last task may go too
+            start, live, used = len(history), [], 0
         if used > budget_tokens:
             raise ValueError(f"the task in flight alone is ~{used} tokens, over the budget of {budget_tokens}")
         kept: History = []
