@@ -7,6 +7,7 @@ of shapes. Nothing here draws or decides where a task begins.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 Block = dict[str, Any]
@@ -105,8 +106,39 @@ def tool_result(use_id: str, body: str, *, shape: int = 0, error: bool = False, 
     return block
 
 
-def server_use(use_id: str, kind: int, query: str) -> Block:
-    """Returns a server-run tool use: ``kind`` 0 web search, 1 web fetch, 2 code execution, 3 MCP."""
+@dataclass(frozen=True)
+class ServerKind:
+    """A server tool kind beyond the four built in: the tool's name, its result block's type, and
+    the type of its use block (``server_tool_use`` unless a made-up kind brings its own)."""
+
+    name: str
+    result_type: str
+    use_type: str = "server_tool_use"
+
+
+# Kinds the provider added after the first four (and the suite named late), then made-up name parts.
+LATER_SERVER_KINDS: tuple[ServerKind, ...] = (
+    ServerKind("tool_search_tool_regex", "tool_search_tool_result"),
+    ServerKind("tool_search_tool_bm25", "tool_search_tool_result"),
+    ServerKind("bash_code_execution", "bash_code_execution_tool_result"),
+    ServerKind("text_editor_code_execution", "text_editor_code_execution_tool_result"),
+)
+MADE_UP_STEMS: tuple[str, ...] = ("orrery", "ledger", "radar", "atlas", "sonar", "quarry", "vault", "prism")
+MADE_UP_ACTIONS: tuple[str, ...] = ("lookup", "scan", "audit", "probe", "index", "render", "sync", "trace")
+
+
+def made_up_kind(stem: str, action: str, version: int, own_use_type: bool) -> ServerKind:
+    """Returns a server tool kind no one has named: ``<stem>_<action>_<version>`` and its
+    ``*_tool_result``; with ``own_use_type`` its use block is a ``*_tool_use`` of its own too."""
+    name = f"{stem}_{action}_{version}"
+    return ServerKind(name, f"{name}_tool_result", f"{stem}_tool_use" if own_use_type else "server_tool_use")
+
+
+def server_use(use_id: str, kind: int | ServerKind, query: str) -> Block:
+    """Returns a server-run tool use: ``kind`` 0 web search, 1 web fetch, 2 code execution, 3 MCP,
+    or a ``ServerKind``."""
+    if isinstance(kind, ServerKind):
+        return {"type": kind.use_type, "id": use_id, "name": kind.name, "input": {"query": query}}
     if kind == 3:
         return {"type": "mcp_tool_use", "id": use_id, "name": "lookup", "server_name": "docs",
                 "input": {"q": query}}
@@ -114,8 +146,12 @@ def server_use(use_id: str, kind: int, query: str) -> Block:
     return {"type": "server_tool_use", "id": use_id, "name": name, "input": {"query": query}}
 
 
-def server_result(use_id: str, kind: int, body: str) -> Block:
+def server_result(use_id: str, kind: int | ServerKind, body: str) -> Block:
     """Returns the result block of a server-run tool use of the same ``kind``."""
+    if isinstance(kind, ServerKind):
+        stem = kind.result_type.removesuffix("_tool_result")
+        return {"type": kind.result_type, "tool_use_id": use_id, "content": {
+            "type": f"{stem}_result", "output": body, "encrypted_content": f"Eq{use_id[-8:]}Zm9vYmFyYmF6cXV4"}}
     if kind == 0:
         return {"type": "web_search_tool_result", "tool_use_id": use_id, "content": [
             {"type": "web_search_result", "url": "https://example.com/a", "title": body[:40],
@@ -130,6 +166,28 @@ def server_result(use_id: str, kind: int, body: str) -> Block:
     return {"type": "mcp_tool_result", "tool_use_id": use_id, "is_error": False, "content": [text(body)]}
 
 
-def compaction(summary: str) -> Block:
-    """Returns a compaction block holding a summary of earlier turns."""
-    return {"type": "compaction", "content": f"Summary of the conversation so far: {summary}"}
+def compaction(summary: str, *, encrypted: int = 0, block_id: str | None = None) -> Block:
+    """Returns a compaction block holding a summary of earlier turns: ``encrypted`` 0 plain, 1 with
+    ``encrypted_content`` and ``signature`` (as the provider returns it), 2 failed (null content);
+    with ``block_id``, an ``id`` field too (compaction blocks carry none today)."""
+    block: Block = {"type": "compaction", "content": f"Summary of the conversation so far: {summary}"}
+    if encrypted == 2:
+        block["content"] = None
+    if encrypted:
+        block["encrypted_content"] = f"EqQBCkYIBRgCKkA{len(summary):04d}cmVkYWN0ZWQgY29tcGFjdGlvbg=="
+        block["signature"] = f"EuYBCkQIBRgCIkB{len(summary):04d}c2lnbmVkIGNvbXBhY3Rpb24="
+    if block_id is not None:
+        block["id"] = block_id
+    return block
+
+
+BACKGROUND_NOTICES: tuple[str, ...] = (
+    "[background task bg_{n} finished] npm run build exited 0 after 41 s",
+    "<task-notification>bg_{n}: test watcher saw 2 new failures</task-notification>",
+    "[background] bg_{n} is still running (3 min 12 s)",
+)
+
+
+def notice(template: str, n: int) -> str:
+    """Returns a background-task notice, as a harness stores one: the text of a user message."""
+    return template.format(n=n)

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from conformance import Scenario, histories, load_file, spec_writer, transcript
+from conformance._blocks import LATER_SERVER_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
@@ -60,7 +61,9 @@ def test_decidable_truth_agrees_with_an_independent_reading(scenario: Scenario) 
     if "prefill" in scenario.features:
         assert scenario.truth.live_start == len(scenario.history)
     assert transcript.find_live_start(scenario.history) == scenario.truth.live_start
-    assert list(scenario.truth.unanswered) == transcript.unanswered_tool_uses(scenario.history)
+    answered = {r for m in scenario.history for r in transcript.tool_result_ids(m)}  # a notice may come between
+    assert list(scenario.truth.unanswered) == [u for u in transcript.unanswered_tool_uses(scenario.history)
+                                               if u not in answered]
 
 
 def test_undecidable_shapes_always_allow_a_refusal(sample: list[Scenario]) -> None:
@@ -111,6 +114,40 @@ def test_every_shape_of_the_grammar_is_drawn(sample: list[Scenario]) -> None:
     assert any("keep_turns" in s.params for s in sample) and any("keep_turns" not in s.params for s in sample)
     assert any(s.expect.refusal_allowed and "budget" in s.features for s in sample)
     assert any(len(s.history) >= 20 for s in sample)
+
+
+def test_the_blind_spot_arms_are_drawn(sample: list[Scenario]) -> None:
+    features = Counter(tag for s in sample for tag in s.features)
+    for tag in ("background-notice", "compaction-tool", "large-text"):
+        assert features[tag], tag
+    blocks = [b for s in sample for b in _blocks(s)]
+    results = {b["type"] for b in blocks if "tool_use_id" in b and b["type"] != "tool_result"}
+    named = {"web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "mcp_tool_result"}
+    assert {"tool_search_tool_result", "bash_code_execution_tool_result"} <= results
+    assert len(results - named - {k.result_type for k in LATER_SERVER_KINDS}) >= 3  # made-up kinds
+    assert any(b["type"].endswith("_tool_use") and b["type"] not in ("server_tool_use", "mcp_tool_use") for b in blocks)
+    compactions = [b for b in blocks if b["type"] == "compaction"]
+    assert any("id" in b for b in compactions) and any("id" not in b for b in compactions)
+    assert any("encrypted_content" in b for b in compactions) and any(b["content"] is None for b in compactions)
+    assert any(b["type"] == "text" and len(b["text"]) >= 2048 for b in blocks)
+    assert any(m["content"][-1]["name"] == "context_compact" for s in sample if s.truth.unanswered
+               for m in s.history[-1:] if isinstance(m["content"], list))
+
+
+def _misplaced_notice(history: list[dict[str, Any]]) -> bool:
+    """Returns whether a user message with no tool result stands between a call and its result."""
+    for i in range(1, len(history) - 1):
+        calls = set(transcript.tool_use_ids(history[i - 1]))
+        if calls and transcript.opens_new_request(history[i]) and \
+                any(calls & set(transcript.tool_result_ids(m)) for m in history[i + 1:]):
+            return True
+    return False
+
+
+def test_a_notice_inside_a_step_is_drawn_and_allows_a_refusal(sample: list[Scenario]) -> None:
+    misplaced = [s for s in sample if _misplaced_notice(s.history)]
+    assert misplaced
+    assert all(s.expect.refusal_allowed for s in misplaced)
 
 
 def test_ids_name_the_content_and_truth_stays_in_range(sample: list[Scenario]) -> None:

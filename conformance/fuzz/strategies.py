@@ -77,6 +77,7 @@ class _Builder:
     word: int = 0
     left: int = 0
     undecidable: bool = False
+    misplaced: bool = False  # a notice stands between a call and its result: a target may decline
 
     # --- draws: one 64-bit word per message, read a few bits per decision ---------------------
     def fresh(self) -> None:
@@ -150,14 +151,49 @@ class _Builder:
             return True
         return False
 
+    def server_kind(self) -> int | b.ServerKind:
+        """Returns a server tool kind: one of the four built in (0-3), one added later, or a made-up
+        one no list of kinds can know (its name drawn from parts, sometimes with a use type of its own)."""
+        kind = self.take(3)
+        if kind < 4:
+            return kind
+        self.features.add("unknown-block")
+        if kind < 6:
+            return self.pick(b.LATER_SERVER_KINDS)
+        return b.made_up_kind(self.pick(b.MADE_UP_STEMS), self.pick(b.MADE_UP_ACTIONS),
+                              20260101 + self.take(10), self.chance(4))
+
+    def server_id(self, kind: int | b.ServerKind) -> str:
+        return self.next_id("mcptoolu_01" if kind == 3 else "srvtoolu_01")
+
     def server_pair(self) -> list[dict[str, Any]]:
         """Returns a server tool use answered in the same turn, or nothing."""
         if not self.chance(8):
             return []
         self.features.add("server-tool")
-        kind = self.take(2)
-        use_id = self.next_id("mcptoolu_01" if kind == 3 else "srvtoolu_01")
+        kind = self.server_kind()
+        use_id = self.server_id(kind)
         return [b.server_use(use_id, kind, self.words()), b.server_result(use_id, kind, self.body())]
+
+    def compaction(self) -> dict[str, Any]:
+        """Returns a compaction block: plain, encrypted and signed, or failed; rarely with an id."""
+        self.features.add("compaction")
+        self.counter += 1
+        block_id = f"cmpct_01{self.counter:06d}GenXq4T" if self.chance(4) else None
+        return b.compaction(self.words(), encrypted=self.take(2) % 3, block_id=block_id)
+
+    def prose(self, reasoning: list[dict[str, Any]]) -> dict[str, Any]:
+        """Returns an assistant text block; beside reasoning, sometimes one of 2-24 KB."""
+        if reasoning and self.chance(8):
+            self.features.add("large-text")
+            return b.text(b.big_text(self.words(), 2048 + self.take(15) % 22529))
+        return b.text(self.words())
+
+    def notice(self) -> None:
+        """Appends a background-task notice: a user text message a harness stored while work ran."""
+        self.features.add("background-notice")
+        self.counter += 1
+        self.add("user", [b.text(b.notice(self.pick(b.BACKGROUND_NOTICES), self.counter))])
 
     # --- messages -------------------------------------------------------------------------------
     def request(self) -> None:
@@ -175,8 +211,10 @@ class _Builder:
     def call_turn(self, lead: list[dict[str, Any]] | None = None) -> list[str]:
         """Appends an assistant turn with one or more client calls; returns their ids."""
         content = lead if lead is not None else self.reasoning()
+        if self.chance(16):  # threshold compaction inside the tool loop
+            content.append(self.compaction())
         if self.chance(4):
-            content.append(b.text(self.words()))
+            content.append(self.prose([x for x in content if x.get("type") in ("thinking", "redacted_thinking")]))
         content += self.server_pair() + self.future_block()
         ids = [self.next_id() for _ in range(1 + self.take(2) % 3)]
         if len(ids) > 1:
@@ -203,11 +241,11 @@ class _Builder:
         self.features.add("progress-note")
         self.add("assistant", self.reasoning() + [b.text(self.words())])
 
-    def paused_turn(self) -> tuple[str, int]:
+    def paused_turn(self) -> tuple[str, int | b.ServerKind]:
         """Appends a turn paused on an open server tool use; returns its id and kind."""
         self.features.update({"pause-turn", "server-tool"})
-        kind = self.take(2)
-        use_id = self.next_id("mcptoolu_01" if kind == 3 else "srvtoolu_01")
+        kind = self.server_kind()
+        use_id = self.server_id(kind)
         content = self.reasoning()
         if self.chance(2):
             content.append(b.text(self.words()))
@@ -226,14 +264,19 @@ class _Builder:
             return
         content = self.reasoning() + self.server_pair()
         if self.chance(8):
-            content.append(b.compaction(self.words()))
-            self.features.add("compaction")
+            content.append(self.compaction())
+        if self.chance(8):
+            content.append(self.prose(content[:1] if content and content[0].get("type") in ("thinking",
+                                                                                           "redacted_thinking") else []))
         content.append(b.text(self.words(), cache=self.cache(), extra=self.extras()))
         self.add("assistant", content + self.future_block())
 
     def step(self) -> None:
-        """Appends one tool step: a call turn (maybe after a progress note or a paused turn) and its results."""
+        """Appends one tool step: a call turn (maybe after a progress note or a paused turn) and its
+        results, with background-task notices before, between or after them now and then."""
         self.fresh()
+        if self.chance(16):
+            self.notice()
         if self.chance(8):
             self.progress_note()
         if self.chance(8):
@@ -241,7 +284,12 @@ class _Builder:
             ids = self.call_turn([b.server_result(use_id, kind, self.body())])
         else:
             ids = self.call_turn()
+        if self.chance(16):
+            self.notice()  # between the call and its result: the harness stored it out of place
+            self.misplaced = True
         self.results_turn(ids)
+        if self.chance(16):
+            self.notice()
 
     def opening(self) -> int:
         """Appends what opens a task (a system message, one or more requests); returns its index."""
@@ -296,6 +344,15 @@ def _live_task(builder: _Builder) -> tuple[int, tuple[str, ...], bool]:
     if kind == 1:  # waiting for the model after the request or the last results
         return start, (), False
     if kind == 2:  # a call waits for its result
+        builder.fresh()
+        if builder.chance(4):  # the call is the compaction tool itself
+            builder.features.add("compaction-tool")
+            use_id = builder.next_id()
+            lead = builder.reasoning() + ([b.text(builder.words())] if builder.chance(2) else [])
+            builder.add("assistant", lead + [{"type": "tool_use", "id": use_id, "name": "context_compact",
+                                              "input": {} if builder.chance(2) else {"keep": "task"}}])
+            builder.features.add("tool-use")
+            return start, (use_id,), False
         return start, tuple(builder.call_turn()), False
     if kind == 3:  # paused on a server tool
         builder.paused_turn()
@@ -400,4 +457,4 @@ def histories(draw: Callable[[st.SearchStrategy[Any]], Any], *, max_settled: int
     return GeneratedScenario(
         id=scenario_id(history, drawn), description=description, family="generated", history=history,
         truth=Truth(live_start, unanswered), features=tuple(sorted(builder.features)), params=drawn,
-        expect=Expectations(refusal_allowed=refusal or over_budget), path="<generated>")
+        expect=Expectations(refusal_allowed=refusal or over_budget or builder.misplaced), path="<generated>")
