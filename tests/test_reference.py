@@ -124,3 +124,61 @@ def test_paused_server_tool_turn_is_live() -> None:
 def test_negative_window_is_rejected() -> None:
     with pytest.raises(ValueError):
         compact([], keep_turns=-1)
+
+
+def notice(n: int) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": f"[background task bg_{n} finished]"}]}
+
+
+def test_a_settled_last_task_over_budget_is_trimmed_as_settled_not_refused() -> None:
+    last = settled_task(2)
+    last[3]["content"][0] = think("a" * 4000)  # its reasoning alone is over the budget
+    history = settled_task(1) + last
+    budget = reference.estimate_tokens([m for m in (reference.compactor._strip_reasoning(x) for x in last)])
+    assert reference.estimate_tokens(last) > budget
+    out = compact(history, budget_tokens=budget)  # nothing in flight: no LiveTaskOverBudget
+    assert out == [reference.compactor._strip_reasoning(m) for m in last]
+    assert compact(history, budget_tokens=1) == []  # even the last task goes when nothing of it fits
+
+
+def test_a_task_in_flight_over_budget_still_raises() -> None:
+    history = settled_task(1) + live_task(3)
+    with pytest.raises(LiveTaskOverBudget):
+        compact(history, budget_tokens=10)
+
+
+def test_a_notice_between_call_and_result_in_flight_comes_back_as_it_came() -> None:
+    live = live_task(2)
+    live.insert(2, notice(1))  # between the first call and its result
+    history = settled_task(1) + settled_task(2) + live
+    out = compact(history, keep_turns=2)
+    assert all(a is b for a, b in zip(out[-len(live):], live)) and len(out) >= len(live)
+
+
+def test_the_window_never_opens_on_a_notice_inside_a_settled_step() -> None:
+    task = settled_task(2)
+    task.insert(2, notice(1))  # request, call, notice, result, answer
+    history = settled_task(1) + task + settled_task(3) + live_task(1)
+    out = compact(history, keep_turns=7)  # the count lands on the notice: the step goes whole
+    assert out[0]["content"] == "task 3"
+    out = compact(history, keep_turns=8)  # the count lands on the call: the step goes whole
+    assert out[0]["content"] == "task 3"
+    out = compact(history, keep_turns=9)  # the window opens on task 2's request: kept as it came
+    assert out[0]["content"] == "task 2" and out[2] is task[2]
+
+
+def test_budget_trimming_never_opens_on_a_notice_inside_a_step() -> None:
+    task = settled_task(2)
+    task.insert(2, notice(1))
+    history = task + settled_task(3) + live_task(1)
+    full = compact(history, keep_turns=20)
+    budget = reference.estimate_tokens(full) - 1  # one token short: the oldest whole task goes
+    assert compact(history, keep_turns=20, budget_tokens=budget)[0]["content"] == "task 3"
+
+
+def test_a_paused_turn_of_a_made_up_server_kind_is_live() -> None:
+    paused = {"role": "assistant", "content": [
+        {"type": "text", "text": "looking it up"},
+        {"type": "orrery_tool_use", "id": "srvtoolu_2", "name": "orrery_lookup_20270301", "input": {}}]}
+    history = settled_task(1) + [{"role": "user", "content": "where is Mars?"}, paused]
+    assert reference.task_boundary(history) == 4

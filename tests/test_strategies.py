@@ -156,3 +156,23 @@ def test_ids_name_the_content_and_truth_stays_in_range(sample: list[Scenario]) -
         assert 0 <= scenario.truth.live_start <= len(scenario.history)
         assert re.fullmatch(r"generated\.h[0-9a-f]{12}", scenario.id)
         assert len(scenario.description) <= 120
+
+
+BLIND_SPOT_COMPACTORS = ("fixed_server_registry", "window_splits_paused_pairs", "reserialise_compaction",
+                         "rewrite_compaction_summary", "reencode_search_results", "compact_tool_summary_only",
+                         "prune_large_text", "notice_into_step")
+
+
+@pytest.mark.parametrize("name", BLIND_SPOT_COMPACTORS)
+def test_fuzzing_alone_catches_each_blind_spot_compactor_by_its_invariant(name: str) -> None:
+    """A bounded, fixed-seed run of decidable histories finds each broken compactor of the blind
+    spots, and the failed checks include the one ``CAUGHT_BY`` names (truth by construction)."""
+    from conformance import FuzzOptions, from_callable, run_fuzz
+
+    from .zoo import broken
+
+    options = FuzzOptions(examples=300, seed=0, database=None, time_limit=2.0, shrink=False, undecidable=False)
+    result = run_fuzz(from_callable(getattr(broken, name), name), options)
+    assert not result.passed, f"{name} survived {result.examples} generated histories"
+    caught = {r.invariant for r in result.failures}
+    assert caught & set(broken.CAUGHT_BY[name]), (name, caught)
