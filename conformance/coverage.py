@@ -83,6 +83,19 @@ REQUIRED: tuple[Requirement, ...] = (
     Requirement("message", "repeats a settled message", IN_FLIGHT),
     Requirement("message", "repeats a settled block", IN_FLIGHT),
     Requirement("message", "system message", ("opening",)),
+    Requirement("message", "user text between a call and its result", ("settled",), 2),
+    Requirement("message", "user text between a call and its result", ("live",), 1),
+    Requirement("message", "paused server-tool turn continued", ("settled",)),
+    Requirement("compaction", "present", ("settled",)),
+    Requirement("compaction", "present", ("live",), 2),
+    Requirement("compaction", "no id", ("settled",)),
+    Requirement("tool_search_tool_result", "present", ("settled",), 2),
+    Requirement("tool_search_tool_result", "present", ("live",), 2),
+    Requirement("text_editor_code_execution_tool_result", "present", ("settled",), 2),
+    Requirement(FUTURE, "server tool result", ("settled",), 2),
+    Requirement(FUTURE, "server tool result", ("live",), 2),
+    Requirement("tool_use", "context_compact awaiting its result", ("live",), 2),
+    Requirement("text", "text of 2 KB or more beside thinking", ("live",), 2),
 )
 
 
@@ -124,7 +137,13 @@ def block_facets(block: Any) -> Iterator[tuple[str, str]]:
     known = KNOWN_FIELDS.get(kind)
     if known is None:
         yield FUTURE, "present"
+        if tx.is_server_result(block):
+            yield FUTURE, "server tool result"
         return
+    if kind == "compaction" and "id" not in block:
+        yield kind, "no id"
+    if kind == "tool_use" and block.get("name") == "context_compact":
+        yield kind, "context_compact awaiting its result"
     yield kind, "present"
     for field in block:
         if field in NOTABLE:
@@ -156,6 +175,23 @@ def _paused_then_user(history: Sequence[Mapping[str, Any]], i: int) -> bool:
     return bool(open_uses) and "text" in tx.block_types(message)
 
 
+def _between_call_and_result(history: Sequence[Mapping[str, Any]], i: int) -> bool:
+    """Returns whether history[i] is a user message with no tool result that stands right after a
+    call turn whose results come later (a background-task notice stored mid-step)."""
+    if i == 0 or not tx.opens_new_request(history[i]):
+        return False
+    calls = set(tx.tool_use_ids(history[i - 1]))
+    return bool(calls) and any(calls & set(tx.tool_result_ids(m)) for m in history[i + 1:])
+
+
+def _continues_paused_turn(history: Sequence[Mapping[str, Any]], i: int) -> bool:
+    """Returns whether history[i] is an assistant message holding the result of a server tool use
+    left open by the assistant message just before it."""
+    if i == 0 or history[i].get("role") != "assistant" or history[i - 1].get("role") != "assistant":
+        return False
+    return bool(set(tx.open_server_tool_uses(history[i - 1])) & set(tx.server_result_ids(history[i])))
+
+
 def positions(scenario: Scenario) -> list[str]:
     """Returns the position of each message of the history: settled, opening or live."""
     start = scenario.truth.live_start
@@ -184,6 +220,13 @@ def scenario_cells(scenario: Scenario) -> set[Cell]:
             cells.update((kind, field, where) for kind, field in block_facets(block))
         if _paused_then_user(history, i):
             cells.add(("message", "paused turn, then a user message", where))
+        if _between_call_and_result(history, i):
+            cells.add(("message", "user text between a call and its result", where))
+        if _continues_paused_turn(history, i):
+            cells.add(("message", "paused server-tool turn continued", where))
+        if message.get("role") == "assistant" and any(tx.is_reasoning(b) for b in tx.blocks(message)) and any(
+                b.get("type") == "text" and len(str(b.get("text"))) >= BIG_TEXT for b in tx.blocks(message)):
+            cells.add(("text", "text of 2 KB or more beside thinking", where))
         if i > 0 and message == history[i - 1]:
             cells.add(("message", "identical to the message before", where))
         if where != "settled" and tx.canonical(message) in settled_messages:

@@ -291,6 +291,16 @@ def compactions() -> list[Scenario]:
     out.append(scenario("block-inside-tool-loop-window-3",
                         "a compaction block opening an assistant turn inside the tool loop in flight, window 3",
                         ["compaction", "thinking", "tool-use", "large-result"], settled_history(seed), live, 3))
+    seed = "compaction-pending-turn"
+    use = toolu(f"{seed}:call")
+    live = [user("Carry on with the back-off rollout.")]
+    live += step(seed, 0, "run_command", {"command": "git log --oneline -3"}, "a1b2c3 add back-off")
+    live.append(assistant([compaction(seed), thinking("Deploy next.", f"{seed}:think"),
+                           text("Context compacted; deploying to staging."),
+                           tool_use(use, "run_command", {"command": "deploy staging"})]))
+    out.append(scenario("block-opening-the-turn-awaiting-a-result-window-2",
+                        "a compaction block opens the assistant turn whose call awaits its result, window 2",
+                        ["compaction", "thinking", "tool-use"], settled_history(seed), live, 2, unanswered=(use,)))
     seed = "compaction-latest-turn"
     last = [user("Summarise where the back-off work stands."),
             assistant([compaction(seed), thinking("Summarise the state for the user.", seed),
@@ -348,6 +358,17 @@ def notices() -> list[Scenario]:
         if where == "after":
             live.append(notice(seed, 3))
         live += step(seed, 1, "run_command", {"command": "npm test"}, "52 passing")
+        if where == "inside":  # a second notice, beside parallel calls, under a window that reaches less far
+            first, second = toolu(f"{seed}:p1"), toolu(f"{seed}:p2")
+            live += [assistant([thinking("Lint and type-check together.", f"{seed}:par"),
+                                tool_use(first, "run_command", {"command": "npm run lint"}),
+                                tool_use(second, "run_command", {"command": "npm run typecheck"})]),
+                     notice(seed, 5), user([tool_result(second, "0 errors"), tool_result(first, "0 problems")])]
+            out.append(scenario("two-notices-inside-steps-in-flight-window-1",
+                                "notices inside two steps of the task in flight, one beside parallel calls, window 1",
+                                tags + ["parallel"], settled_history(seed + ":2"), live, 1, note=INSIDE_NOTE,
+                                refusal_allowed=True))
+            live = live[:-3]
         out.append(scenario(f"{where}-a-step-in-flight-window-3",
                             f"a background-task notice {where} a step of the task in flight, window 3",
                             tags, settled_history(seed), live, 3, note=INSIDE_NOTE if where == "inside" else None,
@@ -434,6 +455,15 @@ def large_text() -> list[Scenario]:
     out.append(scenario("16kb-text-beside-thinking-in-flight-window-3",
                         "16 KB and 9 KB text blocks beside thinking and calls inside the task in flight, window 3",
                         ["large-text", "thinking", "tool-use"], settled_history(seed), live, 3))
+    seed = "large-text-awaiting-call"
+    use = toolu(f"{seed}:call")
+    live = [user("Explain the retry path, then run the slow tests.")]
+    live += step(seed, 0, "read_file", {"path": "etl/retry.py"}, source_text(seed, 2 * KB))
+    live.append(assistant([thinking("Explain, then run them.", f"{seed}:think"), text(big(seed, 12 * KB)),
+                           tool_use(use, "run_command", {"command": "pytest -m slow"})]))
+    out.append(scenario("12kb-text-beside-thinking-awaiting-a-result-window-2",
+                        "a 12 KB text beside thinking in the turn whose call awaits its result, window 2",
+                        ["large-text", "thinking", "tool-use"], settled_history(seed), live, 2, unanswered=(use,)))
     seed = "large-text-latest-over-budget"
     last = [user("Write the full review of the loader.")]
     last += step(seed, 0, "read_file", {"path": "etl/loader.py"}, "ok")
