@@ -235,7 +235,7 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
         if progress is not None:
             progress(len(done), len(items))
 
-    shipped = {t.name: _shipping(t) for t in targets} if not options.in_process else {}
+    shipped = {t.name: shipping(t) for t in targets} if not options.in_process else {}
     remote = [i for i, (t, _) in enumerate(items) if shipped.get(t.name) is not None]
     if remote:
         _run_in_workers(items, remote, shipped, options, finish, lambda: known[0])
@@ -327,7 +327,23 @@ def _picklable(obs: Observation) -> Observation:
         return replace(obs, output=output, second=second)
 
 
-def _shipping(target: Target) -> str | Target | None:
+def checked_in_worker(pool: Pool, shipped: str | Target, target: Target, scenario: Scenario,
+                      options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+    """Returns the observation and records of ``scenario`` on ``target`` called in one of ``pool``'s
+    workers (``shipped``: how the target gets there, see ``shipping``). A hang or a dead worker is
+    an error record, never an exception; the pool has a free worker again afterwards."""
+    pool.submit(scenario.id, _run_item, (shipped, scenario, options))
+    events: list[Event] = []
+    while not events and pool.running:
+        events = pool.wait()
+    (event,) = events
+    obs, results = _from_event(event, target, scenario, options)
+    if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
+        pool.recycle(event.key)  # its guard gave up: a thread of the target may still run
+    return obs, results
+
+
+def shipping(target: Target) -> str | Target | None:
     """Returns how ``target`` reaches a worker: its name (resolved there), itself pickled, or
     ``None`` when it can only run in this process (a lambda, a closure)."""
     try:
