@@ -29,7 +29,7 @@ from .results import CheckResult, must_checked
 from .runner import RunOptions, keyword_filter, run
 from .spec import load
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, resolve
-from .worker import beside, parse_size, warm_up
+from .worker import beside, parse_size, reaped, warm_up
 
 
 class _Parser(argparse.ArgumentParser):
@@ -135,7 +135,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
-        code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format))
+        code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format,
+                                    in_process=args.in_process))
     if verdict:
         raise UsageError(f"no MUST check of {', '.join(unchecked)} passed or failed: every one was skipped, "
                          "not run or a known gap (see --expectations and -k)")
@@ -212,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code (0 conforms, 1 MUST failed, 2 usage/spec error)."""
     try:
         args = build_parser().parse_args(argv)
-        return int(args.func(args))
+        with reaped():  # no worker or helper process this command started outlives it
+            return int(args.func(args))
     except (TargetError, UsageError) as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2

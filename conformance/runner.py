@@ -41,7 +41,7 @@ class RunOptions:
     jobs: int | None = None  # worker processes; None means one per core
     memory_limit: int | None = None  # bytes of address space per worker
     maxfail: int | None = None  # stop after this many failing (scenario, target) items
-    hung_after: int | None = 3  # timeouts (or worker deaths) in a row after which a target is given up
+    give_up_after: int | None = 3  # timeouts and worker deaths in all after which a target is given up
 
 
 @dataclass
@@ -55,6 +55,7 @@ class RunReport:
     reference_targets: frozenset[str] = frozenset()
     observations: dict[tuple[str, str], Observation] = field(default_factory=dict)
     stopped: str = ""  # why the run ended before every scenario ran (``--maxfail``), else empty
+    given_up: dict[str, str] = field(default_factory=dict)  # target -> why its other scenarios did not run
 
     def failures(self) -> list[CheckResult]:
         """Returns the results that make the run fail (MUST, plus REFERENCE for reference targets)."""
@@ -190,7 +191,7 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
 
 
 def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: str, message: str,
-            diff: list[str] | None = None, extra: dict[str, str] | None = None) -> CheckResult:
+            diff: list[str] | None = None, extra: dict[str, object] | None = None) -> CheckResult:
     details: dict[str, object] = {"diff": diff} if diff else {}
     details.update(extra or {})
     return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
@@ -217,22 +218,24 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
     names = [t.name for t, _ in items]
     done: dict[int, tuple[Observation, list[CheckResult]]] = {}
     summaries: dict[int, ItemSummary] = {}
-    known = [walk(names, summaries, options.maxfail, options.hung_after)]  # stop decisions never revert
+    known = [walk(names, summaries, options.maxfail, options.give_up_after)]  # stop decisions never revert
 
     def finish(index: int, obs: Observation, results: list[CheckResult]) -> None:
         target = items[index][0]
         done[index] = (obs, results)
         gating = {"MUST"} | ({"REFERENCE"} if target.name in options.reference_targets else set())
-        failed = any(r.level in gating and r.outcome in ("fail", "error", "xpass") for r in apply_gaps(results, gaps))
-        timed_out = obs.timed_out or (obs.second is not None and obs.second.timed_out)
-        died = obs.error_type == "WorkerDied"
+        gapped = apply_gaps(results, gaps)
+        failed = any(r.level in gating and r.outcome in ("fail", "error", "xpass") for r in gapped)
+        known_gap = any(r.outcome == "xfail" and r.invariant in _CALL_CHECKS for r in gapped)
+        timed_out = not known_gap and (obs.timed_out or (obs.second is not None and obs.second.timed_out))
+        died = not known_gap and obs.error_type == "WorkerDied"  # a known gap spends no give-up budget
         summaries[index] = ItemSummary(timed_out, failed, died)
         if timed_out or died or (failed and options.maxfail):
-            known[0] = walk(names, summaries, options.maxfail, options.hung_after)
+            known[0] = walk(names, summaries, options.maxfail, options.give_up_after)
         if progress is not None:
             progress(len(done), len(items))
 
-    shipped = {t.name: _shipping(t) for t in targets} if not options.in_process else {}
+    shipped = {t.name: shipping(t) for t in targets} if not options.in_process else {}
     remote = [i for i, (t, _) in enumerate(items) if shipped.get(t.name) is not None]
     if remote:
         _run_in_workers(items, remote, shipped, options, finish, lambda: known[0])
@@ -241,13 +244,13 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
             continue
         obs = observe(target, scenario, options)
         finish(index, obs, check_scenario(target, scenario, options, obs))
-    state = walk(names, summaries, options.maxfail, options.hung_after)
+    state = walk(names, summaries, options.maxfail, options.give_up_after)
     results: list[CheckResult] = []
     observations: dict[tuple[str, str], Observation] = {}
     ran_scenarios: dict[str, Scenario] = {}
     for index, (target, scenario) in enumerate(items):
         if index in state.hung:
-            results.extend(error_records(target, scenario, options, state.hung[index]))
+            results.extend(error_records(target, scenario, options, state.hung[index], given_up=True))
         elif index in done and (state.stopped_at is None or index <= state.stopped_at):
             obs, mine = done[index]
             observations[(target.name, scenario.id)] = obs
@@ -261,22 +264,26 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
                    f"{len(items) - 1 - state.stopped_at} not run")
     kept = [s for s in chosen if s.id in ran_scenarios] if stopped else chosen
     return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], kept,
-                     frozenset(options.reference_targets), observations, stopped)
+                     frozenset(options.reference_targets), observations, stopped, dict(state.given_up))
 
 
+_CALL_CHECKS = ("call.completes", "output.idempotent")  # the records of a call that hung or killed its worker
 _BACKSTOP = 1.0  # seconds past the limit before the parent kills a worker whose guard did not answer
 _COPY_SECONDS = 5e-5  # per message: the guard's input copy and mutation check, not the target's time
 
 
-def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str) -> list[CheckResult]:
+def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str,
+                  given_up: bool = False) -> list[CheckResult]:
     """Returns the records of a scenario whose call gave nothing to check (a dead worker, a target
-    given up): a ``call.completes`` error naming why, the other checks not run."""
+    given up: ``given_up`` marks its error): a ``call.completes`` error naming why, the other checks
+    not run."""
     out = []
     for inv in applicable(scenario, target, options):
         if inv.id in scenario.expect.skip:
             out.append(_record(target, scenario, inv, "skip", scenario.expect.skip[inv.id]))
         elif inv.id == "call.completes":  # the one error record; the rest were not run
-            out.append(_record(target, scenario, inv, "error", reason))
+            out.append(_record(target, scenario, inv, "error", reason,
+                               extra={"given_up": True} if given_up else None))
         else:
             out.append(_record(target, scenario, inv, "skip", f"not run: {reason}",
                                extra={"blocked_by": "call.completes"}))
@@ -320,7 +327,23 @@ def _picklable(obs: Observation) -> Observation:
         return replace(obs, output=output, second=second)
 
 
-def _shipping(target: Target) -> str | Target | None:
+def checked_in_worker(pool: Pool, shipped: str | Target, target: Target, scenario: Scenario,
+                      options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+    """Returns the observation and records of ``scenario`` on ``target`` called in one of ``pool``'s
+    workers (``shipped``: how the target gets there, see ``shipping``). A hang or a dead worker is
+    an error record, never an exception; the pool has a free worker again afterwards."""
+    pool.submit(scenario.id, _run_item, (shipped, scenario, options))
+    events: list[Event] = []
+    while not events and pool.running:
+        events = pool.wait()
+    (event,) = events
+    obs, results = _from_event(event, target, scenario, options)
+    if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
+        pool.recycle(event.key)  # its guard gave up: a thread of the target may still run
+    return obs, results
+
+
+def shipping(target: Target) -> str | Target | None:
     """Returns how ``target`` reaches a worker: its name (resolved there), itself pickled, or
     ``None`` when it can only run in this process (a lambda, a closure)."""
     try:

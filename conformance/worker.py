@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import traceback
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -262,7 +263,53 @@ def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Fut
     executor = ProcessPoolExecutor(1, mp_context=_context())
     future = executor.submit(fn, *args)
     executor.shutdown(wait=False)
+    _executors.append(executor)  # ``reaped`` waits for its process to exit
     return future
+
+
+_executors: list[ProcessPoolExecutor] = []
+_pools: weakref.WeakSet[Pool] = weakref.WeakSet()
+
+
+def live_worker_pids() -> list[int]:
+    """Returns the process ids of the workers of every open ``Pool``."""
+    return [w.process.pid for pool in list(_pools) for w in pool._workers if w.process.pid is not None]
+
+
+def _helpers() -> dict[str, Any]:
+    """Returns the helper processes multiprocessing runs for this process (the fork server, the
+    resource tracker) that are running now, by name, each with what stops it."""
+    from multiprocessing import forkserver, resource_tracker
+
+    running: dict[str, Any] = {}
+    server = getattr(forkserver, "_forkserver", None)
+    if getattr(server, "_forkserver_pid", None) is not None:
+        running["forkserver"] = server
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    if getattr(tracker, "_pid", None) is not None:
+        running["resource_tracker"] = tracker
+    return running
+
+
+@contextmanager
+def reaped() -> Iterator[None]:
+    """Runs the block, then ends every process started for it that still runs (workers of pools
+    left open, the processes run ``beside``, the fork server and the resource tracker when they
+    were not running before) and returns once each has exited."""
+    before = set(_helpers())
+    try:
+        yield
+    finally:
+        for pool in list(_pools):
+            pool.close()
+        while _executors:
+            _executors.pop().shutdown(wait=True, cancel_futures=True)
+        for name, helper in _helpers().items():  # the fork server first: it holds the tracker's fd
+            if name not in before:
+                try:
+                    helper._stop()
+                except (AttributeError, OSError, ChildProcessError):  # pragma: no cover - another Python
+                    pass
 
 
 def describe_exit(code: int | None) -> str:
@@ -340,6 +387,7 @@ class Pool:
         self.memory_limit = memory_limit
         self._ctx = _context()
         self._workers: list[_Worker] = []
+        _pools.add(self)
 
     def __enter__(self) -> Pool:
         return self

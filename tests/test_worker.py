@@ -38,7 +38,7 @@ def _by_scenario(results: list[CheckResult], invariant: str) -> dict[str, CheckR
 
 @pytest.mark.parametrize("func", [hostile.sleeps, hostile.spins])
 def test_a_call_past_the_limit_is_killed_and_the_run_moves_on(tiny: list[Scenario], func: object) -> None:
-    report = run([from_callable(func)], tiny[:2], options=replace(FAST, hung_after=None))
+    report = run([from_callable(func)], tiny[:2], options=replace(FAST, give_up_after=None))
     completes = _by_scenario(report.results, "call.completes")
     assert set(completes) == {s.id for s in tiny[:2]}
     assert all(r.outcome == "error" and "hung" in r.message and "0.5 s" in r.message for r in completes.values())
@@ -73,26 +73,28 @@ def test_memory_error_raised_by_the_target_is_its_failure(tiny: list[Scenario]) 
     assert completes.outcome == "error" and "MemoryError: out of memory (on purpose)" in completes.message
 
 
-def test_a_target_that_keeps_timing_out_is_declared_hung(tiny: list[Scenario]) -> None:
-    options = replace(FAST, time_limit=0.3, hung_after=3)
+def test_a_target_that_keeps_timing_out_is_given_up(tiny: list[Scenario]) -> None:
+    options = replace(FAST, time_limit=0.3, give_up_after=3)
     report = run([from_callable(hostile.sleeps)], tiny, options=options)
     completes = [_by_scenario(report.results, "call.completes")[s.id] for s in tiny]
     assert [r.outcome for r in completes] == ["error"] * 6
     assert all("hung" in r.message for r in completes[:3])
-    assert all("declared hung after timing out on 3 scenarios in a row" in r.message for r in completes[3:])
+    assert all("given up after 3 of its scenarios timed out" in r.message for r in completes[3:])
+    assert all(r.details.get("given_up") for r in completes[3:]) and not any(r.details.get("given_up")
+                                                                              for r in completes[:3])
     assert len({r.scenario for r in report.results}) == len(tiny)  # header and footer counts add up
 
 
 def test_a_target_whose_worker_keeps_dying_is_given_up(tiny: list[Scenario]) -> None:
-    report = run([from_callable(hostile.exits)], tiny, options=replace(FAST, hung_after=3))
+    report = run([from_callable(hostile.exits)], tiny, options=replace(FAST, give_up_after=3))
     completes = [_by_scenario(report.results, "call.completes")[s.id] for s in tiny]
     assert [r.outcome for r in completes] == ["error"] * 6
     assert all("exit code 3" in r.message for r in completes[:3])
-    assert all("died on 3 scenarios in a row" in r.message for r in completes[3:])
+    assert all("given up after 3 of its scenarios killed their worker" in r.message for r in completes[3:])
 
 
 def test_a_hang_on_the_second_call_fails_idempotence_only(tiny: list[Scenario]) -> None:
-    report = run([from_callable(hostile.hangs_on_second_call)], tiny[:1], options=replace(FAST, hung_after=None))
+    report = run([from_callable(hostile.hangs_on_second_call)], tiny[:1], options=replace(FAST, give_up_after=None))
     outcome = {r.invariant: r for r in report.results}
     assert outcome["call.completes"].outcome == "pass"
     assert outcome["output.idempotent"].outcome == "fail" and "hang" in outcome["output.idempotent"].message
@@ -140,12 +142,27 @@ def test_parallel_results_and_reports_equal_the_serial_run(shipped: object, tmp_
 def test_the_stop_rules_read_items_in_run_order() -> None:
     ok, slow, bad = ItemSummary(False, False), ItemSummary(True, True), ItemSummary(False, True)
     names = ["a"] * 5 + ["b"] * 2
-    state = walk(names, {0: slow, 1: slow, 2: slow, 5: ok}, maxfail=None, hung_after=3)
+    state = walk(names, {0: slow, 1: slow, 2: slow, 5: ok}, maxfail=None, give_up_after=3)
     assert sorted(state.hung) == [3, 4] and not state.complete  # b's first item is known, its second not
-    state = walk(names, {0: ok, 1: bad, 3: bad, 4: bad}, maxfail=2, hung_after=3)
+    assert list(state.given_up) == ["a"]
+    state = walk(names, {0: ok, 1: bad, 3: bad, 4: bad}, maxfail=2, give_up_after=3)
     assert state.stopped_at is None  # item 2 is not known yet: a serial run might stop elsewhere
-    state = walk(names, {0: ok, 1: bad, 2: ok, 3: bad, 4: bad}, maxfail=2, hung_after=3)
+    state = walk(names, {0: ok, 1: bad, 2: ok, 3: bad, 4: bad}, maxfail=2, give_up_after=3)
     assert state.stopped_at == 3 and state.decided(4) and not state.decided(3)
+
+
+def test_the_give_up_budget_counts_timeouts_and_deaths_whatever_lies_between() -> None:
+    ok, slow, dead = ItemSummary(False, False), ItemSummary(True, True), ItemSummary(False, True, died=True)
+    names = ["a"] * 9
+    state = walk(names, {0: slow, 1: ok, 2: ok, 3: dead, 4: ok, 5: ok, 6: ok, 7: slow, 8: ok}, None, 3)
+    assert sorted(state.hung) == [8] and state.ran == list(range(8))
+    assert state.given_up == {"a": "not run: the target was given up after 3 of its scenarios timed out or "
+                                    "killed their worker (2 timed out, 1 killed it)"}
+    state = walk(names, {i: ok for i in range(9)}, None, 3)  # answers, however slowly: never given up
+    assert not state.hung and not state.given_up and state.complete
+    state = walk(names, {0: slow, 1: slow, **{i: ok for i in range(2, 9)}}, None, 3)
+    assert not state.hung and state.complete  # within the budget: every scenario runs
+    assert not walk(names, {i: slow for i in range(9)}, None, None).hung  # no budget
 
 
 def test_parse_size_reads_units() -> None:
@@ -272,3 +289,60 @@ def test_a_thread_a_target_leaves_behind_writes_nowhere(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert "STRAY-THREAD-OUTPUT" not in done.stdout + done.stderr
+
+
+GIVE_UP = RunOptions(time_limit=0.5, jobs=2)
+
+
+@pytest.mark.parametrize("name, idempotence", [
+    ("answers_three_then_hangs", True), ("answers_three_then_hangs", False),
+    ("alternates_hang_and_answer", True), ("alternates_hang_and_answer", False),
+    ("dies_every_other_call", False), ("exits", True), ("segfaults", True), ("hangs_holding_the_gil", True),
+])
+def test_a_hostile_target_is_given_up_on_the_shipped_scenarios_after_a_few(shipped: object, name: str,
+                                                                          idempotence: bool) -> None:
+    """Whatever it answers between its hangs or deaths, only a few of the shipped scenarios run:
+    the rest are error records at once, the reason is said once, and the exit code is 1."""
+    scenarios = shipped.scenarios  # type: ignore[attr-defined]
+    target = resolve(f"tests.zoo.hostile:{name}")
+    report = run([target], scenarios, options=replace(GIVE_UP, idempotence=idempotence))
+    assert report.exit_code == 1
+    assert list(report.given_up) == [target.name]
+    completes = _by_scenario(report.results, "call.completes")
+    assert set(completes) == {s.id for s in scenarios}  # every scenario has its record
+    given_up = [r for r in completes.values() if r.details.get("given_up")]
+    assert all(r.outcome == "error" and "given up after 3 of its scenarios" in r.message for r in given_up)
+    assert len(scenarios) - len(given_up) <= 16  # the scenarios that ran: three bad ones and what lay between
+    text = terminal.render(report)
+    assert text.count("given up after") == 1 and f"{len(given_up)} more scenarios not run" in text
+
+
+def test_a_correct_but_slow_target_is_never_given_up(tiny: list[Scenario]) -> None:
+    report = run([from_callable(hostile.sleeps_a_little)], tiny, options=replace(GIVE_UP, give_up_after=1))
+    assert not report.given_up and report.exit_code == 0
+    assert {r.outcome for r in report.results} <= {"pass", "skip"} and len(report.observations) == len(tiny)
+
+
+def test_a_target_with_timeouts_within_the_budget_runs_every_scenario(tiny: list[Scenario]) -> None:
+    inflight = [s for s in tiny if len(s.history) == 5]
+    settled = [s for s in tiny if len(s.history) != 5]
+    chosen = [inflight[0], settled[0], settled[1], inflight[1], settled[2]]  # two timeouts, three answers
+    report = run([from_callable(hostile.hangs_on_five_messages)], chosen, options=GIVE_UP)
+    assert not report.given_up and "given up" not in terminal.render(report)
+    completes = _by_scenario(report.results, "call.completes")
+    assert [completes[s.id].outcome for s in chosen] == ["error", "pass", "pass", "error", "pass"]
+    assert report.exit_code == 1  # the two timeouts fail call.completes
+
+
+def test_a_timeout_that_is_a_known_gap_spends_no_budget(tiny: list[Scenario], tmp_path: Path) -> None:
+    from conformance.expectations import load_gaps
+
+    inflight = [s for s in tiny if len(s.history) == 5]
+    gaps_file = tmp_path / "gaps.yaml"
+    name = "tests.zoo.hostile:hangs_on_five_messages"
+    gaps_file.write_text(f"format_version: 1\ntarget: '{name}'\ngaps:\n" + "".join(
+        f"  - {{scenario: {s.id}, invariants: [call.completes], reason: known to hang}}\n"
+        for s in inflight), encoding="utf-8")
+    gaps = load_gaps(gaps_file, [s.id for s in tiny], ["call.completes"], targets=[name])
+    report = run([resolve(name)], tiny, gaps=gaps, options=replace(GIVE_UP, give_up_after=2))
+    assert not report.given_up and report.exit_code == 0

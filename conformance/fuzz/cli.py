@@ -86,12 +86,12 @@ def fuzz_target(target: Target, options: FuzzOptions, out: Path) -> int:
 
 
 def fuzz_all(targets: Sequence[Target], examples: int, seed: int, time_limit: float = DEFAULT_TIME_LIMIT,
-             out: Path = DEFAULT_OUT, fmt: str | None = None) -> int:
+             out: Path = DEFAULT_OUT, fmt: str | None = None, in_process: bool = False) -> int:
     """Fuzzes each target (speaking ``fmt``) with MUST-level checks (``run --generated N``); returns 1
     if any failed."""
     from .engine import FuzzOptions
 
-    options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit, format=fmt)
+    options = FuzzOptions(examples=examples, seed=seed, time_limit=time_limit, format=fmt, in_process=in_process)
     return max((fuzz_target(t, options, out) for t in targets), default=0)
 
 
@@ -108,7 +108,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(
         examples=args.examples, seed=args.seed, levels=("MUST", "SHOULD") if args.should else ("MUST",),
         undecidable=not args.decidable_only, time_limit=args.time_limit,
-        database=None if args.no_cache else CACHE_DIR, format=args.format)
+        database=None if args.no_cache else CACHE_DIR, format=args.format, in_process=args.in_process)
     return max(fuzz_target(resolve(name), options, Path(args.out)) for name in args.target)
 
 
@@ -128,6 +128,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="leave out interleaved and reordered histories (where a refusal is allowed)")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help="per-call time limit")
+    p.add_argument("--in-process", action="store_true",
+                   help="call the target in this process (no isolation; for a debugger)")
     p.add_argument("--no-cache", action="store_true",
                    help="do not replay or save failures in .conformance_cache/hypothesis")
     p.set_defaults(func=cmd_fuzz)

@@ -3,24 +3,35 @@
 ``run_fuzz`` runs a target on ``histories()`` examples with Hypothesis; the first example that breaks a
 gating invariant is shrunk to a minimal history and returned as a ``Scenario`` ready to be written
 as a scenario file. Failures found before are replayed first from Hypothesis' example database.
+
+The target is called in a worker process, as ``run`` calls it: a call past the time limit, a
+segfault or an ``os._exit`` is a failing example (``call.completes``) that is shrunk and written
+like any other. Shrinking a failure that costs a timeout or a fresh worker per try stops after
+``FuzzOptions.shrink_seconds``, with the smallest failing example found by then. ``in_process``
+calls the target in this process instead (as for a debugger), as do targets that cannot reach a
+worker (a lambda, a closure).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from ..results import CheckResult
-from ..runner import RunOptions, check_scenario, observe
+from ..runner import RunOptions, check_scenario, checked_in_worker, observe, shipping
 from ..spec import Scenario
 from .strategies import histories
-from ..target import DEFAULT_TIME_LIMIT, Target
-from ..worker import output_captured
+from ..target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..worker import Pool, output_captured
 
 CACHE_DIR = Path(".conformance_cache") / "hypothesis"
 FAILING = ("fail", "error")
@@ -41,6 +52,9 @@ class FuzzOptions:
     shrink: bool = True
     format: str | None = None  # the message format the target speaks; None for Anthropic's
     progress: Callable[[int], None] | None = field(default=None, compare=False)
+    in_process: bool = False  # call the target in this process (no isolation; for a debugger)
+    memory_limit: int | None = None  # bytes of address space of the worker
+    shrink_seconds: float = 30.0  # past this much shrinking, a failure that hangs or kills its worker stays as found
 
 
 @dataclass(frozen=True)
@@ -66,16 +80,90 @@ class _Counterexample(Exception):
         self.scenario, self.failures = scenario, failures
 
 
+def _run_options(options: FuzzOptions) -> RunOptions:
+    return RunOptions(time_limit=options.time_limit, idempotence=options.idempotence,
+                      reference_targets=frozenset(), in_process=options.in_process,
+                      memory_limit=options.memory_limit)
+
+
+def _failing(results: list[CheckResult], options: FuzzOptions, hung: bool = False) -> list[CheckResult]:
+    """Returns the results that fail at one of ``options.levels``; when a call ``hung`` or killed its
+    worker, the failing records of that call too, whatever their level (a hang on the second call
+    is an ``output.idempotent`` failure)."""
+    return [r for r in results if r.outcome in FAILING and (r.level in options.levels
+                                                            or (hung and r.invariant in _CALL_CHECKS))]
+
+
+_CALL_CHECKS = ("call.completes", "output.idempotent")
+
+
 def failing_checks(target: Target, scenario: Scenario, options: FuzzOptions) -> list[CheckResult]:
-    """Returns the results of ``scenario`` on ``target`` that fail at one of ``options.levels``."""
-    run_options = RunOptions(time_limit=options.time_limit, idempotence=options.idempotence,
-                             reference_targets=frozenset())
+    """Returns the results of ``scenario`` on ``target`` (called in this process) that fail at one
+    of ``options.levels``."""
+    run_options = _run_options(options)
     with output_captured() as printed:  # the target's own output reaches no terminal and no log
         obs = observe(target, scenario, run_options)
     if printed[0]:
         obs = replace(obs, printed=printed[0])
-    return [r for r in check_scenario(target, scenario, run_options, obs)
-            if r.level in options.levels and r.outcome in FAILING]
+    return _failing(check_scenario(target, scenario, run_options, obs), options)
+
+
+@dataclass(frozen=True)
+class _InFormat:
+    """A picklable stand-in for ``formats.wrap.wrap(target, format)``: it wraps the target in the
+    worker, where the target is resolved by name (or arrives pickled)."""
+
+    shipped: str | Target
+    format: str
+
+    def __call__(self, history: list[dict[str, Any]], **params: Any) -> Any:
+        from ..formats import get
+        from ..formats.wrap import wrap
+
+        inner = _resolved(self.shipped) if isinstance(self.shipped, str) else self.shipped
+        return wrap(inner, get(self.format)).func(history, **params)
+
+
+_RESOLVED: dict[str, Target] = {}
+
+
+def _resolved(name: str) -> Target:
+    if name not in _RESOLVED:
+        _RESOLVED[name] = resolve(name)
+    return _RESOLVED[name]
+
+
+Checks = Callable[[Scenario], "tuple[list[CheckResult], bool]"]
+
+
+@contextmanager
+def _checker(target: Target, named: Target, options: FuzzOptions) -> Iterator[Checks]:
+    """Yields ``checks(scenario)``: the failing results of one example on ``target`` (``named``
+    before it was wrapped in a format) and whether the call hung or killed its worker. The calls
+    run in one worker process, kept from example to example, unless ``options.in_process`` or the
+    target cannot reach a worker."""
+    run_options = _run_options(options)
+    shipped = None if options.in_process else shipping(named)
+    if shipped is not None and options.format is not None:
+        shipped = Target(target.name, _InFormat(shipped, options.format), target.accepts)
+    if shipped is None:
+        yield lambda scenario: (failing_checks(target, scenario, options), False)
+        return
+    pool = Pool(1, options.memory_limit)
+    try:
+        def checks(scenario: Scenario) -> tuple[list[CheckResult], bool]:
+            obs, results = checked_in_worker(pool, shipped, target, scenario, run_options)
+            costly = obs.timed_out or (obs.second is not None and obs.second.timed_out) \
+                or obs.error_type == "WorkerDied"
+            return _failing(results, options, costly), costly
+        yield checks
+    finally:
+        pool.close()
+
+
+def _key(scenario: Scenario) -> str:
+    """Returns a key that tells examples apart: the history, truth and parameters as canonical JSON."""
+    return json.dumps([scenario.history, repr(scenario.truth), scenario.params], sort_keys=True, default=repr)
 
 
 def database_for(target: Target, folder: Path | None) -> DirectoryBasedExampleDatabase | None:
@@ -98,28 +186,47 @@ def _first_leaf(group: BaseExceptionGroup) -> _Counterexample:
 def run_fuzz(target: Target, options: FuzzOptions = FuzzOptions()) -> FuzzResult:
     """Returns the outcome of ``options.examples`` generated histories on ``target``; never raises
     for a failing target (its shrunk counterexample is in the result)."""
-    count, first_failure = 0, 0
+    named = target
     fmt = None
     if options.format is not None:
         from ..formats import get
-        from ..formats.wrap import adapted, wrap
+        from ..formats.wrap import wrap
 
         fmt = get(options.format)
         target = wrap(target, fmt)
+    with _checker(target, named, options) as checks:
+        return _fuzz(target, checks, fmt, options)
+
+
+def _fuzz(target: Target, checks: Checks, fmt: Any, options: FuzzOptions) -> FuzzResult:
+    count, first_failure = 0, 0
+    failing: dict[str, list[CheckResult]] = {}  # failing examples: replayed without another call
+    shrink_until: float | None = None  # set at the first failure that hung or killed its worker
 
     def prop(scenario: Scenario) -> None:
-        nonlocal count, first_failure
+        nonlocal count, first_failure, shrink_until
         if fmt is not None:
+            from ..formats.wrap import adapted
+
             held = adapted(scenario, fmt)  # as an agent speaking the format holds it
             if held is None:
                 reject()  # not expressible in the target's format: not an example
             scenario = held
-        count += 1
-        if options.progress is not None and not first_failure:
-            options.progress(count)
-        failures = failing_checks(target, scenario, options)
-        if failures:
-            first_failure = first_failure or count
+        key = _key(scenario) if failing else ""
+        failures = failing.get(key)
+        if failures is None:
+            if shrink_until is not None and time.monotonic() > shrink_until:
+                return  # shrinking spent its time: the smallest failure so far stands
+            count += 1
+            if options.progress is not None and not first_failure:
+                options.progress(count)
+            failures, costly = checks(scenario)
+            if costly and (failures or first_failure) and shrink_until is None:
+                shrink_until = time.monotonic() + options.shrink_seconds  # each further try may cost as much
+            if failures:
+                first_failure = first_failure or count
+                failing[key or _key(scenario)] = failures
+        if failures:  # one place that raises: Hypothesis tells failures apart by where they were raised
             raise _Counterexample(scenario, failures)
 
     configured = settings(

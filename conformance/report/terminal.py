@@ -48,6 +48,17 @@ def not_run(results: Sequence[CheckResult]) -> int:
     return sum(1 for r in results if r.outcome == "skip" and r.details.get("blocked_by"))
 
 
+def given_up_lines(report: RunReport) -> list[str]:
+    """Returns one line per target given up: why, and how many of its scenarios were not run."""
+    lines = []
+    for target, reason in getattr(report, "given_up", {}).items():
+        skipped = sum(1 for r in report.results if r.target == target and r.details.get("given_up"))
+        why = reason.removeprefix("not run: ").removeprefix("the target was ")
+        lines.append(f"target {target} {why}: {skipped} more scenarios not run, each recorded as a "
+                     "call.completes error")
+    return lines
+
+
 def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose: bool = False,
            verdict: str | None = None) -> str:
     """Returns the whole terminal report of a run as text; ``verdict`` overrides the computed one."""
@@ -63,7 +74,8 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
         out.extend(_table("family", summary["families"], sorted(summary["families"])))
         out.append("")
         out.extend(_table("invariant", summary["invariants"], [i.id for i in CATALOG] + ["expectations.gap-still-open"]))
-        shown = [r for r in mine if r.outcome in ("fail", "error", "xpass") or (verbose and r.outcome == "xfail")]
+        shown = [r for r in mine if (r.outcome in ("fail", "error", "xpass") or (verbose and r.outcome == "xfail"))
+                 and not r.details.get("given_up")]  # said once, below
         if shown:
             out.append("")
             out.append(f"failures of {target}:")
@@ -82,6 +94,7 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
     out.append("")
     if getattr(report, "stopped", ""):
         out.append(report.stopped)
+    out.extend(given_up_lines(report))
     everything = [*report.results, *probe_results]
     totals = summarize(everything)["outcomes"]
     failing = len(report.failures()) + sum(1 for r in probe_results if r.level == "MUST" and r.outcome in ("fail", "error", "xpass"))
