@@ -54,18 +54,49 @@ def _accepted_keywords(func: Compactor) -> frozenset[str] | None:
     return frozenset(names)
 
 
+OWN_MODULES = ("conformance", "conformance_reference")  # the project's installed top-level names
+
+
+def _outside_cwd(entry: str) -> bool:
+    """Returns whether an import path entry is not the current folder, or names it on purpose
+    (in ``PYTHONPATH``, as a checkout under development does)."""
+    here = os.getcwd()
+    chosen = {os.path.abspath(e) for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e}
+    return entry not in ("", ".") and (os.path.abspath(entry) != here or here in chosen)
+
+
+def own_modules_first() -> None:
+    """Imports this project's own top-level modules (``OWN_MODULES``) from where they are
+    installed, never from a file of the current folder, so that a ``conformance_reference.py``
+    beside the user cannot replace them later; a module not installed is left alone."""
+    missing = [name for name in OWN_MODULES if name not in sys.modules]
+    if not missing:
+        return
+    saved = list(sys.path)
+    sys.path[:] = [entry for entry in saved if _outside_cwd(entry)]
+    try:
+        for name in missing:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass  # not installed here; a target of that name is then the user's own
+    finally:
+        sys.path[:] = saved + [e for e in sys.path if e not in saved]
+
+
 def resolve(spec: str) -> Target:
     """Returns the ``Target`` named ``module:attr`` (dotted attr allowed), importable from the
     current directory as with ``python -m``.
 
     Raises ``TargetError`` with one clear line when it cannot be imported or is not callable.
     """
-    here = os.getcwd()
-    if here not in sys.path and "" not in sys.path:
-        sys.path.insert(0, here)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise TargetError(f"target {spec!r} is not of the form MODULE:ATTR")
+    own_modules_first()  # before the current folder is on the path: a user's file cannot shadow them
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - any import failure is one line for the user

@@ -76,13 +76,15 @@ def test_json_has_one_record_per_scenario_and_invariant(specs: Path, tmp_path: P
     assert entry["count"] == 2 and record["details"]["traceback_id"] == key
     assert 'zoo/broken.py", line' in entry["text"] and "in raises" in entry["text"]
     assert "conformance/target.py" not in entry["text"]
-    assert out.count("traceback (the target's frames):") == 1 and out.count("(same traceback as ") == 1
+    assert out.count("traceback (the target's frames):") == 1 and "call.completes: 2 scenarios" in out
     assert "zoo/broken.py" in out and "2 skip" not in out
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:raises", "-v")  # every failure
+    assert out.count("traceback (the target's frames):") == 1 and out.count("(same traceback as ") == 1
 
 
 def test_keyword_selects_scenarios(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--specs", str(specs), "-k", "settled and not inflight")
-    assert code == 0 and "1 scenarios" in out
+    assert code == 0 and "1 scenario, " in out and "1 scenarios" not in out
     assert main(["run", "--no-provider", "--specs", str(specs), "-k", "and and"]) == 2
 
 
