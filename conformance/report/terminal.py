@@ -128,7 +128,7 @@ def target_verdict(target: str, report: RunReport, no_output: set[tuple[str, str
     if failing:
         word = "DOES NOT CONFORM"
     elif report.interrupted:
-        word = "NO VERDICT (interrupted)"
+        word = "NO VERDICT, interrupted"
     elif not must_checked(mine):
         word = "NOTHING CHECKED"
     else:
