@@ -186,6 +186,8 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             results.append(record("error", violations[0], extra=crash))
         else:
             lines = "\n".join(violations).splitlines()
+            if inv.id == "input.unmutated":
+                lines += list(obs.mutation)
             results.append(record("fail", lines[0], lines[1:], extra=sides(scenario, obs, lines[0], inv.id)))
     return results
 

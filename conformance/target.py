@@ -149,6 +149,7 @@ class Observation:
     elapsed: float = 0.0
     second: Observation | None = None  # the call on this call's output, for idempotence
     printed: str = ""  # the end of what the target wrote to stdout and stderr, in a worker process
+    mutation: tuple[str, ...] = ()  # when ``mutated``: what changed in the input, reasoning redacted
 
     @property
     def returned(self) -> bool:
@@ -185,8 +186,62 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s",
                            error_traceback=stack_of(worker, __file__))  # where it was stuck
     mutated = snapshot.changed()
+    mutation = describe_mutation(history, given) if mutated else ()
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
-                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed)
-    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed)
+                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation)
+    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation)
+
+
+MUTATION_LINES = 6  # changes shown of an input the target changed; the rest are counted
+_SHORT = 60  # characters of a value quoted in a change line
+
+
+def _short(value: Any) -> str:
+    text = transcript.canonical(value)
+    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+
+
+def _redacted(message: Any) -> Any:
+    """Returns a message whose reasoning blocks show as hash and length, never as text."""
+    from .redaction import safe_block
+
+    if isinstance(message, dict) and isinstance(message.get("content"), list):
+        return {**message, "content": [safe_block(block) for block in message["content"]]}
+    return message
+
+
+def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
+    """Returns lines that say what a target changed in the history it was given: the message
+    index, the path in it and both values as canonical JSON (types kept), reasoning redacted."""
+    from deepdiff import DeepDiff
+
+    if not (isinstance(before, list) and isinstance(after, list)):
+        return (f"the history became a {type(after).__name__}",)
+    lines: list[str] = []
+    if len(after) != len(before):
+        lines.append(f"the history went from {len(before)} to {len(after)} messages")
+    for index in range(max(len(before), len(after))):
+        if index >= len(after):
+            lines.append(f"input[{index}] was removed")
+            continue
+        if index >= len(before):
+            lines.append(f"input[{index}] was added: {_short(_redacted(after[index]))}")
+            continue
+        if transcript.same_json(before[index], after[index]):
+            continue
+        try:
+            tree = DeepDiff(_redacted(before[index]), _redacted(after[index]), view="tree")
+        except Exception:  # noqa: BLE001 - an object deepdiff cannot walk
+            lines.append(f"input[{index}] changed: {_short(_redacted(after[index]))}")
+            continue
+        for kind in sorted(tree):
+            for level in tree[kind]:
+                where = f"input[{index}]{level.path()[4:]}"
+                old = "(absent)" if "added" in kind else _short(level.t1)
+                new = "(absent)" if "removed" in kind else _short(level.t2)
+                lines.append(f"{where}: {old} -> {new}")
+    if len(lines) > MUTATION_LINES:
+        lines = lines[:MUTATION_LINES] + [f"... and {len(lines) - MUTATION_LINES} more changes"]
+    return tuple(lines)

@@ -154,10 +154,9 @@ def provider_verdict(probe_results: Sequence[CheckResult]) -> str:
         configs[key] = configs.get(key, False) or bool(r.details.get("reached_live"))
     reach = sum(configs.values())
     if matching == len(replayed):
-        match = f"{plural(matching, 'recording')} match{'es' if matching == 1 else ''} their predictions"
+        match = f"{matching} match{'es' if matching == 1 else ''} their prediction{'' if matching == 1 else 's'}"
     else:
-        match = f"{matching} of {plural(len(replayed), 'recording')} match their predictions " \
-                f"({len(replayed) - matching} do NOT)"
+        match = f"{matching} of {len(replayed)} match their predictions ({len(replayed) - matching} do NOT)"
     errors = sum(1 for r in probe_results if r.outcome == "error")
     broken = f"; {plural(errors, 'probe')} could not be checked" if errors else ""
     return (f"provider recordings: {match}; {reach} of {plural(len(configs), 'configuration')} "
