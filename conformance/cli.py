@@ -77,7 +77,7 @@ def _nothing_selected(args: argparse.Namespace, loaded: int, probes: int) -> str
     if not loaded:
         return f"no scenario found in {where}"
     probe_note = f" and none of the {probes} provider probes" if args.keyword and probes else ""
-    return f"-k {args.keyword!r} selects none of the {loaded} scenarios in {where}{probe_note}"
+    return f"-k {args.keyword!r} selects none of the {loaded} scenario{'' if loaded == 1 else 's'} in {where}{probe_note}"
 
 
 def spec_folder_line(specs: Sequence[str] | None) -> list[str]:
@@ -142,7 +142,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                          maxfail=args.maxfail)
     progress, done = progress_callback(not args.no_progress)
     try:
-        report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors, progress=progress)
+        report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors, progress=progress,
+                     keep_on_interrupt=True)
     finally:
         done()
     probes = apply_gaps(probes, gaps)

@@ -209,11 +209,13 @@ def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:
 
 def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Sequence[KnownGap] = (),
         options: RunOptions = RunOptions(), spec_errors: Sequence[SpecError] = (),
-        progress: Callable[[int, int], None] | None = None) -> RunReport:
+        progress: Callable[[int, int], None] | None = None, keep_on_interrupt: bool = False) -> RunReport:
     """Returns the report of every scenario on every target, with known gaps applied.
 
     The records come in the order of a serial run (targets, then scenarios), whatever ``jobs``.
-    ``progress(done, total)`` is called as items finish.
+    ``progress(done, total)`` is called as items finish. On Ctrl-C, ``KeyboardInterrupt`` is
+    raised (the workers stopped), or with ``keep_on_interrupt`` the report of what finished is
+    returned, marked ``interrupted``.
     """
     chosen = list(scenarios)
     items = [(t, s) for t in targets for s in chosen]
@@ -247,6 +249,8 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
             obs = observe(target, scenario, options)
             finish(index, obs, check_scenario(target, scenario, options, obs))
     except KeyboardInterrupt:  # Ctrl-C: keep what finished; workers killed by the interrupt are not results
+        if not keep_on_interrupt:
+            raise
         interrupted = True
         for index in [i for i, (obs, _) in done.items() if obs.error_type in ("WorkerDied", "WorkerError")]:
             del done[index]

@@ -221,7 +221,7 @@ def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
         return (f"the history became a {type(after).__name__}",)
     lines: list[str] = []
     if len(after) != len(before):
-        lines.append(f"the history went from {len(before)} to {len(after)} messages")
+        lines.append(f"the history went from {len(before)} to {len(after)} message{'' if len(after) == 1 else 's'}")
     for index in range(max(len(before), len(after))):
         if index >= len(after):
             lines.append(f"input[{index}] was removed")
@@ -243,5 +243,6 @@ def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
                 new = "(absent)" if "removed" in kind else _short(level.t2)
                 lines.append(f"{where}: {old} -> {new}")
     if len(lines) > MUTATION_LINES:
-        lines = lines[:MUTATION_LINES] + [f"... and {len(lines) - MUTATION_LINES} more changes"]
+        keep = MUTATION_LINES - 1  # so that the count below is 2 or more
+        lines = lines[:keep] + [f"... and {len(lines) - keep} more changes"]
     return tuple(lines)

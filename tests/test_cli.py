@@ -143,7 +143,7 @@ def test_known_gaps_and_keywords_reach_provider_probes(tmp_path: Path, capsys: p
     assert code == 1 and "compact.mid-task :: provider.verdict-matches-prediction (xpass)" in out
     code = main(["run", "-k", "compact.mid-task"])
     out = capsys.readouterr().out
-    assert code == 0 and "provider recordings: 1 probes replayed" in out
+    assert code == 0 and "provider recordings: 1 probe replayed" in out
 
 
 def test_zero_scenarios_is_exit_2_never_conforms(specs: Path, tmp_path: Path,
@@ -177,7 +177,7 @@ def test_with_a_target_the_provider_replay_is_opt_in(specs: Path, capsys: pytest
     code = main(["run", "--specs", str(specs), "--target", "conformance_reference:compact", "--provider",
                  "-k", "tiny or compact.mid-task"])
     out = capsys.readouterr().out
-    assert code == 0 and "provider recordings: 1 probes replayed" in out and "2 scenarios" in out
+    assert code == 0 and "provider recordings: 1 probe replayed" in out and "2 scenarios" in out
 
 
 def test_json_may_overwrite_a_file_but_paths_are_checked_first(specs: Path, tmp_path: Path,

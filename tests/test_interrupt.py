@@ -100,3 +100,25 @@ def test_a_failure_found_before_ctrl_c_is_still_a_failure(monkeypatch: pytest.Mo
                  "--target", "tests.zoo.broken:raises"])
     out = capsys.readouterr().out
     assert code == 130 and "tests.zoo.broken:raises: DOES NOT CONFORM (" in out
+
+
+def test_the_library_call_raises_keyboard_interrupt_unless_asked_to_keep_what_finished(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import load, resolve
+
+    real, calls = runner.observe, []
+
+    def observe(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) % 3 == 0:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "observe", observe)
+    scenarios = load([SPEC]).scenarios
+    options = runner.RunOptions(in_process=True)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run([resolve("conformance_reference:compact")], scenarios, options=options)
+    report = runner.run([resolve("conformance_reference:compact")], scenarios, options=options,
+                        keep_on_interrupt=True)
+    assert report.interrupted and len(report.scenarios) == 2 and report.stopped.startswith("interrupted")

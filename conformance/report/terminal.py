@@ -195,7 +195,7 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
         from ..provider.table import strategy_table
 
         out.append("")
-        out.append(f"provider recordings: {len(probe_results)} probes replayed (details: conformance verify)")
+        out.append(f"provider recordings: {plural(len(probe_results), 'probe')} replayed (details: conformance verify)")
         out.extend(strategy_table(probe_results))
         for result in probe_results:
             if result.outcome in ("fail", "error", "xpass"):
