@@ -217,6 +217,5 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             verdict += f" (with {plural(totals['xfail'], 'known-gap failure')})"
         if report.spec_errors:
             verdict = f"SPEC ERRORS ({len(report.spec_errors)})"
-    what = "total, compactor and recordings" if probe_results and report.targets else "total"
-    out.extend(fit([f"{what}: " + ", ".join(_count_words(totals, not_run(everything))) + f" -- {verdict}"]))
+    out.extend(fit(["total: " + ", ".join(_count_words(totals, not_run(everything))) + f" -- {verdict}"]))
     return "\n".join(out).lstrip("\n")
