@@ -199,6 +199,13 @@ _SHORT = 60  # characters of a value quoted in a change line
 
 
 def _short(value: Any) -> str:
+    """Returns a value as short canonical JSON; a content block as its label (type, id or text)."""
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and "role" not in value:
+        from .redaction import block_label
+
+        if value["type"] in transcript.REASONING_TYPES:  # already redacted: its hash and length
+            return f"({value['type']} {value.get('thinking', value.get('data'))})"
+        return f"({block_label(value)})"
     text = transcript.canonical(value)
     return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
 
