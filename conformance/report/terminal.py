@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .._text import fit
 from ..invariants import CATALOG
@@ -30,7 +31,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
-def _counted(results: Sequence[CheckResult], no_output: set[tuple[str, str]]) -> dict[str, object]:
+def _counted(results: Sequence[CheckResult], no_output: set[tuple[str, str]]) -> dict[str, Any]:
     """Returns ``summarize`` of ``results`` where a pass on a call that returned nothing is not a
     pass but a ``no-output`` count (a target that always raises passes nothing)."""
     summary = summarize(results)
