@@ -14,7 +14,8 @@ from pathlib import Path
 from . import __version__
 from ._paths import shipped
 from .errors import ConformanceError, SpecError, TargetError, UsageError
-from .expectations import apply_gaps, load_gaps
+from ._text import fit
+from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
 from .formats.wrap import FORMAT_HELP, in_format
 from .fuzz.cli import fuzz_all
 from .fuzz.cli import register as register_fuzz
@@ -26,7 +27,7 @@ from .provider.cli import register as register_provider
 from .report import jsonfile, terminal
 from .report.cli import register as register_reports
 from .results import CheckResult, must_checked
-from .runner import RunOptions, keyword_filter, run
+from .runner import RunOptions, RunReport, keyword_filter, run
 from .spec import load
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, resolve
 from .worker import beside, parse_size, reaped, warm_up
@@ -61,6 +62,10 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--generated must be 0 or more, not {args.generated}")
     if args.report:
         check_output_folder(args.report, "--report")
+    if args.write_gaps:
+        if len(args.target or [DEFAULT_TARGET]) != 1:
+            raise UsageError("--write-gaps writes the gaps of one target: give one --target")
+        check_output_file(args.write_gaps, "--write-gaps")
     if args.json and not (args.report and Path(args.json).parent.absolute() == Path(args.report).absolute()):
         check_output_file(args.json, "--json")  # (into the --report folder: that folder is checked above)
     _replays_recordings(args)
@@ -72,7 +77,34 @@ def _nothing_selected(args: argparse.Namespace, loaded: int, probes: int) -> str
     if not loaded:
         return f"no scenario found in {where}"
     probe_note = f" and none of the {probes} provider probes" if args.keyword and probes else ""
-    return f"-k {args.keyword!r} selects none of the {loaded} scenarios in {where}{probe_note}"
+    return f"-k {args.keyword!r} selects none of the {loaded} scenario{'' if loaded == 1 else 's'} in {where}{probe_note}"
+
+
+def spec_folder_line(specs: Sequence[str] | None) -> list[str]:
+    """Returns the line that says which spec files or folders a run reads (and, for the shipped
+    ones, that a ``specs/`` folder in the current directory is not the one being run)."""
+    if specs:
+        return fit([f"specs: {' '.join(str(Path(p).resolve()) for p in specs)}"])
+    folder = shipped("specs").resolve()
+    line = f"specs: {folder} (the shipped specs)"
+    here = Path("specs")
+    if here.is_dir() and here.resolve() != folder:
+        line += "; ./specs is not run (--specs specs runs it)"
+    return fit([line])
+
+
+def _write_gaps(path: str, report: RunReport) -> None:
+    """Writes the known-gaps file of the run's one target from its failures and says so."""
+    target = report.targets[0]
+    gating = ("MUST", "REFERENCE") if target in report.reference_targets else ("MUST",)
+    document = gaps_document(report.results, target, gating)
+    try:
+        write_gaps(path, document)
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
+    count = len(document["gaps"])  # type: ignore[arg-type]
+    print(f"wrote {count} known gap{'' if count == 1 else 's'} of {target} to {path}; "
+          f"rerun with --expectations {path}", file=sys.stderr)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -110,7 +142,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                          maxfail=args.maxfail)
     progress, done = progress_callback(not args.no_progress)
     try:
-        report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors, progress=progress)
+        report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors, progress=progress,
+                     keep_on_interrupt=True)
     finally:
         done()
     probes = apply_gaps(probes, gaps)
@@ -122,8 +155,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     verdict = None
     if code == 0 and unchecked:
         code, verdict = 2, "NOTHING CHECKED"
-    print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict)
+    print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
+                          header=spec_folder_line(args.specs))
           + (f"\n{format_note}" if format_note else ""))
+    if report.interrupted:  # what finished is shown; no file claims to be the whole run
+        if args.json or args.report or args.write_gaps:
+            print("conformance: interrupted: no --json, --report or --write-gaps written", file=sys.stderr)
+        return 130
+    if args.write_gaps:
+        _write_gaps(args.write_gaps, report)
     try:
         if args.report:
             Path(args.report).mkdir(parents=True, exist_ok=True)
@@ -179,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
     p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     p.add_argument("--expectations", action="append", metavar="FILE", help="known gaps of the target (strict)")
+    p.add_argument("--write-gaps", metavar="FILE",
+                   help="write the known gaps of the one target from this run's failures to FILE")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help="per-call time limit")
     p.add_argument("--format", metavar="NAME", help=FORMAT_HELP)
@@ -224,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConformanceError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C outside the scenarios' loop (that one reports what finished)
+        print("conformance: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -105,3 +105,29 @@ def apply_gaps(results: Sequence[CheckResult], gaps: Sequence[KnownGap]) -> list
             out.append(CheckResult(first.target, gap.scenario, first.family, GAP_CHECK, "MUST", "xpass",
                                    f"listed as a known gap but every MUST passes: {note}"))
     return out
+
+
+def gaps_document(results: Sequence[CheckResult], target: str, gating: Iterable[str] = ("MUST",)) -> dict[str, object]:
+    """Returns a known-gaps document (as ``load_gaps`` reads it) listing, for ``target``, each
+    scenario whose gating checks failed, errored or were already known gaps, with those invariants."""
+    levels = set(gating)
+    failing: dict[str, list[str]] = {}
+    for r in results:
+        if (r.target == target and r.kind == "scenario" and r.level in levels and r.invariant != GAP_CHECK
+                and r.outcome in ("fail", "error", "xfail")):
+            names = failing.setdefault(r.scenario, [])
+            if r.invariant not in names:
+                names.append(r.invariant)
+    gaps = [{"scenario": scenario, "reason": f"fails {', '.join(names)} (written by conformance run "
+             "--write-gaps: say why, and link the issue that tracks it)", "invariants": names}
+            for scenario, names in failing.items()]
+    return {"format_version": 1, "target": target, "gaps": gaps}
+
+
+def write_gaps(path: str | Path, document: dict[str, object]) -> None:
+    """Writes a known-gaps document as YAML; raises ``OSError`` when the file cannot be written."""
+    import yaml
+
+    text = "# known gaps: a listed check that passes fails the run, so remove a gap once it is fixed\n"
+    text += yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+    Path(path).write_text(text, encoding="utf-8")

@@ -12,6 +12,8 @@ OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skip", "xfail", "xpass")
 # Of the skips, those not run because the call raised or hung or its output was malformed: they are
 # no pass, and a "passing / checked" tally counts them as checked and not passing.
 NOT_RUN = "not_run"
+# The message of a ``call.completes`` pass whose call declined (raised a refusal the scenario allows).
+DECLINED = "declined: "
 
 
 @dataclass(frozen=True)
@@ -67,3 +69,10 @@ def summarize(results: Iterable[CheckResult]) -> dict[str, Any]:
             row[NOT_RUN] += blocked
     return {"total": total, "outcomes": by_outcome, "levels": by_level, "families": by_family,
             "invariants": by_invariant}
+
+
+def without_output(results: Iterable[CheckResult]) -> set[tuple[str, str]]:
+    """Returns the (target, scenario) pairs whose call gave no output: its ``call.completes``
+    record is an error (raised, hung), a known-gap error, or a pass of a declined call."""
+    return {(r.target, r.scenario) for r in results if r.invariant == "call.completes" and r.kind == "scenario"
+            and (r.outcome in ("error", "xfail") or (r.outcome == "pass" and r.message.startswith(DECLINED)))}

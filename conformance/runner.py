@@ -21,7 +21,7 @@ from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
-from .results import CheckResult, gating_failures
+from .results import DECLINED, CheckResult, gating_failures
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
@@ -54,8 +54,9 @@ class RunReport:
     scenarios: list[Scenario] = field(default_factory=list)
     reference_targets: frozenset[str] = frozenset()
     observations: dict[tuple[str, str], Observation] = field(default_factory=dict)
-    stopped: str = ""  # why the run ended before every scenario ran (``--maxfail``), else empty
+    stopped: str = ""  # why the run ended before every scenario ran (``--maxfail``, Ctrl-C), else empty
     given_up: dict[str, str] = field(default_factory=dict)  # target -> why its other scenarios did not run
+    interrupted: bool = False  # Ctrl-C: the records are those of the scenarios that finished
 
     def failures(self) -> list[CheckResult]:
         """Returns the results that make the run fail (MUST, plus REFERENCE for reference targets)."""
@@ -176,7 +177,7 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             continue
         violations = _safe(inv, scenario, obs)
         if not violations:
-            message = f"declined: {obs.error_type}" if (inv.id == "call.completes" and obs.error_type) else ""
+            message = f"{DECLINED}{obs.error_type}" if (inv.id == "call.completes" and obs.error_type) else ""
             results.append(record("pass", message))
         elif inv.id == "call.completes":  # raised or hung: no output at all
             crash = {"traceback": obs.error_traceback, "traceback_id": traceback_key(obs.error_traceback)} \
@@ -186,6 +187,8 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             results.append(record("error", violations[0], extra=crash))
         else:
             lines = "\n".join(violations).splitlines()
+            if inv.id == "input.unmutated":
+                lines += list(obs.mutation)
             results.append(record("fail", lines[0], lines[1:], extra=sides(scenario, obs, lines[0], inv.id)))
     return results
 
@@ -207,11 +210,13 @@ def _safe(inv: Invariant, scenario: Scenario, obs: Observation) -> list[str]:
 
 def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Sequence[KnownGap] = (),
         options: RunOptions = RunOptions(), spec_errors: Sequence[SpecError] = (),
-        progress: Callable[[int, int], None] | None = None) -> RunReport:
+        progress: Callable[[int, int], None] | None = None, keep_on_interrupt: bool = False) -> RunReport:
     """Returns the report of every scenario on every target, with known gaps applied.
 
     The records come in the order of a serial run (targets, then scenarios), whatever ``jobs``.
-    ``progress(done, total)`` is called as items finish.
+    ``progress(done, total)`` is called as items finish. On Ctrl-C, ``KeyboardInterrupt`` is
+    raised (the workers stopped), or with ``keep_on_interrupt`` the report of what finished is
+    returned, marked ``interrupted``.
     """
     chosen = list(scenarios)
     items = [(t, s) for t in targets for s in chosen]
@@ -237,13 +242,22 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
 
     shipped = {t.name: shipping(t) for t in targets} if not options.in_process else {}
     remote = [i for i, (t, _) in enumerate(items) if shipped.get(t.name) is not None]
-    if remote:
-        _run_in_workers(items, remote, shipped, options, finish, lambda: known[0])
-    for index, (target, scenario) in enumerate(items):
-        if shipped.get(target.name) is not None or known[0].decided(index):
-            continue
-        obs = observe(target, scenario, options)
-        finish(index, obs, check_scenario(target, scenario, options, obs))
+    interrupted = False
+    try:
+        if remote:
+            _run_in_workers(items, remote, shipped, options, finish, lambda: known[0])
+        for index, (target, scenario) in enumerate(items):
+            if shipped.get(target.name) is not None or known[0].decided(index):
+                continue
+            obs = observe(target, scenario, options)
+            finish(index, obs, check_scenario(target, scenario, options, obs))
+    except KeyboardInterrupt:  # Ctrl-C: keep what finished; workers killed by the interrupt are not results
+        if not keep_on_interrupt:
+            raise
+        interrupted = True
+        for index in [i for i, (obs, _) in done.items() if obs.error_type in ("WorkerDied", "WorkerError")]:
+            del done[index]
+            summaries.pop(index, None)
     state = walk(names, summaries, options.maxfail, options.give_up_after)
     results: list[CheckResult] = []
     observations: dict[tuple[str, str], Observation] = {}
@@ -251,7 +265,7 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
     for index, (target, scenario) in enumerate(items):
         if index in state.hung:
             results.extend(error_records(target, scenario, options, state.hung[index], given_up=True))
-        elif index in done and (state.stopped_at is None or index <= state.stopped_at):
+        elif index in done and (interrupted or state.stopped_at is None or index <= state.stopped_at):
             obs, mine = done[index]
             observations[(target.name, scenario.id)] = obs
             results.extend(mine)
@@ -259,12 +273,16 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
             continue
         ran_scenarios.setdefault(scenario.id, scenario)
     stopped = ""
-    if state.stopped_at is not None and state.stopped_at < len(items) - 1:
+    if interrupted:
+        unit = "scenarios" if len(targets) == 1 else "scenario runs (scenarios x targets)"
+        stopped = f"interrupted (Ctrl-C): {len(done)} of {len(items)} {unit} finished"
+    elif state.stopped_at is not None and state.stopped_at < len(items) - 1:
         stopped = (f"stopped after {options.maxfail} failing scenario(s) (--maxfail {options.maxfail}): "
                    f"{len(items) - 1 - state.stopped_at} not run")
     kept = [s for s in chosen if s.id in ran_scenarios] if stopped else chosen
     return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], kept,
-                     frozenset(options.reference_targets), observations, stopped, dict(state.given_up))
+                     frozenset(options.reference_targets), observations, stopped, dict(state.given_up),
+                     interrupted)
 
 
 _CALL_CHECKS = ("call.completes", "output.idempotent")  # the records of a call that hung or killed its worker
@@ -380,6 +398,8 @@ def _run_in_workers(items: Sequence[tuple[Target, Scenario]], indexes: Sequence[
                 pool.submit(index, _run_item, (shipped[target.name], scenario, options))
                 in_flight.add(index)
             for event in pool.wait():
+                if event.kind == "failed" and event.reason.startswith("KeyboardInterrupt"):
+                    raise KeyboardInterrupt  # the worker had Ctrl-C too: this run is interrupted
                 in_flight.discard(event.key)
                 target, scenario = items[event.key]
                 obs, results = _from_event(event, target, scenario, options)

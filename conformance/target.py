@@ -54,18 +54,49 @@ def _accepted_keywords(func: Compactor) -> frozenset[str] | None:
     return frozenset(names)
 
 
+OWN_MODULES = ("conformance", "conformance_reference")  # the project's installed top-level names
+
+
+def _outside_cwd(entry: str) -> bool:
+    """Returns whether an import path entry is not the current folder, or names it on purpose
+    (in ``PYTHONPATH``, as a checkout under development does)."""
+    here = os.getcwd()
+    chosen = {os.path.abspath(e) for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e}
+    return entry not in ("", ".") and (os.path.abspath(entry) != here or here in chosen)
+
+
+def own_modules_first() -> None:
+    """Imports this project's own top-level modules (``OWN_MODULES``) from where they are
+    installed, never from a file of the current folder, so that a ``conformance_reference.py``
+    beside the user cannot replace them later; a module not installed is left alone."""
+    missing = [name for name in OWN_MODULES if name not in sys.modules]
+    if not missing:
+        return
+    saved = list(sys.path)
+    sys.path[:] = [entry for entry in saved if _outside_cwd(entry)]
+    try:
+        for name in missing:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass  # not installed here; a target of that name is then the user's own
+    finally:
+        sys.path[:] = saved + [e for e in sys.path if e not in saved]
+
+
 def resolve(spec: str) -> Target:
     """Returns the ``Target`` named ``module:attr`` (dotted attr allowed), importable from the
     current directory as with ``python -m``.
 
     Raises ``TargetError`` with one clear line when it cannot be imported or is not callable.
     """
-    here = os.getcwd()
-    if here not in sys.path and "" not in sys.path:
-        sys.path.insert(0, here)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise TargetError(f"target {spec!r} is not of the form MODULE:ATTR")
+    own_modules_first()  # before the current folder is on the path: a user's file cannot shadow them
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - any import failure is one line for the user
@@ -118,6 +149,7 @@ class Observation:
     elapsed: float = 0.0
     second: Observation | None = None  # the call on this call's output, for idempotence
     printed: str = ""  # the end of what the target wrote to stdout and stderr, in a worker process
+    mutation: tuple[str, ...] = ()  # when ``mutated``: what changed in the input, reasoning redacted
 
     @property
     def returned(self) -> bool:
@@ -154,8 +186,70 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s",
                            error_traceback=stack_of(worker, __file__))  # where it was stuck
     mutated = snapshot.changed()
+    mutation = describe_mutation(history, given) if mutated else ()
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
-                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed)
-    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed)
+                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation)
+    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation)
+
+
+MUTATION_LINES = 6  # changes shown of an input the target changed; the rest are counted
+_SHORT = 60  # characters of a value quoted in a change line
+
+
+def _short(value: Any) -> str:
+    """Returns a value as short canonical JSON; a content block as its label (type, id or text)."""
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and "role" not in value:
+        from .redaction import block_label
+
+        if value["type"] in transcript.REASONING_TYPES:  # already redacted: its hash and length
+            return f"({value['type']} {value.get('thinking', value.get('data'))})"
+        return f"({block_label(value)})"
+    text = transcript.canonical(value)
+    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+
+
+def _redacted(message: Any) -> Any:
+    """Returns a message whose reasoning blocks show as hash and length, never as text."""
+    from .redaction import safe_block
+
+    if isinstance(message, dict) and isinstance(message.get("content"), list):
+        return {**message, "content": [safe_block(block) for block in message["content"]]}
+    return message
+
+
+def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
+    """Returns lines that say what a target changed in the history it was given: the message
+    index, the path in it and both values as canonical JSON (types kept), reasoning redacted."""
+    from deepdiff import DeepDiff
+
+    if not (isinstance(before, list) and isinstance(after, list)):
+        return (f"the history became a {type(after).__name__}",)
+    lines: list[str] = []
+    if len(after) != len(before):
+        lines.append(f"the history went from {len(before)} to {len(after)} message{'' if len(after) == 1 else 's'}")
+    for index in range(max(len(before), len(after))):
+        if index >= len(after):
+            lines.append(f"input[{index}] was removed")
+            continue
+        if index >= len(before):
+            lines.append(f"input[{index}] was added: {_short(_redacted(after[index]))}")
+            continue
+        if transcript.same_json(before[index], after[index]):
+            continue
+        try:
+            tree = DeepDiff(_redacted(before[index]), _redacted(after[index]), view="tree")
+        except Exception:  # noqa: BLE001 - an object deepdiff cannot walk
+            lines.append(f"input[{index}] changed: {_short(_redacted(after[index]))}")
+            continue
+        for kind in sorted(tree):
+            for level in tree[kind]:
+                where = f"input[{index}]{level.path()[4:]}"
+                old = "(absent)" if "added" in kind else _short(level.t1)
+                new = "(absent)" if "removed" in kind else _short(level.t2)
+                lines.append(f"{where}: {old} -> {new}")
+    if len(lines) > MUTATION_LINES:
+        keep = MUTATION_LINES - 1  # so that the count below is 2 or more
+        lines = lines[:keep] + [f"... and {len(lines) - keep} more changes"]
+    return tuple(lines)

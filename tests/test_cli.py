@@ -77,13 +77,15 @@ def test_json_has_one_record_per_scenario_and_invariant(specs: Path, tmp_path: P
     assert entry["count"] == 2 and record["details"]["traceback_id"] == key
     assert 'zoo/broken.py", line' in entry["text"] and "in raises" in entry["text"]
     assert "conformance/target.py" not in entry["text"]
-    assert out.count("traceback (the target's frames):") == 1 and out.count("(same traceback as ") == 1
+    assert out.count("traceback (the target's frames):") == 1 and "call.completes: 2 scenarios" in out
     assert "zoo/broken.py" in out and not re.search(r"\b2 skip", out)
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:raises", "-v")  # every failure
+    assert out.count("traceback (the target's frames):") == 1 and out.count("(same traceback as ") == 1
 
 
 def test_keyword_selects_scenarios(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--specs", str(specs), "-k", "settled and not inflight")
-    assert code == 0 and "1 scenarios" in out
+    assert code == 0 and "1 scenario, " in out and "1 scenarios" not in out
     assert main(["run", "--no-provider", "--specs", str(specs), "-k", "and and"]) == 2
 
 
@@ -142,7 +144,7 @@ def test_known_gaps_and_keywords_reach_provider_probes(tmp_path: Path, capsys: p
     assert code == 1 and "compact.mid-task :: provider.verdict-matches-prediction (xpass)" in out
     code = main(["run", "-k", "compact.mid-task"])
     out = capsys.readouterr().out
-    assert code == 0 and "provider recordings: 1 probes replayed" in out
+    assert code == 0 and "provider recordings: 1 probe replayed" in out
 
 
 def test_zero_scenarios_is_exit_2_never_conforms(specs: Path, tmp_path: Path,
@@ -176,7 +178,7 @@ def test_with_a_target_the_provider_replay_is_opt_in(specs: Path, capsys: pytest
     code = main(["run", "--specs", str(specs), "--target", "conformance_reference:compact", "--provider",
                  "-k", "tiny or compact.mid-task"])
     out = capsys.readouterr().out
-    assert code == 0 and "provider recordings: 1 probes replayed" in out and "2 scenarios" in out
+    assert code == 0 and "provider recordings: 1 probe replayed" in out and "2 scenarios" in out
 
 
 def test_json_may_overwrite_a_file_but_paths_are_checked_first(specs: Path, tmp_path: Path,

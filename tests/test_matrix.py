@@ -150,3 +150,80 @@ def test_check_is_no_pass_when_a_peer_is_not_installed(tmp_path: Path, capsys: p
     assert check_against({"scenarios": 5, "rows": [row]}, tmp_path / "matrix.json") == 0
     changed = {"scenarios": 5, "rows": [{**row, "failing_scenarios": 4}, {**row, "peer": "b", "installed": False}]}
     assert check_against(changed, tmp_path / "matrix.json") == 1  # a changed row outranks an unchecked one
+
+
+GHOST = Peer("ghost.Trimmer", "no-such-library", "Trimmer", "defaults", "anthropic", "no_such_module:trim",
+             "no_such_module")
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def fake_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A checkout with the published files, which ``--publish`` writes into."""
+    root = tmp_path / "checkout"
+    (root / "docs").mkdir(parents=True)
+    for name in ("matrix.json", "matrix.md", "matrix.html"):
+        (root / "docs" / name).write_bytes((ROOT / "docs" / name).read_bytes())
+    (root / "README.md").write_text(f"# x\n\n{START}\nold\n{END}\nafter\n", encoding="utf-8")
+    monkeypatch.setattr("conformance.matrix.command.checkout", lambda: root)
+    return root
+
+
+@pytest.mark.parametrize("flags", [[], ["--publish"], ["--out", "elsewhere"]])
+def test_a_missing_peer_writes_no_file_and_exits_2(flags: list[str], fake_checkout: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    here = tmp_path / "project"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    real = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
+    monkeypatch.setattr("conformance.matrix.command.select", lambda names: [real, GHOST])
+    before = _snapshot(fake_checkout)
+    assert main(["matrix", *flags]) == 2
+    err = capsys.readouterr().err
+    assert "1 peer not installed (no-such-library), so no file was written" in err
+    assert 'pip install -e ".[peers]"' in err
+    assert _snapshot(fake_checkout) == before and list(here.iterdir()) == []
+
+
+def test_by_default_the_matrix_goes_to_the_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
+    _installed_or_skip(peer)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "README.md").write_text(f"{START}\nmine\n{END}\n", encoding="utf-8")
+    before = _snapshot(tmp_path)
+    spec = ROOT / "specs" / "real-failures.yaml"
+    assert main(["matrix", peer.name, "--specs", str(spec)]) == 0
+    assert f"| {peer.library} |" in capsys.readouterr().out
+    assert _snapshot(tmp_path) == before and not (tmp_path / "docs").exists()
+
+
+def test_publish_writes_the_checkout_and_is_refused_outside_one(fake_checkout: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
+    _installed_or_skip(peer)
+    monkeypatch.chdir(tmp_path)
+    spec = ROOT / "specs" / "real-failures.yaml"
+    assert main(["matrix", peer.name, "--specs", str(spec), "--publish"]) == 0
+    written = json.loads((fake_checkout / "docs" / "matrix.json").read_text(encoding="utf-8"))
+    assert written["scenarios"] != json.loads(RECORD.read_text(encoding="utf-8"))["scenarios"]  # this run's
+    assert "old" not in (fake_checkout / "README.md").read_text(encoding="utf-8")
+    assert not (tmp_path / "docs").exists()
+    capsys.readouterr()
+    monkeypatch.setattr("conformance.matrix.command.checkout", lambda: None)
+    assert main(["matrix", peer.name, "--publish"]) == 2
+    assert "is not in a checkout of context-conformance; use --out DIR" in capsys.readouterr().err
+    assert main(["matrix", peer.name, "--check"]) == 2
+
+
+def test_the_checkout_is_found_from_the_package_not_the_current_folder(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.matrix import checkout
+
+    monkeypatch.chdir(tmp_path)
+    assert checkout() == ROOT

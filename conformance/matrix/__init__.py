@@ -4,7 +4,8 @@ as Markdown, JSON, HTML and a README block, and checked against the published co
 from __future__ import annotations
 
 from .build import (END, START, build, changed_cells, check_against, markdown, peer_row, readme_block,
-                    register, rows_counter, update_readme)
+                    rows_counter, update_readme)
+from .command import checkout, register
 
 __all__ = ["END", "START", "build", "changed_cells", "check_against", "markdown", "peer_row",
-           "readme_block", "register", "rows_counter", "update_readme"]
+           "checkout", "readme_block", "register", "rows_counter", "update_readme"]

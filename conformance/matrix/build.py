@@ -1,6 +1,6 @@
-"""``conformance matrix``: every installed peer over the shipped scenarios, one row per library,
-version and setting, written as docs/matrix.json, docs/matrix.md, docs/matrix.html and the README's
-matrix block.
+"""The peer matrix record: every peer over the shipped scenarios, one row per library, version and
+setting, rendered as docs/matrix.json, docs/matrix.md, docs/matrix.html and the README's matrix block
+(``command`` decides where, if anywhere, they are written).
 
 The JSON is the record; the Markdown, the HTML page and the README block are rendered from it, so a
 result is never typed by hand.
@@ -8,22 +8,19 @@ result is never typed by hand.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
-import logging
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._paths import shipped
 from .rows import explain_command, verdict
 from ..transcript import same_json
-from ..peers import Peer, select
+from ..peers import Peer
 from ..runner import RunOptions, run
-from ..spec import Scenario, load
+from ..spec import Scenario
 
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False)
 FAILING = ("fail", "error")
@@ -136,41 +133,6 @@ def update_readme(path: Path, matrix: dict[str, Any]) -> bool:
     return True
 
 
-def cmd_matrix(args: argparse.Namespace) -> int:
-    """Runs the peers and writes the matrix files; returns 0, or 2 for an unknown peer or spec errors."""
-    try:
-        peers = select(args.peers)
-    except KeyError as exc:
-        print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
-        return 2
-    loaded = load(args.specs or [shipped("specs")])
-    if loaded.errors:
-        for error in loaded.errors:
-            print(f"conformance: spec error: {error}", file=sys.stderr)
-        return 2
-    logging.disable(logging.WARNING)  # the libraries' own warnings (a window it cannot trim) are not results
-    try:
-        matrix = build(peers, loaded.scenarios)
-    finally:
-        logging.disable(logging.NOTSET)
-    out = Path(args.out)
-    if args.check:
-        return check_against(matrix, out / "matrix.json", bool(args.peers))
-    out.mkdir(parents=True, exist_ok=True)
-    if args.peers and (out / "matrix.json").is_file():  # named peers: the other rows stay as they were
-        fresh = {row["peer"]: row for row in matrix["rows"]}
-        earlier = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
-        matrix["rows"] = [fresh.pop(row["peer"], row) for row in earlier["rows"]] + list(fresh.values())
-    (out / "matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out / "matrix.md").write_text(markdown(matrix) + "\n", encoding="utf-8")
-    from .html import page
-    (out / "matrix.html").write_text(page(matrix), encoding="utf-8")
-    if args.readme and Path(args.readme).is_file() and not update_readme(Path(args.readme), matrix):
-        print(f"note: {args.readme} has no {START} block; not updated", file=sys.stderr)
-    print("\n".join(summary_table(matrix)))
-    return 0
-
-
 def changed_cells(published: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
     """Returns one line per row or field of ``fresh`` that differs from ``published``, dates aside;
     with ``named`` (some peers chosen), published rows that were not run are not changes."""
@@ -202,7 +164,7 @@ def check_against(matrix: dict[str, Any], published_path: Path, named: bool = Fa
     changes = changed_cells(published, matrix, named)
     missing = [row["peer"] for row in matrix["rows"] if not row.get("installed", True)]
     if changes:
-        print(f"matrix: {len(changes)} change(s) against {published_path}; run `conformance matrix` and commit:")
+        print(f"matrix: {len(changes)} change(s) against {published_path}; run `conformance matrix --publish` and commit:")
         print("\n".join(f"  {line}" for line in changes))
         return 1
     if missing:  # their rows were not checked: no verdict, never a pass
@@ -211,20 +173,6 @@ def check_against(matrix: dict[str, Any], published_path: Path, named: bool = Fa
         return 2
     print(f"matrix: {len(matrix['rows'])} rows, the same as {published_path} (dates aside)")
     return 0
-
-
-def register(subparsers: Any) -> None:
-    """Adds the ``matrix`` subcommand to the ``conformance`` parser."""
-    m = subparsers.add_parser("matrix", help="run every installed peer over the scenarios and write the matrix")
-    m.add_argument("peers", nargs="*", metavar="PEER", help="peer names or libraries (default: all)")
-    m.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
-    m.add_argument("--out", default="docs", metavar="DIR", help="where matrix.json, .md and .html go (default docs)")
-    m.add_argument("--readme", default="README.md", metavar="PATH",
-                   help="README whose matrix block is replaced (default README.md; '' for none)")
-    m.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 when a row differs from OUT/matrix.json (dates aside), "
-                   "2 when a peer is not installed")
-    m.set_defaults(func=cmd_matrix)
 
 
 def rows_counter(matrix: dict[str, Any]) -> Counter[str]:

@@ -3,22 +3,85 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .._text import fit
 from ..invariants import CATALOG
-from ..results import OUTCOMES, CheckResult, summarize
+from ..results import CheckResult, must_checked, summarize, without_output
 from ..runner import RunReport
 
 _SHOWN = ("pass", "fail", "error", "skip", "xfail", "xpass")
 
 
-def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str]) -> list[str]:
+NO_OUTPUT = "no-output"  # the column of checks that passed on a call that returned nothing
+
+
+def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str], shown: Sequence[str] = _SHOWN) -> list[str]:
     width = max([len(title)] + [len(k) for k in rows]) + 2
-    lines = [f"{title:<{width}}" + "".join(f"{o:>7}" for o in _SHOWN)]
+    cols = [max(7, len(o) + 1) for o in shown]
+    lines = [f"{title:<{width}}" + "".join(f"{o:>{w}}" for o, w in zip(shown, cols))]
     for key in order:
         if key in rows:
-            lines.append(f"{key:<{width}}" + "".join(f"{rows[key].get(o, 0):>7}" for o in _SHOWN))
+            lines.append(f"{key:<{width}}" + "".join(f"{rows[key].get(o, 0):>{w}}" for o, w in zip(shown, cols)))
     return lines
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """Returns ``n`` and ``word``, in the plural unless ``n`` is 1 ("1 message", "2 findings")."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def _counted(results: Sequence[CheckResult], no_output: set[tuple[str, str]]) -> dict[str, Any]:
+    """Returns ``summarize`` of ``results`` where a pass on a call that returned nothing is not a
+    pass but a ``no-output`` count (a target that always raises passes nothing)."""
+    summary = summarize(results)
+    idle = summarize([r for r in results if r.outcome == "pass" and (r.target, r.scenario) in no_output])
+    for name in ("outcomes", "families", "invariants"):
+        table, lost = summary[name], idle[name]
+        rows = [table] if name == "outcomes" else [table.get(k, {}) for k in lost]
+        keys = [None] if name == "outcomes" else list(lost)
+        for row, key in zip(rows, keys):
+            gone = (lost if key is None else lost[key])["pass"]
+            row["pass"] -= gone
+            row[NO_OUTPUT] = gone
+    return summary
+
+
+def _group_failures(shown: Sequence[CheckResult], sizes: dict[str, int]) -> list[tuple[str, list[CheckResult]]]:
+    """Returns the failures grouped by invariant (catalog order), each group smallest scenario first."""
+    order = {inv.id: k for k, inv in enumerate(CATALOG)}
+    groups: dict[str, list[CheckResult]] = {}
+    for r in shown:
+        groups.setdefault(r.invariant, []).append(r)
+    for members in groups.values():
+        members.sort(key=lambda r: (sizes.get(r.scenario, 0), r.scenario))
+    return sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order)))
+
+
+def _failure_lines(target: str, shown: Sequence[CheckResult], where: dict[str, str], sizes: dict[str, int],
+                   verbose: bool) -> list[str]:
+    """Returns the failures of one target: every one with ``verbose``, else per invariant its count
+    and its smallest scenario in full, the others by id."""
+    tracebacks: dict[str, str] = {}
+    if verbose:
+        out = [f"failures of {target}:"]
+        for result in shown:
+            out.extend(render_failure(result, where.get(result.scenario, ""), tracebacks))
+        return out
+    groups = _group_failures(shown, sizes)
+    scenarios = len({r.scenario for r in shown})
+    out = [f"failures of {target}: {plural(len(shown), 'check')} in {plural(scenarios, 'scenario')} "
+           "(by invariant, with its smallest scenario; -v: all)"]
+    for invariant, members in groups:
+        smallest = members[0]
+        if len(members) > 1:
+            out.append(f"{invariant}: {plural(len(members), 'scenario')}; the smallest:")
+        out.extend(render_failure(smallest, where.get(smallest.scenario, ""), tracebacks))
+        others = [r.scenario for r in members[1:]]
+        if others:
+            listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            out.extend(fit([f"    also {listed}"]))
+    return fit(out[:1]) + out[1:]
 
 
 def render_failure(result: CheckResult, where: str = "",
@@ -59,34 +122,93 @@ def given_up_lines(report: RunReport) -> list[str]:
     return lines
 
 
+def _count_words(totals: dict[str, int], not_run_count: int) -> list[str]:
+    words = [plural(totals["error"], "error")] if totals.get("error") else []
+    for outcome in ("pass", "fail", "skip", "xfail", "xpass"):
+        if totals.get(outcome) or outcome == "pass":
+            extra = f" ({not_run_count} not run)" if outcome == "skip" and not_run_count else ""
+            words.append(f"{totals[outcome]} {outcome}{extra}")
+    return words
+
+
+def target_verdict(target: str, report: RunReport, no_output: set[tuple[str, str]]) -> str:
+    """Returns the one verdict line of one target: CONFORMS, DOES NOT CONFORM or NO VERDICT (an
+    interrupted run), then its counts, errors first, passes counted only on an output."""
+    mine = [r for r in report.results if r.target == target]
+    totals = _counted(mine, no_output)["outcomes"]
+    failing = [r for r in report.failures() if r.target == target]
+    if failing:
+        word = "DOES NOT CONFORM"
+    elif report.interrupted:
+        word = "NO VERDICT, interrupted"
+    elif not must_checked(mine):
+        word = "NOTHING CHECKED"
+    else:
+        word = "CONFORMS" + (f" with {plural(totals['xfail'], 'known-gap failure')}" if totals["xfail"] else "")
+    calls = len({r.scenario for r in mine})
+    declined = sum(1 for r in mine if r.invariant == "call.completes" and (r.target, r.scenario) in no_output
+                   and r.outcome == "pass")
+    empty = sum(1 for t, _ in no_output if t == target) - declined
+    note = f"; no output from {empty} of {plural(calls, 'call')}" if empty else ""
+    note += f"; {plural(declined, 'call')} declined, as allowed" if declined else ""
+    return f"{target}: {word} ({', '.join(_count_words(totals, not_run(mine)))}{note})"
+
+
+def provider_verdict(probe_results: Sequence[CheckResult]) -> str:
+    """Returns the verdict line of the provider recordings: how many match their predictions, and
+    how many strategy configurations reach into a task in flight."""
+    replayed = [r for r in probe_results if r.outcome in ("pass", "fail", "xfail", "xpass")
+                and "config" in r.details]
+    matching = sum(1 for r in replayed if r.outcome in ("pass", "xpass"))
+    configs: dict[tuple[str, str, str], bool] = {}
+    for r in replayed:
+        key = (r.target, r.family, str(r.details["config"]))
+        configs[key] = configs.get(key, False) or bool(r.details.get("reached_live"))
+    reach = sum(configs.values())
+    if matching == len(replayed):
+        match = f"{matching} match{'es' if matching == 1 else ''} their prediction{'' if matching == 1 else 's'}"
+    else:
+        match = f"{matching} of {len(replayed)} match their predictions ({len(replayed) - matching} do NOT)"
+    errors = sum(1 for r in probe_results if r.outcome == "error")
+    broken = f"; {plural(errors, 'probe')} could not be checked" if errors else ""
+    return (f"provider recordings: {match}; {reach} of {plural(len(configs), 'configuration')} "
+            f"reach into a task in flight{broken}")
+
+
 def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose: bool = False,
-           verdict: str | None = None) -> str:
-    """Returns the whole terminal report of a run as text; ``verdict`` overrides the computed one."""
-    out: list[str] = []
+           verdict: str | None = None, header: Sequence[str] = ()) -> str:
+    """Returns the whole terminal report of a run as text, ending with one verdict line per target,
+    one for the provider recordings, and the total; ``verdict`` overrides the total's verdict."""
+    out: list[str] = list(header)
     for error in report.spec_errors:
         out.append(f"spec error: {error}")
     where = {s.id: f"{s.path}:{s.line}" for s in report.scenarios}
+    sizes = {s.id: len(s.history) for s in report.scenarios}
+    no_output = without_output(report.results)
     for target in report.targets:
         mine = [r for r in report.results if r.target == target]
-        summary = summarize(mine)
+        summary = _counted(mine, no_output)
+        columns = _SHOWN + ((NO_OUTPUT,) if summary["outcomes"][NO_OUTPUT] else ())
         out.append("")
-        out.append(f"target {target}: {len(report.scenarios)} scenarios, {summary['total']} checks")
-        out.extend(_table("family", summary["families"], sorted(summary["families"])))
+        out.append(f"target {target}: {plural(len({r.scenario for r in mine}), 'scenario')}, "
+                   f"{plural(summary['total'], 'check')}")
+        out.extend(_table("family", summary["families"], sorted(summary["families"]), columns))
         out.append("")
-        out.extend(_table("invariant", summary["invariants"], [i.id for i in CATALOG] + ["expectations.gap-still-open"]))
+        out.extend(_table("invariant", summary["invariants"],
+                          [i.id for i in CATALOG] + ["expectations.gap-still-open"], columns))
+        if NO_OUTPUT in columns:
+            out.extend(fit([f"({NO_OUTPUT}: checks that passed on a call that returned nothing, as it raised, "
+                            "hung or declined; they are not counted as passes)"]))
         shown = [r for r in mine if (r.outcome in ("fail", "error", "xpass") or (verbose and r.outcome == "xfail"))
                  and not r.details.get("given_up")]  # said once, below
         if shown:
             out.append("")
-            out.append(f"failures of {target}:")
-            tracebacks: dict[str, str] = {}
-            for result in shown:
-                out.extend(render_failure(result, where.get(result.scenario, ""), tracebacks))
+            out.extend(_failure_lines(target, shown, where, sizes, verbose))
     if probe_results:
         from ..provider.table import strategy_table
 
         out.append("")
-        out.append(f"provider recordings: {len(probe_results)} probes replayed (details: conformance verify)")
+        out.append(f"provider recordings: {plural(len(probe_results), 'probe')} replayed (details: conformance verify)")
         out.extend(strategy_table(probe_results))
         for result in probe_results:
             if result.outcome in ("fail", "error", "xpass"):
@@ -95,16 +217,19 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
     if getattr(report, "stopped", ""):
         out.append(report.stopped)
     out.extend(given_up_lines(report))
+    out.extend(fit([target_verdict(t, report, no_output) for t in report.targets]))
+    if probe_results:
+        out.extend(fit([provider_verdict(probe_results)]))
     everything = [*report.results, *probe_results]
-    totals = summarize(everything)["outcomes"]
+    totals = _counted(everything, no_output)["outcomes"]
     failing = len(report.failures()) + sum(1 for r in probe_results if r.level == "MUST" and r.outcome in ("fail", "error", "xpass"))
     if verdict is None:
         verdict = "CONFORMS" if failing == 0 else "DOES NOT CONFORM"
-        if verdict == "CONFORMS" and totals["xfail"]:
-            verdict += f" (with {totals['xfail']} known-gap failures)"
+        if verdict == "CONFORMS" and report.interrupted:
+            verdict = "NO VERDICT (interrupted)"
+        elif verdict == "CONFORMS" and totals["xfail"]:
+            verdict += f" (with {plural(totals['xfail'], 'known-gap failure')})"
         if report.spec_errors:
             verdict = f"SPEC ERRORS ({len(report.spec_errors)})"
-    counts = [f"{totals[o]} {o}" + (f" ({not_run(everything)} not run)" if o == "skip" and not_run(everything) else "")
-              for o in OUTCOMES if totals[o]]
-    out.append(", ".join(counts) + f" -- {verdict}")
+    out.extend(fit(["total: " + ", ".join(_count_words(totals, not_run(everything))) + f" -- {verdict}"]))
     return "\n".join(out).lstrip("\n")
