@@ -197,11 +197,60 @@ def _load_located_document(file: Path, text: str) -> tuple[Any, Locator]:
     except yaml.MarkedYAMLError as exc:
         if is_json(file):
             return json.loads(text), Locator(file, {})  # valid JSON the YAML reader cannot place
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise SpecError(file, line, "", f"invalid YAML: {exc.problem or exc.context}") from None
+        line, message = _syntax_error(text, exc)
+        raise SpecError(file, line, "", message) from None
     except yaml.YAMLError as exc:
         raise SpecError(file, None, "", f"invalid YAML: {exc}") from None
     finally:
         loader.dispose()
     return data, Locator(file, lines)
+
+
+_OPENERS = {yaml.FlowSequenceStartToken: "[", yaml.FlowMappingStartToken: "{"}
+_CLOSERS = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)
+_FLOW_CONTEXTS = {"while parsing a flow sequence": "[", "while parsing a flow mapping": "{"}
+
+
+def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> tuple[int | None, str]:
+    """Returns the line to report a YAML syntax error at, and its message: the line that opened the
+    broken token (an unclosed quote, or a ``[`` / ``{`` never closed when the file ends), else the
+    line where the reader stopped."""
+    problem = exc.problem or exc.context or "syntax error"
+    stopped = exc.problem_mark or exc.context_mark
+    stop_line = stopped.line + 1 if stopped is not None else None
+    if exc.context and exc.context.startswith("while scanning") and exc.context_mark is not None:
+        line = exc.context_mark.line + 1
+        what = exc.context.removeprefix("while scanning ")
+        if line == stop_line:
+            return line, f"invalid YAML: {problem} ({exc.context})"
+        return line, f"invalid YAML: {what} opened on this line is never closed ({problem} at line {stop_line})"
+    if exc.context in _FLOW_CONTEXTS and exc.context_mark is not None:
+        line = exc.context_mark.line + 1
+        return line, (f"invalid YAML: {_FLOW_CONTEXTS[exc.context]!r} opened on this line is never closed "
+                      f"({problem} at line {stop_line})")
+    if stopped is not None and not text[stopped.index:].strip():  # the reader ran off the end of the file
+        opener = _unclosed_flow(text)
+        if opener is not None:
+            line, bracket = opener
+            return line, f"invalid YAML: {bracket!r} opened on this line is never closed ({problem} at the end of the file)"
+    return stop_line, f"invalid YAML: {problem}"
+
+
+def _unclosed_flow(text: str) -> tuple[int, str] | None:
+    """Returns the line and bracket of the innermost ``[`` or ``{`` still open where ``text`` stops
+    being valid YAML, or ``None``."""
+    loader = _Loader(text)
+    stack: list[tuple[int, str]] = []
+    try:
+        while loader.check_token():
+            token = loader.get_token()
+            bracket = _OPENERS.get(type(token))
+            if bracket is not None:
+                stack.append((token.start_mark.line + 1, bracket))
+            elif isinstance(token, _CLOSERS) and stack:
+                stack.pop()
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return stack[-1] if stack else None

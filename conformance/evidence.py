@@ -54,6 +54,8 @@ def sides(scenario: Scenario, obs: Observation, first_line: str, invariant: str 
     for side, index, block in _REF.findall(first_line):
         refs.setdefault(side, (int(index), int(block) if block else None))
     out: dict[str, str] = {}
+    quoted_input: int | None = None
+    returned_at: int | None = None
     if _REFERENCE_DIFF in first_line and "output" in refs and scenario.expect.reference_output is not None:
         k, _ = refs["output"]
         found, value, _suffix = _pick(scenario.expect.reference_output, k, None)
@@ -65,14 +67,50 @@ def sides(scenario: Scenario, obs: Observation, first_line: str, invariant: str 
         found, value, suffix = _pick(scenario.history, i, block)
         if found:
             out["expected"] = f"input[{i}]{suffix}: {excerpt(value)}"
+            quoted_input = i
         if "output" not in refs and i >= scenario.truth.live_start:
             aligned = len(output) - len(scenario.history) + i  # where a task in flight's message ends up
             found, value, _suffix = _pick(output, aligned, None)
             if found:
                 out["returned"] = f"output[{aligned}] (where input[{i}] belongs): {excerpt(value)}"
+                returned_at = aligned
     if "output" in refs:
         j, block = refs["output"]
         found, value, suffix = _pick(output, j, block)
         if found:
             out["returned"] = f"output[{j}]{suffix}: {excerpt(value)}"
+            returned_at = j
+    out.update(_in_own_format(scenario, obs.output, quoted_input, returned_at))
     return out
+
+
+def _items(start: int, items: Sequence[Any]) -> str:
+    where = f"[{start}]" if len(items) == 1 else f"[{start}:{start + len(items)}]"
+    return f"{where}: {excerpt(items[0] if len(items) == 1 else list(items))}"
+
+
+def _in_own_format(scenario: Scenario, output: Any, i: int | None, j: int | None) -> dict[str, str]:
+    """Returns, for a target that speaks another format, quoted input message ``i`` and output
+    message ``j`` as it was given and returned them, in its own items and numbering
+    (``expected_native``, ``returned_native``); nothing where that would repeat the quote."""
+    returned_items = getattr(output, "returned_items", None)
+    fmt = getattr(getattr(output, "fmt", None), "name", None)
+    if returned_items is None or fmt is None:
+        return {}
+    out: dict[str, str] = {}
+    if i is not None:
+        given = output.given_items(scenario.history, i)
+        if given is not None and not _same_view(given, i, scenario.history):
+            out["expected_native"] = f"as the target was given it ({fmt}): input{_items(*given)}"
+    if j is not None:
+        returned = returned_items(j)
+        if returned is not None and not _same_view(returned, j, output):
+            out["returned_native"] = f"as the target returned it ({fmt}): output{_items(*returned)}"
+    return out
+
+
+def _same_view(native: tuple[int, Sequence[Any]], index: int, messages: Sequence[Any]) -> bool:
+    """Returns whether the target's own items read exactly as the converted message (then quoting
+    them again would only repeat it)."""
+    start, items = native
+    return start == index and len(items) == 1 and excerpt(items[0]) == excerpt(messages[index])

@@ -1,13 +1,15 @@
 """The pytest plugin: ``pytest --conformance-target MODULE:ATTR`` runs every scenario as a test item.
 
 Items are named by scenario id (``id[target]`` with several targets), marked ``conformance``, and a
-failure is rendered like the CLI's. Without ``--conformance-target`` the plugin does nothing.
+failure is rendered like the CLI's. Each spec file is a pytest ``File``, so a printed node id such as
+``specs/x.yaml::scenario-id`` can be passed back to pytest, and ``--lf`` reruns the failures. Without ``--conformance-target`` the plugin does nothing.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,27 +59,68 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return f"conformance targets: {', '.join(targets)}" if targets else None
 
 
+@dataclass
+class _Collection:
+    """What a run collects: the scenarios and errors of each spec file, and how to run them."""
+
+    files: dict[Path, tuple[list[Scenario], list[SpecError]]]
+    targets: list[Target]
+    named_targets: list[Target]
+    gaps: list[KnownGap]
+    options: RunOptions
+    fmt: str | None
+    reached: set[Path] = field(default_factory=set)  # spec files pytest's own collection found
+
+
+_COLLECTION = pytest.StashKey[_Collection]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """Loads the specs once, before pytest walks its arguments; raises ``pytest.UsageError`` on bad options."""
+    names = session.config.getoption("conformance_target")
+    if names:
+        session.config.stash[_COLLECTION] = _load(session.config, names)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Returns a ``SpecFile`` for a spec file of the run that pytest reaches, so that the node ids
+    printed for failures (``specs/x.yaml::scenario-id``) can be given back to pytest, and ``--lf`` works."""
+    state = parent.config.stash.get(_COLLECTION, None)
+    key = file_path.resolve()
+    if state is None or key not in state.files:
+        return None
+    state.reached.add(key)
+    return _spec_file(parent, key, state)
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> Iterator[None]:
-    """Adds one item per scenario and target, and one failing item per spec error.
+    """Adds the items of the spec files pytest's arguments did not reach, and one failing item per spec error.
 
-    The items go through pytest's own collection (so the "collected" count includes them); spec
-    error items are held back from ``-k`` / ``-m`` deselection, so a broken spec always fails.
+    When the arguments reach no spec file, every scenario is added; when they reach some (a pasted
+    ``file.yaml::id``, ``--lf``), pytest's own selection stands and only spec errors elsewhere are
+    added. The items go through pytest's own collection (so the "collected" count includes them);
+    spec error items are held back from ``-k`` / ``-m`` deselection, so a broken spec always fails.
     """
-    names = config.getoption("conformance_target")
-    if not names:
+    state = config.stash.get(_COLLECTION, None)
+    if state is None:
         return (yield)
     spec_errors: list[pytest.Item] = []
-    for item in _conformance_items(session, config, names):
+    for item in items:
+        if isinstance(item, SpecErrorItem):
+            spec_errors.append(item)
+    items[:] = [item for item in items if not isinstance(item, SpecErrorItem)]
+    for item in _unreached_items(session, state):
         (spec_errors if isinstance(item, SpecErrorItem) else items).append(item)
     result = yield
     items[:0] = spec_errors
     return result
 
 
-def _conformance_items(session: pytest.Session, config: pytest.Config, names: list[str]) -> list[pytest.Item]:
-    """Returns the collected items of every spec file; raises ``pytest.UsageError`` on bad options."""
+def _load(config: pytest.Config, names: list[str]) -> _Collection:
+    """Returns the loaded specs and targets of a run; raises ``pytest.UsageError`` on bad options."""
     spec_paths = config.getoption("conformance_specs") or [shipped("specs")]
     try:
         targets = [resolve(name) for name in names]
@@ -104,17 +147,47 @@ def _conformance_items(session: pytest.Session, config: pytest.Config, names: li
         targets, scenarios, _ = in_format(targets, everything.scenarios, fmt)
     except ConformanceError as exc:
         raise pytest.UsageError(str(exc)) from None
-    collected: list[pytest.Item] = []
+    by_file: dict[Path, tuple[list[Scenario], list[SpecError]]] = {}
     paths = list(dict.fromkeys([*map(str, files), *(e.path for e in everything.errors)]))
     for path in paths:  # every error lands in an item, even one located outside the files found
-        spec_file = SpecFile.from_parent(session, path=Path(path).resolve())
-        spec_file.setup_items([s for s in scenarios if s.path == str(path)],
-                              [e for e in everything.errors if e.path == str(path)], targets, gaps, options)
+        by_file[Path(path).resolve()] = ([s for s in scenarios if s.path == str(path)],
+                                         [e for e in everything.errors if e.path == str(path)])
+    return _Collection(by_file, targets, named_targets, gaps, options, fmt)
+
+
+def _spec_file(parent: pytest.Collector, path: Path, state: _Collection) -> SpecFile:
+    """Returns the collector of one spec file; outside the rootdir its node id is its absolute path,
+    which pytest accepts back as an argument."""
+    try:
+        path.relative_to(parent.config.rootpath)
+        spec_file = SpecFile.from_parent(parent, path=path)
+    except ValueError:
+        spec_file = SpecFile.from_parent(parent, path=path, nodeid=path.as_posix())
+    scenarios, errors = state.files[path]
+    spec_file.setup_items(scenarios, errors, state.targets, state.gaps, state.options)
+    return spec_file
+
+
+def _unreached_items(session: pytest.Session, state: _Collection) -> list[pytest.Item]:
+    """Returns the items of the spec files pytest's collection did not reach (only their spec
+    errors when it reached some), and the fuzz items."""
+    collected: list[pytest.Item] = []
+    for path, (scenarios, errors) in state.files.items():
+        if path in state.reached:
+            continue
+        if state.reached:
+            if not errors:
+                continue
+            scenarios = []
+        spec_file = _spec_file(session, path, state)
+        spec_file.setup_items(scenarios, errors, state.targets, state.gaps, state.options)
         collected.extend(session.genitems(spec_file))
-    examples = config.getoption("conformance_fuzz")
-    if examples > 0:  # through a collector too, so the fuzz items are counted as collected
+    examples = session.config.getoption("conformance_fuzz")
+    selecting = any("::" in str(arg) for arg in session.config.args)  # a pasted node id runs only itself
+    if examples > 0 and not selecting:  # through a collector too, so the fuzz items are counted as collected
         fuzz = FuzzRun.from_parent(session, name="fuzz")
-        fuzz.setup_items(named_targets, examples, config.getoption("conformance_fuzz_seed"), options.time_limit, fmt)
+        fuzz.setup_items(state.named_targets, examples, session.config.getoption("conformance_fuzz_seed"),
+                         state.options.time_limit, state.fmt)
         collected.extend(session.genitems(fuzz))
     return collected
 

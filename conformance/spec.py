@@ -224,12 +224,15 @@ def _schema_errors(part: str, instance: Any, locator: Locator,
 def _message_errors(raw: dict[str, Any], locator: Locator, at: tuple[str | int, ...],
                     checked: dict[str, list[tuple[tuple[str | int, ...], str]]]) -> list[SpecError]:
     """Returns the schema errors of the scenario's messages, validating each distinct message once."""
-    lists: list[tuple[tuple[str | int, ...], list[Any]]] = [(("history",), raw["history"])]
-    output = raw.get("expect", {}).get("reference", {}).get("output")
-    if output is not None:
-        lists.append((("expect", "reference", "output"), output))
+    lists: list[tuple[tuple[str | int, ...], Any]] = [(("history",), raw.get("history"))]
+    expect = raw.get("expect")
+    reference = expect.get("reference") if isinstance(expect, dict) else None
+    if isinstance(reference, dict):
+        lists.append((("expect", "reference", "output"), reference.get("output")))
     errors: list[SpecError] = []
     for prefix, messages in lists:
+        if not isinstance(messages, list):
+            continue  # a missing or mistyped list is a schema error of the scenario
         for i, message in enumerate(messages):
             key = json.dumps(message, sort_keys=True)
             if key not in checked:
@@ -317,20 +320,21 @@ def _load_located(path: Path, text: str, invariant_ids: Collection[str]) -> Load
     if isinstance(data, dict) and "probes" in data and "scenarios" not in data:
         return result  # a provider probe file: read by the provider side
     result.errors.extend(_schema_errors("file", data, locator, ()))
-    if result.errors:
-        return result
+    header_ok = not result.errors  # a bad header loads no scenario, but every problem is still named
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
     checked: dict[str, list[tuple[tuple[str | int, ...], str]]] = {}
-    for index, raw in enumerate(data["scenarios"]):
+    for index, raw in enumerate(scenarios if isinstance(scenarios, list) else []):
         at: tuple[str | int, ...] = ("scenarios", index)
         errors = _schema_errors("scenario", raw, locator, at)
-        if not errors:
-            errors = _message_errors(raw, locator, at, checked)
+        if isinstance(raw, dict):  # each message is checked even beside other problems of its scenario
+            errors.extend(_message_errors(raw, locator, at, checked))
         if not errors:
             errors = [locator.error(at + where, problem) for where, problem in _semantic_problems(raw, invariant_ids)]
         if errors:
             result.errors.extend(errors)
-        else:
+        elif header_ok:
             result.scenarios.append(_build(raw, path, locator.line(at) or 0))
+    result.errors.sort(key=lambda e: e.line or 0)  # in the order of the file
     return result
 
 

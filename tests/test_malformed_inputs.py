@@ -94,7 +94,7 @@ def _gaps(scenario: str = "tiny.inflight", target: str = "", extra: str = "") ->
 
 
 GAP_CASES = [
-    Case("gaps-bad-yaml", {"g.yaml": "format_version: 1\ngaps: [\n"}, [], ["g.yaml:3", "invalid YAML"]),
+    Case("gaps-bad-yaml", {"g.yaml": "format_version: 1\ngaps: [\n"}, [], ["g.yaml:2", "invalid YAML"]),
     Case("gaps-unknown-scenario", {"g.yaml": _gaps("renamed.case")}, [], ["g.yaml:3", "unknown scenario id 'renamed.case'"]),
     Case("gaps-unknown-invariant", {"g.yaml": _gaps(extra="    invariants: [reasoning.nope]\n")},
          [], ["g.yaml:5", "unknown invariant id 'reasoning.nope'"]),
@@ -242,7 +242,7 @@ def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_smoke_in_a_real_process(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
     checks: list[tuple[list[str], str]] = [
-        (["run", "--no-provider", "--specs", str(tmp_path / "s.yaml")], "s.yaml:3"),
+        (["run", "--no-provider", "--specs", str(tmp_path / "s.yaml")], "s.yaml:2"),  # where the "[" opens
         (["run", "--no-provider", "--json", str(tmp_path / "absent" / "x.json")], "absent does not exist"),
         (["nonsense"], "nonsense"),
     ]

@@ -173,3 +173,59 @@ def test_the_plugin_runs_under_xdist(pytester: pytest.Pytester, spec_dir: str) -
                                            "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*[[]MUST[]] tiny.inflight :: live.untouched-suffix*"])
+
+
+def _failed_ids(result: pytest.RunResult) -> list[str]:
+    return [line.split()[1] for line in result.stdout.lines if line.startswith("FAILED ")]
+
+
+def test_a_printed_node_id_pastes_back_and_runs_that_scenario_alone(pytester: pytest.Pytester, spec_dir: str) -> None:
+    (pytester.path / "specs" / "again.yaml").write_text(
+        GOOD.replace("tiny.inflight", "again.inflight").replace("tiny.settled", "again.settled"), encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=2, failed=2)
+    printed = _failed_ids(result)
+    assert "specs/tiny.yaml::tiny.inflight" in printed
+    again = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                               "-p", "no:cacheprovider", "-rf", "specs/tiny.yaml::tiny.inflight")
+    again.assert_outcomes(failed=1)
+    assert _failed_ids(again) == ["specs/tiny.yaml::tiny.inflight"]
+    whole_file = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                                    "-p", "no:cacheprovider", "specs/again.yaml")
+    whole_file.assert_outcomes(passed=1, failed=1)
+
+
+def test_a_node_id_with_a_target_suffix_pastes_back(pytester: pytest.Pytester, spec_dir: str) -> None:
+    args = ["--conformance-target", "zoo_targets:strip", "--conformance-target", "zoo_targets:noop",
+            "--conformance-specs", spec_dir, "-p", "no:cacheprovider", "-rf"]
+    printed = _failed_ids(pytester.runpytest(*args))
+    assert printed == ["specs/tiny.yaml::tiny.inflight[zoo_targets:strip]"]
+    again = pytester.runpytest(*args, printed[0])
+    again.assert_outcomes(failed=1)
+    both = pytester.runpytest(*args, "specs/tiny.yaml::tiny.inflight")
+    both.assert_outcomes(passed=1, failed=1)
+
+
+def test_last_failed_reruns_only_the_failed_scenario(pytester: pytest.Pytester, spec_dir: str) -> None:
+    args = ["--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir, "-rf"]
+    pytester.runpytest(*args).assert_outcomes(passed=1, failed=1)
+    rerun = pytester.runpytest(*args, "--lf")
+    rerun.assert_outcomes(failed=1)
+    assert _failed_ids(rerun) == ["specs/tiny.yaml::tiny.inflight"]
+
+
+def test_specs_outside_the_rootdir_print_a_node_id_that_pastes_back(
+        pytester: pytest.Pytester, spec_dir: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")  # like the shipped specs inside site-packages
+    (elsewhere / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    args = ["--conformance-target", "zoo_targets:strip", "--conformance-specs", str(elsewhere),
+            "-p", "no:cacheprovider", "-rf"]
+    printed = _failed_ids(pytester.runpytest(*args))
+    assert len(printed) == 1 and not printed[0].startswith("::"), printed
+    assert printed[0].endswith("tiny.yaml::tiny.inflight")
+    again = pytester.runpytest(*args, printed[0])
+    again.assert_outcomes(failed=1)
+    rerun = pytester.runpytest(*args[:-3], "-rf")
+    rerun.assert_outcomes(passed=1, failed=1)
+    assert pytester.runpytest(*args[:-3], "-rf", "--lf").parseoutcomes().get("failed") == 1

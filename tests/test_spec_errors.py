@@ -91,3 +91,59 @@ def test_an_unknown_invariant_id_in_skip_is_an_error_not_a_silent_no_op(tmp_path
                                                 "      skip: {live.untouched-sufix: typo}\n", 1)
     (error,) = errors_for(tmp_path, text)
     assert "scenarios[0].expect.skip.live.untouched-sufix: unknown invariant id" in error
+
+
+def test_an_unclosed_quote_is_reported_where_it_opens_not_at_the_end(tmp_path: Path) -> None:
+    text = ("format_version: 1\nscenarios:\n  - id: x.one\n    description: \"never closed\n"
+            "    family: edges\n    history: []\n  - id: x.two\n    description: fine\n")
+    (error,) = errors_for(tmp_path, text)
+    assert "bad.yaml:4: invalid YAML" in error, error
+    assert "never closed" in error and "line 9" in error  # where the reader gave up, said once
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("format_version: 1\nscenarios: [\n", 2),  # the file ends inside the flow sequence
+    ("format_version: 1\nscenarios: [ {id: x,\n   description: y\n", 2),  # innermost opener still open
+    ("format_version: 1\nscenarios: [1, 2\nother: 3\n", 2),  # the sequence runs into the next key
+])
+def test_an_unclosed_bracket_is_reported_where_it_opens(tmp_path: Path, text: str, line: int) -> None:
+    (error,) = errors_for(tmp_path, text)
+    assert f"bad.yaml:{line}: invalid YAML" in error and "never closed" in error, error
+
+
+def test_a_problem_mid_file_is_still_reported_where_the_reader_stopped(tmp_path: Path) -> None:
+    (error,) = errors_for(tmp_path, "format_version: 1\nscenarios:\n  - id: x\n description: y\n    family: z\n")
+    assert "bad.yaml:4: invalid YAML" in error, error
+
+
+def test_every_schema_error_of_a_file_is_shown_with_its_line_and_field(tmp_path: Path) -> None:
+    text = ("format_version: 2\n"
+            "extra: 1\n"
+            "scenarios:\n"
+            "  - id: x.one\n"
+            "    description: one\n"
+            "    family: edges\n"
+            "    histori: []\n"
+            "    truth: {live_start: 0}\n"
+            "  - id: x.two\n"
+            "    description: 3\n"
+            "    family: edges\n"
+            "    history: [{role: user, content: hi}, {role: robot, content: []}]\n"
+            "    truth: {live_start: 0}\n")
+    errors = errors_for(tmp_path, text)
+    expected = ["bad.yaml:1: format_version", "bad.yaml:2: extra: unknown key",
+                "bad.yaml:4: scenarios[0]: 'history' is a required property",
+                "bad.yaml:7: scenarios[0].histori: unknown key",
+                "bad.yaml:10: scenarios[1].description: 3 is not of type 'string'",
+                "bad.yaml:12: scenarios[1].history[1].role: 'robot'"]
+    assert len(errors) == len(expected), errors
+    for error, start in zip(errors, expected):
+        assert start in error, (start, errors)
+
+
+def test_a_bad_header_loads_no_scenario_of_its_file(tmp_path: Path) -> None:
+    bad = GOOD.replace("tiny.inflight", "other.one").replace("tiny.settled", "other.two").replace(
+        "format_version: 1", "format_version: 7")
+    (error,) = errors_for(tmp_path, bad)
+    assert "format_version" in error
+    assert not {s.id for s in load([tmp_path]).scenarios} & {"other.one", "other.two"}

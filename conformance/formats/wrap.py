@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -81,6 +81,62 @@ def mark(scenarios: Iterable[Scenario], fmt: Format) -> list[Scenario]:
     return out
 
 
+class FormatOutput(list):  # type: ignore[type-arg]
+    """A wrapped target's output: the list is the Anthropic-shaped view the checks read; ``native``
+    holds the items the target returned in its own format, ``given`` the items it was handed."""
+
+    def __init__(self, converted: History, fmt: Format, native: list[Any], given: list[Any]) -> None:
+        super().__init__(converted)
+        self.fmt, self.native, self.given = fmt, native, given
+
+    def returned_items(self, index: int) -> tuple[int, list[Any]] | None:
+        """Returns the first index and the items of ``native`` that became output message ``index``,
+        or None when they cannot be told (a message read from more than its own items)."""
+        return _span_in(self.native, lambda n: _count(self.fmt, self.native[:n]), index)
+
+    def given_items(self, history: History, index: int) -> tuple[int, list[Any]] | None:
+        """Returns the first index and the items of ``given`` that input message ``index`` of
+        ``history`` became, or None when the format does not write messages one by one."""
+        try:
+            start, upto = len(self.fmt.to_format(history[:index])), self.fmt.to_format(history[:index + 1])
+        except (FormatError, KeyError, TypeError, ValueError, AttributeError, IndexError):
+            return None  # a prefix the format cannot write alone (a result whose call comes later)
+        end = len(upto)
+        if start >= end or upto != self.given[:end]:
+            return None
+        return start, self.given[start:end]
+
+
+def _count(fmt: Format, items: list[Any]) -> int:
+    """Returns how many Anthropic messages ``items`` read as (-1 when they do not read)."""
+    try:
+        return len(fmt.from_format(items))
+    except (FormatError, KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return -1
+
+
+def _span_in(items: list[Any], count: Callable[[int], int], index: int) -> tuple[int, list[Any]] | None:
+    """Returns where message ``index`` lies in ``items``, given ``count(n)``, the number of messages
+    the first ``n`` items read as (non-decreasing; bisected, as outputs can be long); None when the
+    counts do not place it."""
+
+    def first_over(k: int) -> int:  # the smallest n with count(n) > k, or len(items) + 1
+        low, high = 0, len(items) + 1
+        while low < high:
+            middle = (low + high) // 2
+            if middle <= len(items) and count(middle) > k:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    start = first_over(index) - 1  # the item that opens the message
+    stop = min(first_over(index + 1) - 1, len(items))  # the item that opens the next one
+    if not 0 <= start < stop or count(start) != index or count(stop) != index + 1:
+        return None
+    return start, items[start:stop]
+
+
 def wrap(target: Target, fmt: Format) -> Target:
     """Returns a ``Target`` that takes Anthropic-shaped histories and calls ``target`` in ``fmt``.
 
@@ -98,7 +154,7 @@ def wrap(target: Target, fmt: Format) -> Target:
         if items != before:
             history[:] = fmt.back(items, given)
         try:
-            return fmt.back(output, given)
+            return FormatOutput(fmt.back(output, given), fmt, output, before)
         except FormatError as exc:
             raise FormatError(f"the output is not valid {fmt.title}: {exc}") from None
 

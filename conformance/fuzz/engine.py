@@ -29,6 +29,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from ..results import CheckResult
 from ..runner import RunOptions, check_scenario, checked_in_worker, observe, shipping
 from ..spec import Scenario
+from .storage import hypothesis_storage
 from .strategies import histories
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..worker import Pool, output_captured
@@ -236,7 +237,8 @@ def _fuzz(target: Target, checks: Checks, fmt: Any, options: FuzzOptions) -> Fuz
     # settings go on last: @seed alone turns the example database off
     test = configured(seed(options.seed)(given(histories(undecidable=options.undecidable))(prop)))
     try:
-        test()
+        with hypothesis_storage():
+            test()
     except _Counterexample as found:
         return FuzzResult(target.name, first_failure, found.scenario, tuple(found.failures))
     except BaseExceptionGroup as group:  # a flaky target: report the failure it did show

@@ -90,7 +90,11 @@ def render_failure(result: CheckResult, where: str = "",
     the target's traceback (only a reference to it when ``shown_tracebacks`` already holds its key)."""
     head = f"[{result.level}] {result.scenario} :: {result.invariant} ({result.outcome})"
     evidence = [f"    {result.message}", *(f"    {line}" for line in result.details.get("diff", []))]
-    evidence += [f"    {side} {result.details[side]}" for side in ("expected", "returned") if result.details.get(side)]
+    for side in ("expected", "returned"):
+        if result.details.get(side):
+            evidence.append(f"    {side} {result.details[side]}")
+        if result.details.get(f"{side}_native"):  # the same, in the target's own format and numbering
+            evidence.append(f"      {result.details[f'{side}_native']}")
     # the head names the place and a traceback its frames: whole lines, to copy; the rest fits the width
     return [head + (f"  {where}" if where else ""), *fit(evidence), *_traceback_lines(result, shown_tracebacks)]
 

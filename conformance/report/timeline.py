@@ -128,9 +128,20 @@ def _span(index: int, live_start: int) -> str:
     return "live" if index >= live_start else "settled"
 
 
+def common_tail(before: Sequence[str], after: Sequence[str]) -> int:
+    """Returns how many messages at the end of ``before`` and ``after`` are equal, position by position."""
+    count = 0
+    while count < min(len(before), len(after)) and before[-1 - count] == after[-1 - count]:
+        count += 1
+    return count
+
+
 def align(history: Sequence[Any], output: Any, live_start: int, label: Labeller = block_label) -> list[MessageView]:
     """Returns the timeline of ``history`` against ``output`` (rows marked ``input`` when it is not a list).
 
+    Messages are paired by position first: the equal messages at the end of both are the same ones
+    (a compactor keeps the end, and the checks read the task in flight at the output's end), so of
+    two identical messages the one kept is the later; the rest pair by equal content, in order.
     ``label`` names each block; pass ``labeller(secrets)`` to hide text that quotes reasoning.
     """
     if not isinstance(output, list):
@@ -139,9 +150,13 @@ def align(history: Sequence[Any], output: Any, live_start: int, label: Labeller 
                 for i, m in enumerate(history)]
     before = [_canon(m) for m in history]
     after = [_canon(m) for m in output]
+    tail = common_tail(before, after)
     rows: list[MessageView] = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    matcher = difflib.SequenceMatcher(None, before[:len(before) - tail], after[:len(after) - tail], autojunk=False)
+    opcodes = matcher.get_opcodes()
+    if tail:
+        opcodes.append(("equal", len(before) - tail, len(before), len(after) - tail, len(after)))
+    for op, i1, i2, j1, j2 in opcodes:
         if op == "equal":
             for k in range(i2 - i1):
                 message = history[i1 + k]

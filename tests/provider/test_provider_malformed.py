@@ -34,7 +34,7 @@ def _replace_bytes(old: bytes, new: bytes) -> Callable[[Path], None]:
 
 # name -> (how the cassette is broken, what the message must say)
 BROKEN_CASSETTES: dict[str, tuple[Callable[[Path], None], str]] = {
-    "bad YAML": (lambda p: p.write_text("version: 1\ninteractions: [ {request: \n"), ":3: invalid YAML"),
+    "bad YAML": (lambda p: p.write_text("version: 1\ninteractions: [ {request: \n"), ":2: invalid YAML"),  # where the "{" opens
     "non-UTF-8 byte": (_replace_bytes(b"interactions:", b"interactions:\xff"), ":1: not UTF-8: byte 0xff at byte offset 13 (column 14)"),
     "no interactions": (_edit_yaml(lambda d: d.__setitem__("interactions", [])), "interactions: no interactions recorded"),
     "truncated body": (_edit_yaml(lambda d: d["interactions"][1]["response"]["body"].__setitem__(

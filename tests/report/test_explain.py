@@ -87,3 +87,16 @@ def test_probe_shows_live_span_and_prediction(capsys: pytest.CaptureFixture[str]
     assert f"probe {probe.id}" in out
     assert f"task in flight starts here: live_start = {probe.live.from_message}" in out or "no task in flight" in out
     assert f"verdict: \"{probe.predict['verdict']}\"" in out
+
+
+def test_explain_maps_the_dropped_one_of_two_identical_messages(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import Scenario, from_callable
+    from conformance.report.explain import explain_scenario
+    from conformance.spec import Truth
+
+    ok = {"role": "user", "content": "ok"}
+    scenario = Scenario(id="shrunk.ok-ok", description="shrunk", family="generated", history=[ok, ok],
+                        truth=Truth(1))
+    out = explain_scenario(scenario, from_callable(lambda history: history[1:], "drop_first"))
+    rows = {line.split("]")[0].strip(" ["): line for line in out.splitlines() if "→" in line and line.strip().startswith("[")}
+    assert "REMOVED" in rows["0→-"] and "kept" in rows["1→0"], out

@@ -79,3 +79,29 @@ def test_labeller_hides_text_quoting_reasoning_whole_or_cut_short() -> None:
     assert label({"type": "text", "text": THINK["thinking"][:20]}).startswith("text [redacted thinking #")
     assert label({"type": "text", "text": "plan"}) == "text 'plan'"  # too short to count as a quote
     assert label(THINK) == block_label(THINK)
+
+
+OK = {"role": "user", "content": "ok"}
+
+
+def test_identical_messages_pair_by_position_from_the_end() -> None:
+    rows = align([OK, OK], [OK], 1)  # the settled "ok" dropped, the one in flight kept
+    by_index = {r.index: r for r in rows}
+    assert by_index[0].status == "removed" and by_index[0].span == "settled"
+    assert by_index[1].status == "kept" and by_index[1].out_index == 0 and by_index[1].span == "live"
+
+
+def test_identical_messages_before_a_changed_end_still_pair_in_order() -> None:
+    summary = {"role": "user", "content": "summary"}
+    rows = align([OK, OK, {"role": "assistant", "content": "done"}], [OK, summary], 2)
+    by_index = {r.index: r for r in rows}
+    assert by_index[0].status == "kept" and by_index[0].out_index == 0
+    assert by_index[1].status == "changed" and by_index[1].out_index == 1
+    assert by_index[2].status == "removed" and counts(rows)["kept"] == 1
+
+
+def test_a_dropped_last_message_is_still_the_one_removed() -> None:
+    other = {"role": "assistant", "content": "x"}
+    rows = align([OK, other, OK], [OK, other], 2)  # the end differs: no pairing from the end
+    by_index = {r.index: r for r in rows}
+    assert [by_index[i].status for i in range(3)] == ["kept", "kept", "removed"]

@@ -1,0 +1,88 @@
+"""A failure of a target that speaks another format quotes, beside the converted (Anthropic-shaped)
+view, what the target was given and returned in its own format and numbering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PARALLEL = ROOT / "specs" / "parallel-tools.yaml"
+SECRET = "a private line of reasoning about the file listing"
+THINKING = f"""\
+format_version: 1
+scenarios:
+  - id: thought.inflight
+    description: a task in flight whose call was reasoned about
+    family: tiny
+    history:
+      - {{role: user, content: "list the files"}}
+      - role: assistant
+        content:
+          - {{type: thinking, thinking: "{SECRET}", signature: "c2lnMQ=="}}
+          - {{type: tool_use, id: toolu_01, name: ls, input: {{}}}}
+      - role: user
+        content:
+          - {{type: tool_result, tool_use_id: toolu_01, content: "a b"}}
+    truth: {{live_start: 0}}
+"""
+
+
+def drop_tool_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A Chat Completions compactor that drops every tool message."""
+    return [m for m in messages if m.get("role") != "tool"]
+
+
+def clear_tool_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A Chat Completions compactor that clears each tool message's text."""
+    return [{**m, "content": "[cleared]"} if m.get("role") == "tool" else m for m in messages]
+
+
+def drop_the_last_two(contents: list[Any]) -> list[Any]:
+    """Drops the last two messages (a GenAI compactor here: the model's reasoned call and its answer)."""
+    return contents[:-2]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["run", "--no-provider", *argv]) == 1
+    return capsys.readouterr().out
+
+
+def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat",
+               "--target", "tests.test_format_failures:drop_tool_messages")
+    lines = out.splitlines()
+    at = next(k for k, line in enumerate(lines) if "expected input[6]: " in line
+              and "window-edge-inside-settled-batch" in "\n".join(lines[k - 4:k]))
+    # two tool messages stand for the one Anthropic message of two results: the numbering differs
+    assert any("as the target was given it (openai-chat): input[7]: {\"role\": \"user\"" in line
+               for line in lines[at:at + 4]), "\n".join(lines[at - 4:at + 8])
+    assert any("as the target returned it (openai-chat)" in line and "tool_calls" in line
+               for line in lines), out
+
+
+def test_a_changed_tool_result_shows_the_tool_message_the_target_returned(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat",
+               "--target", "tests.test_format_failures:clear_tool_messages")
+    assert "as the target returned it (openai-chat): output[" in out
+    native = [line for line in out.splitlines() if "as the target returned it (openai-chat)" in line]
+    assert native and all('"role": "tool"' in line or '"role"' in line for line in native)
+
+
+def test_the_anthropic_format_adds_no_second_quote(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "--specs", str(PARALLEL), "--target", "tests.test_format_failures:drop_the_last_two")
+    assert "expected input[" in out and "as the target" not in out
+
+
+def test_the_own_format_quote_shows_no_reasoning_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "thought.yaml"
+    spec.write_text(THINKING, encoding="utf-8")
+    out = _run(capsys, "--specs", str(spec), "--format", "google-genai",
+               "--target", "tests.test_format_failures:drop_the_last_two")
+    assert "as the target was given it (google-genai): input[1]" in out, out
+    assert SECRET not in out and "private line" not in out
