@@ -519,7 +519,8 @@ CATALOG: tuple[Invariant, ...] = (
               "or in the continuation just after it, and every such result has its use there; pairs the input "
               "already left open aside.", server_results_kept),
     Invariant("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
-              "redacted_thinking, any block holding encrypted_content or a signature, or a top-level data string) "
+              "redacted_thinking, any other block holding encrypted_content or a signature outside a tool input, "
+              "or a top-level data string) "
               "is byte-identical to one of the input, with or without an id.", opaque_kept_intact),
     Invariant("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
               reasoning_live_preserved),
