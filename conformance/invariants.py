@@ -129,17 +129,25 @@ def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
     return []
 
 
-def _orphan_results(messages: Sequence[Any]) -> dict[str, str]:
-    """Returns tool_use_id -> problem for each result that does not answer the message before it."""
-    problems: dict[str, str] = {}
+def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
+    """Returns tool_use_id -> problem for each result that does not answer the message before it;
+    keyed apart, ``(tool_use_id, "gone")`` when its call is nowhere before it (a window cut at a
+    notice that stood between the call and its result leaves that)."""
+    problems: dict[Any, str] = {}
+    called: set[str] = set()
     for i, message in enumerate(messages):
         previous = messages[i - 1] if i > 0 else {}
         from_assistant = previous.get("role") == "assistant"
         calls = set(tx.tool_use_ids(previous)) if from_assistant else set()
         for use_id in tx.tool_result_ids(message):
-            if use_id not in calls:
+            if use_id not in calls and use_id in called:
                 problems[use_id] = (f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
-                                    f"of output[{i - 1}]" if i else f"output[0] opens on a tool_result for {use_id}")
+                                    f"of output[{i - 1}]")
+            elif use_id not in calls:
+                problems[(use_id, "gone")] = (f"output[{i}] holds a tool_result for {use_id}, whose tool_use is "
+                                              f"nowhere before it" if i else
+                                              f"output[0] opens on a tool_result for {use_id}")
+        called.update(tx.tool_use_ids(message))
         if message.get("role") == "assistant":
             server_calls = set(tx.server_tool_use_ids(previous)) if from_assistant else set()
             seen: set[str] = set()
@@ -511,7 +519,8 @@ CATALOG: tuple[Invariant, ...] = (
               "or in the continuation just after it, and every such result has its use there; pairs the input "
               "already left open aside.", server_results_kept),
     Invariant("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
-              "redacted_thinking, any block holding encrypted_content or a signature, or a top-level data string) "
+              "redacted_thinking, any other block holding encrypted_content or a signature outside a tool input, "
+              "or a top-level data string) "
               "is byte-identical to one of the input, with or without an id.", opaque_kept_intact),
     Invariant("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
               reasoning_live_preserved),

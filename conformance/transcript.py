@@ -252,9 +252,9 @@ def open_server_tool_uses(message: Message) -> list[str]:
 
 
 def _holds_opaque_field(value: Any) -> bool:
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping):  # a tool's ``input`` is the caller's data, whatever its keys
         return any(isinstance(value.get(key), str) for key in OPAQUE_FIELDS) or any(
-            _holds_opaque_field(v) for v in value.values() if isinstance(v, (Mapping, list)))
+            _holds_opaque_field(v) for k, v in value.items() if k != "input" and isinstance(v, (Mapping, list)))
     if isinstance(value, list):
         return any(_holds_opaque_field(v) for v in value)
     return False
@@ -263,9 +263,10 @@ def _holds_opaque_field(value: Any) -> bool:
 def is_opaque(block: Any) -> bool:
     """Returns whether a block is one the provider owns and checks verbatim: a ``compaction`` or
     ``redacted_thinking`` block, one with a top-level ``data`` string, or one that holds an
-    ``encrypted_content`` or ``signature`` string at any depth (thinking, search results...)."""
-    if not isinstance(block, Mapping):
-        return False
+    ``encrypted_content`` or ``signature`` string at any depth (thinking, search results...) outside
+    a tool ``input``; never a client ``tool_use`` or ``tool_result``."""
+    if not isinstance(block, Mapping) or block.get("type") in (CLIENT_TOOL_USE, CLIENT_TOOL_RESULT):
+        return False  # the client's own calls and results: its data, not the provider's
     return (block.get("type") in OPAQUE_TYPES or isinstance(block.get("data"), str)
             or _holds_opaque_field(block))
 

@@ -160,7 +160,7 @@ def test_ids_name_the_content_and_truth_stays_in_range(sample: list[Scenario]) -
 
 BLIND_SPOT_COMPACTORS = ("fixed_server_registry", "window_splits_paused_pairs", "reserialise_compaction",
                          "rewrite_compaction_summary", "reencode_search_results", "compact_tool_summary_only",
-                         "prune_large_text", "notice_into_step")
+                         "prune_large_text", "notice_into_step", "window_opens_on_notice")
 
 
 @pytest.mark.parametrize("name", BLIND_SPOT_COMPACTORS)

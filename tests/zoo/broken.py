@@ -439,6 +439,18 @@ def notice_into_step(history: History) -> History:
     return out + history[start:]
 
 
+def window_opens_on_notice(history: History, keep_turns: int = 10) -> History:
+    """Spares the task in flight and opens settled history on a user message with no tool result,
+    but takes a background-task notice standing between a call and its result for a request: the
+    window's edge there keeps the result and drops its call."""
+    start = live_start(history)
+    window = max(0, start - keep_turns)
+    while window < start and (history[window]["role"] != "user" or
+                              any(b["type"] == "tool_result" for b in blocks_of(history[window]))):
+        window += 1
+    return history[window:start] + history[start:]
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "essay_whitelist": ("live.untouched-suffix",),
     "keep_last_n": ("live.untouched-suffix", "tools.results-answer-previous"),
@@ -481,4 +493,5 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "compact_tool_summary_only": ("tools.unanswered-kept", "live.untouched-suffix"),
     "prune_large_text": ("live.untouched-suffix",),
     "notice_into_step": ("tools.uses-answered-next",),
+    "window_opens_on_notice": ("tools.results-answer-previous",),
 }

@@ -48,13 +48,24 @@ def _opens_task(message: dict[str, Any]) -> bool:
     return message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
 
 
+def _waiting(message: dict[str, Any]) -> set[str]:
+    """Returns the ids of the client calls of an assistant message."""
+    return {b["id"] for b in blocks_of(message) if b["type"] == "tool_use"} if message["role"] == "assistant" else set()
+
+
 def _settled_tasks(settled: History) -> list[History]:
-    """Returns settled history cut into whole tasks, each opening on a user request."""
+    """Returns settled history cut into whole tasks, each opening on a user request (never on a
+    notice that stands between a call and its result)."""
     tasks: list[History] = []
+    pending: set[str] = set()
     for message in settled:
-        if not tasks or _opens_task(message):
+        if not tasks or (_opens_task(message) and not pending):
             tasks.append([])
         tasks[-1].append(message)
+        if message["role"] == "assistant":
+            pending = _waiting(message)
+        elif not _opens_task(message):
+            pending = set()
     return tasks
 
 
