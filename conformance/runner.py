@@ -311,9 +311,11 @@ def error_records(target: Target, scenario: Scenario, options: RunOptions, reaso
 _RESOLVED: dict[str, Target] = {}
 
 
-def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions,
+              outputs: bool = True) -> tuple[Observation, list[CheckResult]]:
     """Runs one scenario on a target in a worker: the target is resolved there by name (or arrives
-    pickled); returns the observation (output made picklable) and the records."""
+    pickled); returns the observation (output made picklable; without the outputs unless
+    ``outputs``) and the records."""
     with output_captured() as printed:  # the target's own output never reaches the terminal
         if isinstance(shipped, str):
             if shipped not in _RESOLVED:
@@ -327,6 +329,8 @@ def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions) ->
     results = check_scenario(target, scenario, options, obs)
     if isinstance(obs.output, list) and len(obs.output) > longest_output(len(scenario.history)):
         obs = replace(obs, output=f"<a list of {len(obs.output)} items, checked in the worker, not sent back>")
+    if not outputs:
+        obs = replace(obs, output=None, second=replace(obs.second, output=None) if obs.second else None)
     return _picklable(obs), results
 
 
@@ -346,11 +350,12 @@ def _picklable(obs: Observation) -> Observation:
 
 
 def checked_in_worker(pool: Pool, shipped: str | Target, target: Target, scenario: Scenario,
-                      options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+                      options: RunOptions, outputs: bool = True) -> tuple[Observation, list[CheckResult]]:
     """Returns the observation and records of ``scenario`` on ``target`` called in one of ``pool``'s
-    workers (``shipped``: how the target gets there, see ``shipping``). A hang or a dead worker is
-    an error record, never an exception; the pool has a free worker again afterwards."""
-    pool.submit(scenario.id, _run_item, (shipped, scenario, options))
+    workers (``shipped``: how the target gets there, see ``shipping``; the observation without the
+    outputs unless ``outputs``). A hang or a dead worker is an error record, never an exception;
+    the pool has a free worker again afterwards."""
+    pool.submit(scenario.id, _run_item, (shipped, scenario, options, outputs))
     events: list[Event] = []
     while not events and pool.running:
         events = pool.wait()

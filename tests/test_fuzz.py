@@ -273,3 +273,62 @@ def test_a_fuzzed_targets_own_output_reaches_neither_terminal_nor_log(capfd: pyt
     assert not result.passed
     out, err = capfd.readouterr()
     assert "CHATTY" not in out + err
+
+
+@pytest.mark.parametrize("name, message", [
+    ("segfaults", "signal SIGSEGV"), ("exits", "exit code 3"), ("sleeps", "no answer within 0.5 s"),
+    ("dies_every_other_call", "exit code 4"),
+])
+def test_a_target_that_crashes_or_hangs_is_a_shrunk_counterexample(name: str, message: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The target runs in a worker process: its crash or hang fails the example instead of ending
+    the fuzz run, and the written scenario reproduces under ``conformance run``."""
+    out = tmp_path / "found"
+    target = f"tests.zoo.hostile:{name}"
+    code = main(["fuzz", "--target", target, "--examples", "50", "--time-limit", "0.5", "--no-cache",
+                 "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 1 and "call.completes (error)" in printed and message in printed
+    (written,) = out.glob("*.yaml")
+    assert main(["run", "--no-provider", "--specs", str(written), "--target", target, "--time-limit", "0.5"]) == 1
+    assert "call.completes (error)" in capsys.readouterr().out
+
+
+def test_shrinking_a_hang_stops_at_its_time_budget() -> None:
+    """Every try of a target that always hangs costs the time limit: shrinking stops at its budget
+    with the smallest failing history found so far."""
+    from .zoo import hostile
+
+    options = FuzzOptions(examples=50, seed=0, database=None, time_limit=0.2, shrink_seconds=0.0)
+    result = run_fuzz(from_callable(hostile.sleeps, "sleeps"), options)
+    assert not result.passed and result.examples == 1
+    assert [r.invariant for r in result.failures] == ["call.completes"]
+
+
+def test_fuzz_in_process_calls_the_target_here() -> None:
+    import os
+
+    seen: set[int] = set()
+
+    def records_its_process(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        seen.add(os.getpid())
+        return list(history)
+
+    options = replace(QUICK, examples=20)
+    assert run_fuzz(from_callable(records_its_process, "here"), replace(options, in_process=True)).passed
+    assert seen == {os.getpid()}
+    assert run_fuzz(from_callable(correct.noop, "noop"), options).passed  # shipped to a worker
+
+
+def test_fuzz_in_a_format_runs_in_a_worker(tmp_path: Path) -> None:
+    from .zoo import hostile
+
+    options = FuzzOptions(examples=20, seed=1, database=None, format="openai-chat", time_limit=0.5)
+    found = run_fuzz(from_callable(hostile.segfaults, "segfaults"), options)
+    assert not found.passed and "signal SIGSEGV" in found.failures[0].message
+
+
+def test_cli_fuzz_in_process_is_an_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["fuzz", "--target", "tests.zoo.correct:noop", "--examples", "20", "--no-cache", "--in-process",
+                 "--out", str(tmp_path)])
+    assert code == 0 and "20 generated histories held" in capsys.readouterr().out

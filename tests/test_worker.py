@@ -346,3 +346,59 @@ def test_a_timeout_that_is_a_known_gap_spends_no_budget(tiny: list[Scenario], tm
     gaps = load_gaps(gaps_file, [s.id for s in tiny], ["call.completes"], targets=[name])
     report = run([resolve(name)], tiny, gaps=gaps, options=replace(GIVE_UP, give_up_after=2))
     assert not report.given_up and report.exit_code == 0
+
+
+_REAP_SCRIPT = """\
+import os, sys
+from conformance.cli import main
+
+def descendants():
+    parents = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                parents[int(pid)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            pass
+    found, front = [], [os.getpid()]
+    while front:
+        parent = front.pop()
+        kids = [pid for pid, ppid in parents.items() if ppid == parent]
+        found += kids
+        front += kids
+    return found
+
+if __name__ == "__main__":
+    import json
+    for argv in json.loads(sys.argv[1]):
+        code = main(argv)
+        print(json.dumps({"argv": argv[:1], "code": code, "left": descendants()}), flush=True)
+"""
+
+
+def test_no_process_a_command_started_outlives_it(tmp_path: Path) -> None:
+    """After ``main()`` returns, no child process of the calling process remains: not a worker (one
+    killed at its limit, one that died, idle ones), not the process that replayed the recordings,
+    not the fork server multiprocessing started for them."""
+    import json
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads the process table from /proc")
+    specs = tmp_path / "tiny.yaml"
+    specs.write_text(GOOD, encoding="utf-8")
+    cassette = Path(__file__).resolve().parents[1] / "cassettes" / "emulator" / "clear-thinking.keep-one-turn.yaml"
+    commands = [
+        ["run", "--no-provider", "--specs", str(specs), "--target", "tests.zoo.hostile:exits"],
+        ["run", "--no-provider", "--specs", str(specs), "--target", "tests.zoo.hostile:sleeps", "--time-limit", "0.3"],
+        ["run", "--specs", str(specs), "--cassettes", str(cassette), "--jobs", "2"],
+        ["fuzz", "--target", "tests.zoo.hostile:segfaults", "--no-cache", "--out", str(tmp_path / "found")],
+        ["explain", "tiny.inflight", "--specs", str(specs), "--target", "conformance_reference:compact"],
+    ]
+    done = subprocess.run([sys.executable, "-c", _REAP_SCRIPT, json.dumps(commands)], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[1], timeout=300)
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [line["code"] for line in lines] == [1, 1, 0, 1, 0], done.stdout[-2000:] + done.stderr[-2000:]
+    assert [line["left"] for line in lines] == [[]] * len(commands)
+    assert "leaked" not in done.stderr  # the resource tracker had nothing left to clean

@@ -153,7 +153,7 @@ def _checker(target: Target, named: Target, options: FuzzOptions) -> Iterator[Ch
     pool = Pool(1, options.memory_limit)
     try:
         def checks(scenario: Scenario) -> tuple[list[CheckResult], bool]:
-            obs, results = checked_in_worker(pool, shipped, target, scenario, run_options)
+            obs, results = checked_in_worker(pool, shipped, target, scenario, run_options, outputs=False)
             costly = obs.timed_out or (obs.second is not None and obs.second.timed_out) \
                 or obs.error_type == "WorkerDied"
             return _failing(results, options, costly), costly
