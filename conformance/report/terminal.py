@@ -112,6 +112,7 @@ def not_run(results: Sequence[CheckResult]) -> int:
 
 
 def _count_words(totals: dict[str, int], not_run_count: int) -> list[str]:
+    """Returns the counts of a verdict line: errors first, then pass (always) and the others."""
     words = [plural(totals["error"], "error")] if totals.get("error") else []
     for outcome in ("pass", "fail", "skip", "xfail", "xpass"):
         if totals.get(outcome) or outcome == "pass":
