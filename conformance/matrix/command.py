@@ -74,6 +74,8 @@ def _published(args: argparse.Namespace) -> Path | str:
 
 
 def _write(out: Path, readme: Path | None, matrix: dict[str, Any], named: bool) -> None:
+    """Writes matrix.json, .md and .html to ``out`` (and the block of ``readme``); with ``named``
+    peers, the rows of the others are kept from the matrix.json already there."""
     out.mkdir(parents=True, exist_ok=True)
     if named and (out / "matrix.json").is_file():  # named peers: the other rows stay as they were
         fresh = {row["peer"]: row for row in matrix["rows"]}

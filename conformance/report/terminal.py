@@ -127,6 +127,7 @@ def given_up_lines(report: RunReport) -> list[str]:
 
 
 def _count_words(totals: dict[str, int], not_run_count: int) -> list[str]:
+    """Returns the counts of a verdict line: errors first, then pass (always) and the others."""
     words = [plural(totals["error"], "error")] if totals.get("error") else []
     for outcome in ("pass", "fail", "skip", "xfail", "xpass"):
         if totals.get(outcome) or outcome == "pass":
