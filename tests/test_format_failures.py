@@ -86,3 +86,10 @@ def test_the_own_format_quote_shows_no_reasoning_text(tmp_path: Path, capsys: py
                "--target", "tests.test_format_failures:drop_the_last_two")
     assert "as the target was given it (google-genai): input[1]" in out, out
     assert SECRET not in out and "private line" not in out
+
+
+def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "parallel-tools.window-edge-inside-settled-batch", "--specs", str(PARALLEL),
+                 "--format", "openai-chat", "--target", "tests.test_format_failures:drop_tool_messages"]) == 0
+    out = capsys.readouterr().out
+    assert "as the target was given it (openai-chat): input[7]" in out, out

@@ -107,7 +107,10 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
         lines.append(f"  {_MARK[result.outcome]:<5} {result.level:<9} {result.invariant}"
                      + (f": {result.message}" if result.message else ""))
         lines += [f"        {d}" for d in result.details.get("diff", [])]
-        lines += [f"        {side} {result.details[side]}" for side in ("expected", "returned") if side in result.details]
+        for side in ("expected", "returned"):
+            lines += [f"        {side} {result.details[side]}"] if side in result.details else []
+            native = result.details.get(f"{side}_native")  # the same, in the target's own format
+            lines += [f"          {native}"] if native else []
         lines += [f"        {t}" for t in str(result.details.get("traceback", "")).splitlines()]
     return lines
 
