@@ -158,7 +158,7 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     from .anthropic.lint import lint, load_config, render
 
     if args.max_task_steps is not None and args.max_task_steps < 1:
-        print("conformance lint-config: --max-task-steps must be at least 1", file=sys.stderr)
+        print("conformance lint-config: --task-size (--max-task-steps) must be at least 1", file=sys.stderr)
         return 2
     try:
         config = load_config(Path(args.file))
@@ -204,6 +204,7 @@ def register(subparsers: Any) -> None:
 
     lc = subparsers.add_parser("lint-config", help="say from which task size a context_management config clears live work")
     lc.add_argument("file", metavar="FILE", help="JSON or YAML holding a context_management object")
-    lc.add_argument("--max-task-steps", type=int, metavar="N", help="the longest task your agent runs, in tool steps")
+    lc.add_argument("--task-size", "--max-task-steps", dest="max_task_steps", type=int, metavar="N",
+                    help="the longest task your agent runs, in tool steps (a safer clear_tool_uses needs it)")
     lc.add_argument("--json", action="store_true", help="print the findings as JSON")
     lc.set_defaults(func=cmd_lint_config)
