@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +51,10 @@ def judge_one(item: Interaction, earlier: Sequence[Interaction], available: Sequ
             try:
                 return judge.judge(item, earlier)
             except Exception as exc:  # a judge's bug must not hide the other interactions' verdicts
-                return failed(item, judge.provider, f"the {judge.provider} judge raised {type(exc).__name__}: {exc}")
+                # Named by type and place only: the message of an exception may quote the body.
+                frame = traceback.extract_tb(exc.__traceback__)[-1]
+                return failed(item, judge.provider, f"the {judge.provider} judge raised {type(exc).__name__} "
+                                                    f"({Path(frame.filename).name}:{frame.lineno})")
     found = start(item, _guess_provider(item), NOT_JUDGED)
     found.evidence.append("no judge for this traffic" if found.provider == "unknown"
                           else f"no judge for {found.provider} is installed")

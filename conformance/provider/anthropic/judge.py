@@ -86,7 +86,9 @@ def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Seq
         return Finding(CANNOT_TELL, [f"the task in flight starts at {where}: whether the summary folds its request "
                                      "cannot be told without the interaction that produced it"])
     history = list(earlier[source].request.get("messages") or []) if isinstance(earlier[source].request, Mapping) else []
-    full = [*history, *messages[k:]]
+    # The summary stands for ``history``; what message k holds besides the block follows it.
+    rest = [blk for i, blk in enumerate(_blocks(messages[k])) if i != b]
+    full = [*history, *([{**messages[k], "content": rest}] if rest else []), *messages[k + 1:]]
     first = find_live_start(full)
     if first < len(history):
         return Finding(REACHED, [f"{where} summarised interaction {source}'s history, whose task is still in flight: "
