@@ -391,3 +391,17 @@ def test_no_reasoning_text_or_key_in_output_json_or_report(tmp_path: Path, capsy
     assert len(outputs) == 6
     for text in outputs:
         assert "PLANTED-REASONING" not in text and KEY not in text and "first I will look" not in text
+
+
+def test_unreadable_traffic_no_judge_claims_is_counted(tmp_path: Path) -> None:
+    path = tmp_path / "other.yaml"
+    path.write_text(yaml.safe_dump({"interactions": [{
+        "request": {"method": "POST", "uri": "https://llm.example/v1/generate", "body": "multipart junk"},
+        "response": {"status": {"code": 200}, "body": {"string": "{}"}}}]}))
+    (found,) = judged(path)
+    assert found.verdict == "not-judged" and "no judge claims this traffic" in found.evidence[0]
+
+
+def test_a_messages_endpoint_answering_something_else_is_an_error(tmp_path: Path) -> None:
+    found = one(tmp_path, request(HISTORY, tool_edit()), {"object": "event-stream", "events": []})
+    assert found.verdict == "error" and "not a Messages API message" in (found.error or "")

@@ -189,7 +189,7 @@ def test_responses_stream_takes_the_terminal_response() -> None:
     ({"string": _sse({"type": "message_start", "message": {"content": []}},
                      {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
                      {"type": "content_block_delta", "index": 0, "delta": {"type": "mystery_delta"}})}, "unknown type"),
-    ({"string": "event: ping\ndata: {\"type\": \"ping\"}\n\n"}, "unknown shape"),
+    ({"string": "event: x\ndata: {not json}\n\n"}, "not JSON"),
 ])
 def test_undecodable_bodies_are_errors_of_their_interaction(tmp_path: Path, body: Any, message: str) -> None:
     data = _cassette(json.dumps(REQUEST), body)
@@ -198,6 +198,17 @@ def test_undecodable_bodies_are_errors_of_their_interaction(tmp_path: Path, body
     assert first.error is not None and message in first.error and first.error.startswith("response body")
     assert first.request == REQUEST  # what could be read is kept
     assert second.error is None and second.response == RESPONSE
+
+
+def test_a_stream_of_another_shape_is_kept_as_events() -> None:
+    assert reassemble(_sse({"type": "ping"}, {"type": "chunk", "n": 1})) == {
+        "object": "event-stream", "events": [{"type": "ping"}, {"type": "chunk", "n": 1}]}
+
+
+def test_a_non_json_body_of_another_content_type_is_noted_not_an_error(tmp_path: Path) -> None:
+    item = _only(_write_yaml(tmp_path, _cassette(json.dumps(REQUEST), {"string": b"\x89PNG\r\n\x1a\n\x00\xff"},
+                                                 content_type="image/png")))
+    assert item.response is None and item.notes == ["response body (image/png) is not JSON; not read"]
 
 
 def test_decode_raises_body_error() -> None:

@@ -42,20 +42,27 @@ def _guess_provider(item: Interaction) -> str:
     return "unknown"
 
 
+def _raised(judge: Judge, exc: Exception) -> str:
+    # Named by type and place only: the message of an exception may quote the body.
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"the {judge.provider} judge raised {type(exc).__name__} ({Path(frame.filename).name}:{frame.lineno})"
+
+
 def judge_one(item: Interaction, earlier: Sequence[Interaction], available: Sequence[Judge]) -> Judgement:
     """Returns the verdict of the first judge that claims ``item``; a judge that raises is an error, not a crash."""
-    if item.error is not None:
-        return failed(item, _guess_provider(item), item.error)
     for judge in available:
-        if judge.claims(item):
-            try:
-                return judge.judge(item, earlier)
-            except Exception as exc:  # a judge's bug must not hide the other interactions' verdicts
-                # Named by type and place only: the message of an exception may quote the body.
-                frame = traceback.extract_tb(exc.__traceback__)[-1]
-                return failed(item, judge.provider, f"the {judge.provider} judge raised {type(exc).__name__} "
-                                                    f"({Path(frame.filename).name}:{frame.lineno})")
+        try:
+            if not judge.claims(item):
+                continue
+            if item.error is not None:
+                return failed(item, judge.provider, item.error)
+            return judge.judge(item, earlier)
+        except Exception as exc:  # a judge's bug must not hide the other interactions' verdicts
+            return failed(item, judge.provider, _raised(judge, exc))
     found = start(item, _guess_provider(item), NOT_JUDGED)
+    if item.error is not None:  # traffic no judge claims: not judged, whatever its bodies hold
+        found.evidence.append(f"no judge claims this traffic; {item.error}")
+        return found
     found.evidence.append("no judge for this traffic" if found.provider == "unknown"
                           else f"no judge for {found.provider} is installed")
     return found

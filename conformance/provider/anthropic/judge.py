@@ -200,6 +200,8 @@ def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
         if not isinstance(item, Mapping) or item.get("type") not in APPLIED_TYPES:
             kind = item.get("type") if isinstance(item, Mapping) else type(item).__name__
             return f"unknown applied edit type {kind!r} at context_management.applied_edits[{index}]"
+    if response.get("type") not in ("message", "error") and "input_tokens" not in response:
+        return f"the response is not a Messages API message (type {response.get('type', response.get('object'))!r})"
     content = response.get("content")
     if response.get("type") == "message" and not isinstance(content, list):
         return "the response message has no content list"

@@ -84,7 +84,11 @@ def interaction(file: str, index: int, request: Any, response: Any, *, url: str 
                 raw, encoding = _part_body(part)
                 value = decode(raw, encoding)
         except BodyError as exc:
-            item.error = f"{side} body: {exc}"
+            kind = header(part.get("headers"), "content-type").lower()
+            if kind and "json" not in kind and "event-stream" not in kind:
+                item.notes.append(f"{side} body ({kind}) is not JSON; not read")  # an image, a page: not API traffic
+            else:
+                item.error = f"{side} body: {exc}"
             continue
         setattr(item, side, value)
         if side == "response" and "text/event-stream" in header(part.get("headers"), "content-type"):

@@ -3,7 +3,8 @@
 Anthropic's Messages stream (``message_start``, content block start/delta/stop, ``message_delta``
 carrying stop reason, usage and the ``context_management`` report, ``message_stop``) becomes the
 message; OpenAI's Responses stream becomes the ``response`` of its terminal event (or, without one,
-the created response with the finished output items). Raises ``BodyError`` on anything else.
+the created response with the finished output items). A stream of another shape comes back as
+``{"object": "event-stream", "events": [...]}``; undecodable events raise ``BodyError``.
 """
 
 from __future__ import annotations
@@ -124,9 +125,8 @@ def _responses_stream(stream: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def reassemble(text: str) -> dict[str, Any]:
-    """Returns the final object of an Anthropic Messages or OpenAI Responses event stream.
-
-    Raises ``BodyError`` for a stream of another shape or with undecodable events.
+    """Returns the final object of an Anthropic Messages or OpenAI Responses event stream, or the
+    events of a stream of another shape. Raises ``BodyError`` for undecodable events.
     """
     stream = events(text)
     kinds = [(data.get("type") if isinstance(data, dict) else None) or name for name, data in stream]
@@ -134,4 +134,5 @@ def reassemble(text: str) -> dict[str, Any]:
         return _messages_stream(stream)
     if any(str(k).startswith("response.") for k in kinds):
         return _responses_stream(stream)
-    raise BodyError("event stream of unknown shape (neither Messages nor Responses events)")
+    # Another provider's stream: kept as its events, for a judge of that provider to read.
+    return {"object": "event-stream", "events": [data for _, data in stream]}
