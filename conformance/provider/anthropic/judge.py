@@ -74,7 +74,7 @@ def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Seq
     k, b = positions[-1]
     source = _source(_blocks(messages[k])[b], earlier)
     where = f"the compaction block at message {k} ({'from interaction ' + str(source) if source is not None else 'not produced in this recording'})"
-    before = f"messages 0-{k - 1}" if k else "nothing before it"
+    before = "message 0" if k == 1 else f"messages 0-{k - 1}" if k else "nothing before it"
     if live_start > k:
         return Finding(SETTLED, [f"{where} stands in for {before}" + (f" and {b} block(s) of message {k}" if b else "")
                                  + ", all settled; the task in flight follows it"])
