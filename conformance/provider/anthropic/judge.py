@@ -42,17 +42,17 @@ def uses_context_management(request: Mapping[str, Any]) -> bool:
     """Returns whether a request uses server-side context management: edits, on-demand compaction or
     a carried compaction block."""
     messages = request.get("messages")
-    return ("context_management" in request or request.get("compaction") is not None
+    return (request.get("context_management") is not None or request.get("compaction") is not None
             or (isinstance(messages, list) and bool(compaction_positions(messages))))
 
 
 def strategy(request: Mapping[str, Any], count_tokens: bool) -> str:
-    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried compaction``."""
+    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block``."""
     parts = [str(e.get("type")) for e in sem.edits_of(request) if isinstance(e, Mapping)]
     if request.get("compaction") is not None:
         parts.append("on-demand compaction")
     if isinstance(request.get("messages"), list) and compaction_positions(request["messages"]):
-        parts.append("carried compaction")
+        parts.append("carried block")
     label = "+".join(parts) or "context_management (no edits)"
     return f"count_tokens {label}" if count_tokens else label
 
