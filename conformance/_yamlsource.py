@@ -232,7 +232,8 @@ def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> tuple[int | None, str
         opener = _unclosed_flow(text)
         if opener is not None:
             line, bracket = opener
-            return line, f"invalid YAML: {bracket!r} opened on this line is never closed ({problem} at the end of the file)"
+            return line, (f"invalid YAML: {bracket!r} opened on this line is never closed "
+                          f"({problem} at the end of the file)")
     return stop_line, f"invalid YAML: {problem}"
 
 

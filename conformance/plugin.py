@@ -1,8 +1,9 @@
 """The pytest plugin: ``pytest --conformance-target MODULE:ATTR`` runs every scenario as a test item.
 
 Items are named by scenario id (``id[target]`` with several targets), marked ``conformance``, and a
-failure is rendered like the CLI's. Each spec file is a pytest ``File``, so a printed node id such as
-``specs/x.yaml::scenario-id`` can be passed back to pytest, and ``--lf`` reruns the failures. Without ``--conformance-target`` the plugin does nothing.
+failure is rendered like the CLI's. Each spec file is a pytest ``File``, so a printed node id such
+as ``specs/x.yaml::scenario-id`` can be passed back to pytest, and ``--lf`` reruns the failures.
+Without ``--conformance-target`` the plugin does nothing.
 """
 
 from __future__ import annotations
