@@ -14,11 +14,12 @@ import logging
 import sys
 import tomllib
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from .._paths import shipped
 from ..peers import Peer, select
-from ..spec import load
+from ..spec import Scenario, load
 from .build import START, build, check_against, markdown, summary_table, update_readme
 
 PROJECT = "context-conformance"
@@ -73,7 +74,8 @@ def _published(args: argparse.Namespace) -> Path | str:
     return root / "docs" / "matrix.json"
 
 
-def _write(out: Path, readme: Path | None, matrix: dict[str, Any], named: bool) -> None:
+def _write(out: Path, readme: Path | None, matrix: dict[str, Any], named: bool,
+           scenarios: Sequence[Scenario]) -> None:
     """Writes matrix.json, .md and .html to ``out`` (and the block of ``readme``); with ``named``
     peers, the rows of the others are kept from the matrix.json already there."""
     out.mkdir(parents=True, exist_ok=True)
@@ -84,7 +86,7 @@ def _write(out: Path, readme: Path | None, matrix: dict[str, Any], named: bool) 
     (out / "matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "matrix.md").write_text(markdown(matrix) + "\n", encoding="utf-8")
     from .html import page
-    (out / "matrix.html").write_text(page(matrix), encoding="utf-8")
+    (out / "matrix.html").write_text(page(matrix, scenarios), encoding="utf-8")
     if readme is not None and readme.is_file() and not update_readme(readme, matrix):
         print(f"note: {readme} has no {START} block; not updated", file=sys.stderr)
     print(f"matrix: wrote {out / 'matrix.json'}, .md and .html" + (f" and {readme}" if readme else ""),
@@ -124,7 +126,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         return check_against(matrix, where, bool(args.peers))
     out, readme = where
     if out is not None:
-        _write(out, readme, matrix, bool(args.peers))
+        _write(out, readme, matrix, bool(args.peers), loaded.scenarios)
     print("\n".join(summary_table(matrix)))
     return 0
 
