@@ -1,0 +1,99 @@
+"""Canaries: the declared strings of a conversation, and where in a payload each one turns up.
+
+A canary is found whole, or as a fragment: any ``FRAGMENT`` consecutive characters of it (so the
+first 40 characters of a thought, or any long-enough piece, count as found). A finding names the
+canary by its id, kind, length and hash and the place it was found, never by its text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .decode import texts
+
+FRAGMENT = 20  # characters: a piece of a canary this long is the canary found
+REASONING_TEXT = frozenset({"reasoning-text", "reasoning-summary"})
+CIPHERTEXT = frozenset({"signature", "redacted-data", "encrypted-content", "thought-signature"})
+CONTENT = frozenset({"answer", "tool-input", "tool-result"})
+KINDS = tuple(sorted(REASONING_TEXT | CIPHERTEXT | CONTENT))
+
+
+@dataclass(frozen=True)
+class Canary:
+    """One declared string of a conversation: ``id`` (unique in it), ``kind`` (see ``KINDS``), ``value``."""
+
+    id: str
+    kind: str
+    value: str
+
+    @property
+    def digest(self) -> str:
+        """Returns the first 12 hex digits of the value's SHA-256: how reports name it."""
+        return hashlib.sha256(self.value.encode("utf-8")).hexdigest()[:12]
+
+    def fragments(self) -> frozenset[str]:
+        """Returns every ``FRAGMENT``-long piece of the value (the value itself when shorter)."""
+        value = self.value
+        if len(value) <= FRAGMENT:
+            return frozenset({value})
+        return frozenset(value[i:i + FRAGMENT] for i in range(len(value) - FRAGMENT + 1))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Where a canary turned up: its id, kind, length and hash, the place, and whether it was whole."""
+
+    canary: str
+    kind: str
+    length: int
+    digest: str
+    where: str
+    whole: bool
+
+    def describe(self) -> str:
+        """Returns one line naming the canary and the place, without its text."""
+        how = "whole" if self.whole else f"a {FRAGMENT}+ character fragment"
+        return (f"{self.kind} canary {self.canary} (sha256 {self.digest}, {self.length} chars) "
+                f"found {how} at {self.where}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the finding as plain data."""
+        return {"canary": self.canary, "kind": self.kind, "length": self.length, "sha256": self.digest,
+                "where": self.where, "whole": self.whole}
+
+
+def find(payload: Any, canaries: Sequence[Canary], *, fragments: bool = True) -> list[Finding]:
+    """Returns one finding per canary found in ``payload`` (the first place, whole preferred)."""
+    return find_in(texts(payload), canaries, fragments=fragments)
+
+
+def find_in(found_texts: Iterable[tuple[str, str]], canaries: Sequence[Canary], *,
+            fragments: bool = True) -> list[Finding]:
+    """Returns one finding per canary found in the ``(where, text)`` pairs."""
+    pieces = {c.id: c.fragments() for c in canaries} if fragments else {}
+    whole: dict[str, Finding] = {}
+    partial: dict[str, Finding] = {}
+    for where, text in found_texts:
+        for canary in canaries:
+            if canary.id in whole:
+                continue
+            if canary.value in text:
+                whole[canary.id] = _finding(canary, where, True)
+            elif fragments and canary.id not in partial and _has_piece(text, pieces[canary.id]):
+                partial[canary.id] = _finding(canary, where, False)
+        if len(whole) == len(canaries):
+            break
+    return [whole.get(c.id) or partial[c.id] for c in canaries if c.id in whole or c.id in partial]
+
+
+def _has_piece(text: str, pieces: frozenset[str]) -> bool:
+    if len(text) < FRAGMENT:
+        return text in pieces and len(text) == FRAGMENT
+    return any(text[i:i + FRAGMENT] in pieces for i in range(len(text) - FRAGMENT + 1))
+
+
+def _finding(canary: Canary, where: str, whole: bool) -> Finding:
+    return Finding(canary.id, canary.kind, len(canary.value), canary.digest, where, whole)

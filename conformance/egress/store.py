@@ -1,0 +1,216 @@
+"""Task-record stores: the one surface that may hold reasoning, only encrypted, only while the task runs.
+
+A target is a factory (``MODULE:FACTORY``) returning a store with ``put(task_id, messages)``,
+``get(task_id) -> messages``, ``finish(task_id)``, ``raw() -> bytes`` (everything it holds at rest)
+and ``export() -> payload`` (what the warehouse copy receives). A factory that takes an argument
+gets a folder the harness made for the conversation, the same in every worker.
+
+Each conversation runs in three steps, each in a fresh worker process, as a queued agent's steps
+would: the first worker puts the task and reads ``raw()`` and ``export()``; a second gets the task
+back while it runs and finishes it; a third looks for anything of the task afterwards.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..results import CheckResult, Level
+from ..target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..tracebacks import target_traceback
+from ..transcript import canonical
+from ..worker import Pool, call_window, output_captured
+from .canaries import CIPHERTEXT, REASONING_TEXT, find
+from .checks import reasoning_units, sub_objects
+from .conversations import Conversation
+from .run import EgressReport, given_messages, withheld
+
+CATALOG: tuple[tuple[str, Level, str], ...] = (
+    ("store.call-completes", "MUST", "Every call of the store (factory, put, get, finish, raw, export) returns: no exception, no hang."),
+    ("store.reasoning-back-byte-identical", "MUST",
+     "Another worker process gets the task back while it runs with every block that holds reasoning "
+     "as the same JSON (the next step of a queued task needs it unchanged)."),
+    ("store.encrypted-at-rest", "MUST",
+     "Nothing the store holds at rest (raw()) shows a canary of the task, whole or as a fragment: "
+     "not its reasoning, ciphertext, answer or tool data."),
+    ("store.export-no-reasoning", "MUST",
+     "The warehouse copy (export()) carries no reasoning text and no reasoning ciphertext, however encoded."),
+    ("store.forgets-finished-task", "MUST",
+     "Once the task is finished, get() gives nothing back (None, empty, or KeyError/LookupError) "
+     "and nothing at rest shows a canary of it."),
+)
+LEVELS = {cid: level for cid, level, _ in CATALOG}
+GONE = (KeyError, LookupError)
+
+
+def _factory_call(factory: Callable[..., Any], folder: str) -> Any:
+    try:
+        params = [p for p in inspect.signature(factory).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    except (TypeError, ValueError):
+        params = []
+    return factory(folder) if params else factory()
+
+
+def _guarded(step: str, fn: Callable[[], Any], limit: float) -> tuple[Any, str | None, str | None]:
+    """Returns ``(value, error line, traceback)`` of ``fn()`` run for at most ``limit`` seconds."""
+    box: dict[str, Any] = {}
+
+    def call() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - the store's failure is data
+            box["exc"] = exc
+
+    thread = threading.Thread(target=call, name=f"store:{step}", daemon=True)
+    with call_window(limit, allowance=1.0):
+        thread.start()
+        thread.join(limit)
+    if thread.is_alive():
+        return None, f"{step}: no answer within {limit:g} s", None
+    if "exc" in box:
+        exc = box["exc"]
+        return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
+    return box.get("value"), None, None
+
+
+def _open(name: str, folder: str, limit: float) -> tuple[Any, str | None, str | None]:
+    target = resolve(name)
+    return _guarded("the factory", lambda: _factory_call(target.func, folder), limit)
+
+
+def step_put(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """First worker: puts the task; returns what raw() and export() showed (findings, no text)."""
+    with output_captured():
+        store, error, tb = _open(name, folder, limit)
+        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
+        if error:
+            return out
+        task = f"task-{conversation.id}"
+        for step, fn in (("put", lambda: store.put(task, given_messages(conversation))),
+                         ("raw", store.raw), ("export", store.export)):
+            value, error, tb = _guarded(step, fn, limit)
+            if error:
+                return {**out, "error": error, "traceback": tb}
+            if step == "raw":
+                out["raw"] = [f.to_dict() for f in find(value, list(conversation.canaries))]
+            if step == "export":
+                out["export"] = [f.to_dict() for f in find(value, conversation.of(REASONING_TEXT | CIPHERTEXT))]
+    return out
+
+
+def step_get(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """Second worker: gets the task back while it runs, then finishes it; returns the units that
+    did not come back unchanged."""
+    with output_captured():
+        store, error, tb = _open(name, folder, limit)
+        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
+        if error:
+            return out
+        task = f"task-{conversation.id}"
+        got, error, tb = _guarded("get", lambda: store.get(task), limit)
+        if error:
+            return {**out, "error": error, "traceback": tb}
+        objects = sub_objects(got)
+        out["missing"] = [where for where, unit in reasoning_units(conversation) if canonical(unit) not in objects]
+        _, error, tb = _guarded("finish", lambda: store.finish(task), limit)
+        if error:
+            return {**out, "error": error, "traceback": tb}
+    return out
+
+
+def step_after(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """Third worker: after the task finished; returns what get() and raw() still showed."""
+    with output_captured():
+        store, error, tb = _open(name, folder, limit)
+        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
+        if error:
+            return out
+        task = f"task-{conversation.id}"
+        got, error, tb = _guarded("get after finish", lambda: store.get(task), limit)
+        if error and not isinstance(got, GONE):
+            return {**out, "error": error, "traceback": tb}
+        out["still"] = [] if error else [f.to_dict() for f in find(got, list(conversation.canaries))]
+        if not error and got not in (None, [], (), {}, b"", ""):
+            out["still_returned"] = True
+        raw, error, tb = _guarded("raw", store.raw, limit)
+        if error:
+            return {**out, "error": error, "traceback": tb}
+        out["raw"] = [f.to_dict() for f in find(raw, list(conversation.canaries))]
+    return out
+
+
+STEPS = (step_put, step_get, step_after)
+
+
+def _describe(findings: list[dict[str, Any]]) -> list[str]:
+    return [f"{f['kind']} canary {f['canary']} (sha256 {f['sha256']}, {f['length']} chars) found "
+            f"{'whole' if f['whole'] else 'as a fragment'} at {f['where']}" for f in findings]
+
+
+def judge(name: str, conversation: Conversation, steps: list[dict[str, Any]]) -> list[CheckResult]:
+    """Returns the store records of one conversation from its three steps' reports."""
+    def record(cid: str, outcome: str, message: str = "", details: dict[str, Any] | None = None) -> CheckResult:
+        return CheckResult(name, conversation.id, conversation.format, cid, LEVELS[cid], outcome,  # type: ignore[arg-type]
+                           message, dict(details or {}), kind="egress-store")
+
+    failed = next((s for s in steps if s.get("error")), None)
+    pids = {s.get("pid") for s in steps}
+    out: list[CheckResult] = []
+    if failed is None and len(pids) < len(steps):
+        failed = {"error": "the harness could not run the steps in different processes"}
+    if failed is not None:
+        extra = {"traceback": failed["traceback"]} if failed.get("traceback") else {}
+        out.append(record("store.call-completes", "error", failed["error"], extra))
+    else:
+        out.append(record("store.call-completes", "pass"))
+    put, get, after = (steps + [{}, {}, {}])[:3]
+    verdicts = {
+        "store.reasoning-back-byte-identical": ("missing" in get, [f"{w}: not given back unchanged by another worker"
+                                                                   for w in get.get("missing", [])]),
+        "store.encrypted-at-rest": ("raw" in put, _describe(put.get("raw", []))),
+        "store.export-no-reasoning": ("export" in put, _describe(put.get("export", []))),
+        "store.forgets-finished-task": ("raw" in after, (["get() still gives the task back after finish()"]
+                                                         if after.get("still_returned") else [])
+                                        + _describe(after.get("still", [])) + _describe(after.get("raw", []))),
+    }
+    for cid, (ran, lines) in verdicts.items():
+        if not ran:
+            out.append(record(cid, "skip", "not run: a call of the store failed", {"blocked_by": "store.call-completes"}))
+        elif lines:
+            out.append(record(cid, "fail", lines[0], {"diff": lines[1:]} if len(lines) > 1 else {}))
+        else:
+            out.append(record(cid, "pass"))
+    return withheld(out, conversation.canaries)
+
+
+def run(target: str, conversations: Sequence[Conversation], *, time_limit: float = DEFAULT_TIME_LIMIT,
+        progress: Callable[[int, int], None] | None = None) -> EgressReport:
+    """Returns the report of the store ``target`` on every conversation, each step in a fresh worker."""
+    resolve(target)  # a name that does not resolve is a usage error here, not a failed check
+    results: list[CheckResult] = []
+    for n, conversation in enumerate(conversations):
+        folder = tempfile.mkdtemp(prefix="egress-store-")
+        steps: list[dict[str, Any]] = []
+        try:
+            with Pool(1) as pool:
+                for step in STEPS:
+                    pool.submit(step.__name__, step, (target, conversation, folder, time_limit))
+                    event = pool.wait()[0]
+                    report = event.value if event.kind == "done" else {"error": f"{step.__name__}: {event.reason}"}
+                    steps.append(report)
+                    pool.recycle(step.__name__)  # the next step runs in another process
+                    if report.get("error"):
+                        break
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        results.extend(judge(target, conversation, steps))
+        if progress:
+            progress(n + 1, len(conversations))
+    return EgressReport(results, [], [target], list(conversations), "task-record")
+
