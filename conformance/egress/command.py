@@ -93,4 +93,14 @@ def register(subparsers: Any) -> None:
     e.add_argument("--in-process", action="store_true", help="call a serializer in this process (for a debugger)")
     e.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     e.set_defaults(func=cmd_egress)
+    c = subparsers.add_parser("egress-catalog", help="print the egress catalog (docs/egress.md)")
+    c.set_defaults(func=cmd_egress_catalog)
     register_matrix(subparsers)
+
+
+def cmd_egress_catalog(args: argparse.Namespace) -> int:
+    """Prints docs/egress.md."""
+    from .docs import catalog_markdown
+
+    print(catalog_markdown(), end="")
+    return 0
