@@ -99,15 +99,20 @@ def _joined(items: list[Any], where: str) -> Iterator[tuple[str, str]]:
             yield f"{where}[*]{place} (joined)", "".join(parts)
 
 
-def _leaves(value: Any, place: str) -> Iterator[tuple[str, str]]:
+def _leaves(value: Any, place: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
     if isinstance(value, str):
         yield place, value
+        if depth < 3:
+            for k, record in enumerate(_records(value)):
+                yield from _leaves(record, f"{place}>line", depth + 1)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _leaves(item, f"{place}.{key}")
+            yield from _leaves(item, f"{place}.{key}", depth)
     elif isinstance(value, list):
         for item in value:
-            yield from _leaves(item, f"{place}[]")
+            yield from _leaves(item, f"{place}[]", depth)
 
 
 def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
@@ -123,6 +128,9 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
             inner = None
         if inner is not None and not isinstance(inner, str) or isinstance(inner, str) and inner != text:
             yield from _walk(inner, f"{where}>json", depth + 1, budget)
+    records = _records(text)
+    if records:
+        yield from _walk(records, f"{where}>lines", depth + 1, budget)
     if "\\" in text and _JSON_ESCAPE.search(text):
         unescaped = _JSON_ESCAPE.sub(_unescape_one, text)
         if unescaped != text:
@@ -139,6 +147,24 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
         raw = _base64(match.group())
         if raw is not None:
             yield from _bytes(raw, f"{where}>base64", depth + 1, budget)
+
+
+def _records(text: str) -> list[Any]:
+    """Returns the JSON values of a text's lines (server-sent ``data:`` lines or JSON lines), or []
+    when fewer than one line is JSON or the text is one line."""
+    if "\n" not in text.strip() and not text.lstrip().startswith("data:"):
+        return []
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("data:"):
+            line = line[5:].strip()
+        if line[:1] in "{[":
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
 
 
 def _unescape_one(match: re.Match[str]) -> str:
