@@ -91,7 +91,9 @@ def find_in(found_texts: Iterable[tuple[str, str]], canaries: Sequence[Canary], 
 
 def _has_piece(text: str, pieces: frozenset[str]) -> bool:
     if len(text) < FRAGMENT:
-        return text in pieces and len(text) == FRAGMENT
+        return False
+    if len(text) > 4 * len(pieces):  # a long text: search it for each piece (in C)
+        return any(piece in text for piece in pieces)
     return any(text[i:i + FRAGMENT] in pieces for i in range(len(text) - FRAGMENT + 1))
 
 

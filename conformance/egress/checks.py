@@ -28,6 +28,7 @@ class Served:
     error: str | None = None  # one line: raised, hung, or the payload could not be read
     mutated: bool = False
     found: list[tuple[str, str]] = field(default_factory=list)  # every readable text of the payload
+    whole: bool = True  # the payload was read whole (not larger than the search reads)
 
     @property
     def returned(self) -> bool:
@@ -57,12 +58,17 @@ def leaks(served: Served, canaries: list[Canary]) -> list[Finding]:
     return find_in(served.found, canaries)
 
 
+NOT_READ_WHOLE = "the payload is larger than the search reads, so it cannot be judged free of reasoning"
+
+
 def _no_reasoning_text(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
-    return [f.describe() for f in leaks(served, conversation.of(REASONING_TEXT))]
+    found = [f.describe() for f in leaks(served, conversation.of(REASONING_TEXT))]
+    return found or ([] if served.whole else [NOT_READ_WHOLE])
 
 
 def _no_ciphertext(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
-    return [f.describe() for f in leaks(served, conversation.of(CIPHERTEXT))]
+    found = [f.describe() for f in leaks(served, conversation.of(CIPHERTEXT))]
+    return found or ([] if served.whole else [NOT_READ_WHOLE])
 
 
 def _answer_kept(conversation: Conversation, surface: Surface, served: Served) -> list[str]:

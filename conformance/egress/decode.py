@@ -26,6 +26,7 @@ MAX_DEPTH = 5  # decodings inside decodings
 MAX_TEXT = 4_000_000  # characters of one decoded text read at most
 MAX_NODES = 200_000  # values of one payload walked at most
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){20,}")
 _JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\[\"\\/bfnrt]")
 _ESCAPES = {'\\"': '"', "\\\\": "\\", "\\/": "/", "\\b": "\b", "\\f": "\f", "\\n": "\n", "\\r": "\r", "\\t": "\t"}
 
@@ -61,8 +62,16 @@ def plain(value: Any, depth: int = 0) -> Any:
 
 def texts(payload: Any) -> Iterator[tuple[str, str]]:
     """Yields ``(where, text)`` for every text readable in ``payload`` (see the module docstring)."""
+    yield from read(payload)[0]
+
+
+def read(payload: Any) -> tuple[list[tuple[str, str]], bool]:
+    """Returns every ``(where, text)`` of ``payload`` and whether it was read whole (False when it
+    is larger than the search reads: a payload not read whole is never judged clean)."""
     budget = [MAX_NODES]
-    yield from _walk(plain(payload), "$", 0, budget)
+    found = list(_walk(plain(payload), "$", 0, budget))
+    whole = budget[0] >= 0 and all(len(text) < MAX_TEXT for _, text in found)
+    return found, whole
 
 
 def _walk(value: Any, where: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
@@ -143,6 +152,8 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
         unescaped = html.unescape(text)
         if unescaped != text:
             yield from _text(unescaped, f"{where}>html-unescaped", depth + 1, budget)
+    for match in _HEX_RUN.finditer(text):
+        yield from _bytes(bytes.fromhex(match.group()), f"{where}>hex", depth + 1, budget)
     for match in _BASE64_RUN.finditer(text):
         raw = _base64(match.group())
         if raw is not None:

@@ -23,7 +23,7 @@ from ..worker import Event, Pool, call_window, default_jobs, output_captured
 from .canaries import Canary, find_in
 from .checks import CATALOG, Check, Served
 from .conversations import Conversation
-from .decode import plain, texts
+from .decode import plain, read
 from .surfaces import Surface
 
 MAX_EVENTS = 100_000  # stream events read from an iterator payload at most
@@ -104,7 +104,10 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
         exc = box["exc"]
         return Served(error=f"raised {type(exc).__name__}: {exc}", mutated=mutated), {"traceback": box["tb"]}
     payload = plain(box.get("payload"))
-    return Served(payload, mutated=mutated, found=list(texts(payload))), {}
+    found, whole = read(payload)
+    if isinstance(box.get("payload"), list) and len(box["payload"]) >= MAX_EVENTS:
+        whole = False  # an iterator cut at MAX_EVENTS
+    return Served(payload, mutated=mutated, found=found, whole=whole), {}
 
 
 def check(target: Target, conversation: Conversation, surface: Surface,

@@ -25,9 +25,10 @@ from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import target_traceback
 from ..transcript import canonical
 from ..worker import Pool, call_window, output_captured
-from .canaries import CIPHERTEXT, REASONING_TEXT, find
+from .canaries import CIPHERTEXT, REASONING_TEXT, find, find_in
 from .checks import reasoning_units, sub_objects
 from .conversations import Conversation
+from .decode import read
 from .run import EgressReport, given_messages, withheld
 
 CATALOG: tuple[tuple[str, Level, str], ...] = (
@@ -98,9 +99,9 @@ def step_put(name: str, conversation: Conversation, folder: str, limit: float) -
             if error:
                 return {**out, "error": error, "traceback": tb}
             if step == "raw":
-                out["raw"] = [f.to_dict() for f in find(value, list(conversation.canaries))]
+                out["raw"] = _findings(value, list(conversation.canaries))
             if step == "export":
-                out["export"] = [f.to_dict() for f in find(value, conversation.of(REASONING_TEXT | CIPHERTEXT))]
+                out["export"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
     return out
 
 
@@ -141,14 +142,26 @@ def step_after(name: str, conversation: Conversation, folder: str, limit: float)
         raw, error, tb = _guarded("raw", store.raw, limit)
         if error:
             return {**out, "error": error, "traceback": tb}
-        out["raw"] = [f.to_dict() for f in find(raw, list(conversation.canaries))]
+        out["raw"] = _findings(raw, list(conversation.canaries))
     return out
 
 
 STEPS = (step_put, step_get, step_after)
 
 
+def _findings(value: Any, canaries: list[Any]) -> list[dict[str, Any]]:
+    """Returns the findings of ``canaries`` in ``value`` as plain data; a value larger than the
+    search reads is a finding of its own (never judged clean)."""
+    found, whole = read(value)
+    out = [f.to_dict() for f in find_in(found, canaries)]
+    if not whole and not out:
+        out.append({"unread": True})
+    return out
+
+
 def _describe(findings: list[dict[str, Any]]) -> list[str]:
+    if any(f.get("unread") for f in findings):
+        return ["what the store returned is larger than the search reads, so it cannot be judged free of canaries"]
     return [f"{f['kind']} canary {f['canary']} (sha256 {f['sha256']}, {f['length']} chars) found "
             f"{'whole' if f['whole'] else 'as a fragment'} at {f['where']}" for f in findings]
 
