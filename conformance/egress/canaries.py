@@ -7,9 +7,12 @@ canary by its id, kind, length and hash and the place it was found, never by its
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .decode import texts
@@ -34,12 +37,34 @@ class Canary:
         """Returns the first 12 hex digits of the value's SHA-256: how reports name it."""
         return hashlib.sha256(self.value.encode("utf-8")).hexdigest()[:12]
 
+    def forms(self) -> tuple[str, ...]:
+        """Returns the value and, for ciphertext written as base64, the text its bytes decode to
+        (so a signature re-encoded as hex or raw bytes is still found)."""
+        return _forms(self.kind, self.value)
+
     def fragments(self) -> frozenset[str]:
-        """Returns every ``FRAGMENT``-long piece of the value (the value itself when shorter)."""
-        value = self.value
-        if len(value) <= FRAGMENT:
-            return frozenset({value})
-        return frozenset(value[i:i + FRAGMENT] for i in range(len(value) - FRAGMENT + 1))
+        """Returns every ``FRAGMENT``-long piece of each form of the value (a form itself when shorter)."""
+        pieces: set[str] = set()
+        for value in self.forms():
+            if len(value) <= FRAGMENT:
+                pieces.add(value)
+            else:
+                pieces.update(value[i:i + FRAGMENT] for i in range(len(value) - FRAGMENT + 1))
+        return frozenset(pieces)
+
+
+@lru_cache(maxsize=4096)
+def _forms(kind: str, value: str) -> tuple[str, ...]:
+    if kind not in CIPHERTEXT:
+        return (value,)
+    body = value.rstrip("=")
+    try:
+        raw = (base64.urlsafe_b64decode if "-" in body or "_" in body else base64.b64decode)(
+            body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return (value,)
+    decoded = raw.decode("utf-8", "replace")
+    return (value, decoded) if len(decoded) >= FRAGMENT else (value,)
 
 
 @dataclass(frozen=True)
@@ -80,7 +105,7 @@ def find_in(found_texts: Iterable[tuple[str, str]], canaries: Sequence[Canary], 
         for canary in canaries:
             if canary.id in whole:
                 continue
-            if canary.value in text:
+            if any(form in text for form in canary.forms()):
                 whole[canary.id] = _finding(canary, where, True)
             elif fragments and canary.id not in partial and _has_piece(text, pieces[canary.id]):
                 partial[canary.id] = _finding(canary, where, False)

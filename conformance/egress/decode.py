@@ -106,6 +106,7 @@ def _joined(items: list[Any], where: str) -> Iterator[tuple[str, str]]:
     for place, parts in groups.items():
         if len(parts) > 1:
             yield f"{where}[*]{place} (joined)", "".join(parts)
+            yield f"{where}[*]{place} (joined by spaces)", " ".join(parts)
 
 
 def _leaves(value: Any, place: str, depth: int = 0) -> Iterator[tuple[str, str]]:

@@ -16,7 +16,6 @@ import inspect
 import os
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,8 +36,8 @@ CATALOG: tuple[tuple[str, Level, str], ...] = (
      "Another worker process gets the task back while it runs with every block that holds reasoning "
      "as the same JSON (the next step of a queued task needs it unchanged)."),
     ("store.encrypted-at-rest", "MUST",
-     "Nothing the store holds at rest (raw()) shows a canary of the task, whole or as a fragment: "
-     "not its reasoning, ciphertext, answer or tool data."),
+     "Nothing the store holds at rest (raw()) while the task runs shows its reasoning text or reasoning "
+     "ciphertext, whole or as a fragment, however encoded: reasoning is there only encrypted."),
     ("store.export-no-reasoning", "MUST",
      "The warehouse copy (export()) carries no reasoning text and no reasoning ciphertext, however encoded."),
     ("store.forgets-finished-task", "MUST",
@@ -58,48 +57,61 @@ def _factory_call(factory: Callable[..., Any], folder: str) -> Any:
     return factory(folder) if params else factory()
 
 
-def _guarded(step: str, fn: Callable[[], Any], limit: float) -> tuple[Any, str | None, str | None]:
-    """Returns ``(value, error line, traceback)`` of ``fn()`` run for at most ``limit`` seconds."""
-    box: dict[str, Any] = {}
+class _StepThread:
+    """One thread that runs every call of a step, in order: a store may hold objects bound to the
+    thread that made them (a sqlite connection), as one worker's step would."""
 
-    def call() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - the store's failure is data
-            box["exc"] = exc
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
 
-    thread = threading.Thread(target=call, name=f"store:{step}", daemon=True)
-    with call_window(limit, allowance=1.0):
-        thread.start()
-        thread.join(limit)
-    if thread.is_alive():
-        return None, f"{step}: no answer within {limit:g} s", None
-    if "exc" in box:
-        exc = box["exc"]
-        return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
-    return box.get("value"), None, None
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+
+    def call(self, step: str, fn: Callable[[], Any], limit: float) -> tuple[Any, str | None, str | None]:
+        """Returns ``(value, error line, traceback)`` of ``fn()`` run for at most ``limit`` seconds
+        (on a hang, the exception is the value and later calls of this step are not made)."""
+        from concurrent.futures import TimeoutError as Late
+
+        with call_window(limit, allowance=1.0):
+            future = self.pool.submit(fn)
+            try:
+                return future.result(timeout=limit), None, None
+            except Late:
+                return None, f"{step}: no answer within {limit:g} s", None
+            except BaseException as exc:  # noqa: BLE001 - the store's failure is data
+                return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _open(name: str, folder: str, limit: float) -> tuple[Any, str | None, str | None]:
+def _open(thread: _StepThread, name: str, folder: str, limit: float) -> tuple[Any, str | None, str | None]:
     target = resolve(name)
-    return _guarded("the factory", lambda: _factory_call(target.func, folder), limit)
+    return thread.call("the factory", lambda: _factory_call(target.func, folder), limit)
 
 
 def step_put(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
     """First worker: puts the task; returns what raw() and export() showed (findings, no text)."""
+    thread = _StepThread()
+    try:
+        return _step_put(thread, name, conversation, folder, limit)
+    finally:
+        thread.close()
+
+
+def _step_put(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
     with output_captured():
-        store, error, tb = _open(name, folder, limit)
+        store, error, tb = _open(thread, name, folder, limit)
         out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
         if error:
             return out
         task = f"task-{conversation.id}"
         for step, fn in (("put", lambda: store.put(task, given_messages(conversation))),
                          ("raw", store.raw), ("export", store.export)):
-            value, error, tb = _guarded(step, fn, limit)
+            value, error, tb = thread.call(step, fn, limit)
             if error:
                 return {**out, "error": error, "traceback": tb}
             if step == "raw":
-                out["raw"] = _findings(value, list(conversation.canaries))
+                out["raw"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
             if step == "export":
                 out["export"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
     return out
@@ -108,18 +120,26 @@ def step_put(name: str, conversation: Conversation, folder: str, limit: float) -
 def step_get(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
     """Second worker: gets the task back while it runs, then finishes it; returns the units that
     did not come back unchanged."""
+    thread = _StepThread()
+    try:
+        return _step_get(thread, name, conversation, folder, limit)
+    finally:
+        thread.close()
+
+
+def _step_get(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
     with output_captured():
-        store, error, tb = _open(name, folder, limit)
+        store, error, tb = _open(thread, name, folder, limit)
         out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
         if error:
             return out
         task = f"task-{conversation.id}"
-        got, error, tb = _guarded("get", lambda: store.get(task), limit)
+        got, error, tb = thread.call("get", lambda: store.get(task), limit)
         if error:
             return {**out, "error": error, "traceback": tb}
         objects = sub_objects(got)
         out["missing"] = [where for where, unit in reasoning_units(conversation) if canonical(unit) not in objects]
-        _, error, tb = _guarded("finish", lambda: store.finish(task), limit)
+        _, error, tb = thread.call("finish", lambda: store.finish(task), limit)
         if error:
             return {**out, "error": error, "traceback": tb}
     return out
@@ -127,19 +147,27 @@ def step_get(name: str, conversation: Conversation, folder: str, limit: float) -
 
 def step_after(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
     """Third worker: after the task finished; returns what get() and raw() still showed."""
+    thread = _StepThread()
+    try:
+        return _step_after(thread, name, conversation, folder, limit)
+    finally:
+        thread.close()
+
+
+def _step_after(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
     with output_captured():
-        store, error, tb = _open(name, folder, limit)
+        store, error, tb = _open(thread, name, folder, limit)
         out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
         if error:
             return out
         task = f"task-{conversation.id}"
-        got, error, tb = _guarded("get after finish", lambda: store.get(task), limit)
+        got, error, tb = thread.call("get after finish", lambda: store.get(task), limit)
         if error and not isinstance(got, GONE):
             return {**out, "error": error, "traceback": tb}
         out["still"] = [] if error else [f.to_dict() for f in find(got, list(conversation.canaries))]
         if not error and got not in (None, [], (), {}, b"", ""):
             out["still_returned"] = True
-        raw, error, tb = _guarded("raw", store.raw, limit)
+        raw, error, tb = thread.call("raw", store.raw, limit)
         if error:
             return {**out, "error": error, "traceback": tb}
         out["raw"] = _findings(raw, list(conversation.canaries))

@@ -27,6 +27,8 @@ ANTHROPIC_BROKEN = [
     (zoo.middle_fragment, "log", {"egress.no-reasoning-text"}),
     (zoo.passes_stream, "browser-stream", {"egress.no-reasoning-text", "egress.answer-kept"}),
     (zoo.keeps_signature, "conversation-store", {"egress.no-reasoning-ciphertext"}),
+    (zoo.thought_words, "log", {"egress.no-reasoning-text"}),
+    (zoo.signature_as_hex, "trace", {"egress.no-reasoning-ciphertext"}),
     (zoo.drops_answer, "conversation-store", {"egress.answer-kept"}),
     (zoo.truncates_answer, "console", {"egress.answer-kept"}),
     (zoo.keeps_thinking_without_tools, "trace", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),

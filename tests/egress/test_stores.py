@@ -27,10 +27,11 @@ def test_each_broken_store_is_caught_by_its_check(conversations, factory, caught
     assert report.exit_code == 1
 
 
-def test_a_correct_store_passes_every_check(conversations, monkeypatch) -> None:
+@pytest.mark.parametrize("factory", ["file_store", "sqlite_store"])
+def test_a_correct_store_passes_every_check(conversations, monkeypatch, factory) -> None:
     monkeypatch.chdir(_root())
     mine = [c for c in conversations if c.format == "anthropic"][:2]
-    report = store.run("tests.egress.zoo:file_store", mine, time_limit=10)
+    report = store.run(f"tests.egress.zoo:{factory}", mine, time_limit=10)
     assert {r.outcome for r in report.results} == {"pass"}
     assert len(report.results) == len(store.CATALOG) * len(mine)
 

@@ -371,3 +371,51 @@ def memory_store() -> ProcessMemoryStore:
 
 def raising_store(folder: str) -> FileStore:
     return RaisingGetStore(folder)
+
+
+class SqliteSealedStore:
+    """Correct, unlike FileStore: sqlite (objects bound to their thread), sealed rows, the answer
+    kept in clear in its own column, rows deleted with secure_delete at the task's end."""
+
+    def __init__(self, folder: str) -> None:
+        import sqlite3
+
+        self.folder = Path(folder)
+        self.db = sqlite3.connect(self.folder / "tasks.db", isolation_level=None)
+        self.db.execute("PRAGMA secure_delete=ON")
+        self.db.execute("CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, sealed BLOB, answer TEXT)")
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO task VALUES (?, ?, ?)",
+                        (task_id, _seal(json.dumps(messages).encode()), _answer(messages)))
+
+    def get(self, task_id: str) -> Any:
+        row = self.db.execute("SELECT sealed FROM task WHERE id = ?", (task_id,)).fetchone()
+        if row is None:
+            raise KeyError(task_id)
+        return json.loads(_open(row[0]))
+
+    def finish(self, task_id: str) -> None:
+        self.db.execute("DELETE FROM task WHERE id = ?", (task_id,))
+
+    def raw(self) -> bytes:
+        return b"".join(p.read_bytes() for p in sorted(self.folder.iterdir()))
+
+    def export(self) -> Any:
+        return [{"id": i, "answer": a} for i, a in self.db.execute("SELECT id, answer FROM task")]
+
+
+def sqlite_store(folder: str) -> SqliteSealedStore:
+    return SqliteSealedStore(folder)
+
+
+def thought_words(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the thinking as a list of its words, each shorter than a fragment."""
+    return {"answer": _answer(messages), "tokens": [w for t in _thinking(messages) for w in t.split()]}
+
+
+def signature_as_hex(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-ciphertext: each signature's bytes re-encoded as hex."""
+    return {"answer": _answer(messages), "sig": [base64.b64decode(b["signature"] + "=" * (-len(b["signature"]) % 4)).hex()
+                                                 for m in messages if isinstance(m["content"], list)
+                                                 for b in m["content"] if b.get("type") == "thinking"]}
