@@ -122,3 +122,18 @@ def test_the_cli_exit_codes(capsys) -> None:
                  "--no-progress"]) == 2
     assert main(["egress", "--target", "tests.egress.zoo:log_line", "--surface", "log", "--no-progress"]) == 0
     assert "CONFORMS" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("fmt", "serializer", "where"), [
+    ("google-genai", zoo.gemini_store, "conversation-store"), ("langchain", zoo.langchain_text, "console"),
+    ("openai-responses", zoo.request_as_is, "provider-request"), ("google-genai", zoo.request_as_is, "provider-request"),
+    ("langchain", zoo.request_as_is, "provider-request")])
+def test_correct_serializers_of_the_other_formats_pass(conversations, fmt, serializer, where) -> None:
+    report = run([from_callable(serializer)], [c for c in conversations if c.format == fmt], surface(where))
+    assert not report.failures(), [(r.scenario, r.invariant, r.message) for r in report.failures()]
+
+
+def test_a_responses_request_without_its_reasoning_items_is_caught(conversations) -> None:
+    mine = [c for c in conversations if c.format == "openai-responses"]
+    report = run([from_callable(zoo.request_without_reasoning_items)], mine, surface("provider-request"))
+    assert _failing(report.results) == {"egress.reasoning-byte-identical"}

@@ -419,3 +419,26 @@ def signature_as_hex(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "sig": [base64.b64decode(b["signature"] + "=" * (-len(b["signature"]) % 4)).hex()
                                                  for m in messages if isinstance(m["content"], list)
                                                  for b in m["content"] if b.get("type") == "thinking"]}
+
+
+def gemini_store(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Correct for Gemini contents: thought parts dropped, thought signatures stripped from the rest."""
+    return [{**c, "parts": [{k: v for k, v in p.items() if k not in ("thoughtSignature", "thought_signature")}
+                            for p in c["parts"] if not p.get("thought")]} for c in contents]
+
+
+def langchain_text(messages: list[Any]) -> list[dict[str, Any]]:
+    """Correct for LangChain messages: type, text and tool calls, nothing else."""
+    return [{"type": m.type, "text": m.text, "tool_calls": getattr(m, "tool_calls", [])} for m in messages]
+
+
+def request_as_is(messages: list[Any]) -> str:
+    """Correct for a provider request in any format: the messages as given."""
+    from conformance.egress.decode import plain
+
+    return json.dumps({"input": plain(messages)})
+
+
+def request_without_reasoning_items(items: list[dict[str, Any]]) -> str:
+    """reasoning-byte-identical for Responses items: reasoning items left out of the request."""
+    return json.dumps({"input": [i for i in items if i.get("type") != "reasoning"]})
