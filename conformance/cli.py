@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import __version__
 from ._paths import shipped
+from .egress.command import register as register_egress
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from ._text import fit
 from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
@@ -248,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_reports(sub)
     register_fuzz(sub)
     register_matrix(sub)
+    register_egress(sub)
     return parser
 
 

@@ -27,6 +27,9 @@ from .spec import Scenario, discover, load
 from .target import DEFAULT_TIME_LIMIT, Target, resolve
 
 
+pytest_plugins = ["conformance.egress.plugin"]  # the egress route: --egress-target / --egress-surface
+
+
 class ConformanceFailure(Exception):
     """Raised by an item whose target broke a gating invariant; carries the failing results."""
 

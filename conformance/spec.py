@@ -286,14 +286,20 @@ def _build(raw: dict[str, Any], path: Path, line: int) -> Scenario:
         source=raw.get("source"), path=str(path), line=line)
 
 
+def _read_elsewhere(data: Any) -> bool:
+    """Returns whether a spec file belongs to another side: a provider probe file (``probes``) or an
+    egress file (``egress``), neither of which holds compactor scenarios."""
+    return isinstance(data, dict) and ("probes" in data or "egress" in data) and "scenarios" not in data
+
+
 def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult | None:
     """Returns the scenarios of a file with no problem at all, or ``None`` when it has one."""
     parsed = parse_fast(path, text)
     if parsed is None:
         return None
     data, lines = parsed
-    if isinstance(data, dict) and "probes" in data and "scenarios" not in data:
-        return LoadResult()  # a provider probe file: read by the provider side
+    if _read_elsewhere(data):
+        return LoadResult()  # a provider probe or egress file: read by its own side
     check = _whole_file_check()
     if check is None:
         return None
@@ -317,8 +323,8 @@ def _load_located(path: Path, text: str, invariant_ids: Collection[str]) -> Load
     except SpecError as exc:
         result.errors.append(exc)
         return result
-    if isinstance(data, dict) and "probes" in data and "scenarios" not in data:
-        return result  # a provider probe file: read by the provider side
+    if _read_elsewhere(data):
+        return result  # a provider probe or egress file: read by its own side
     result.errors.extend(_schema_errors("file", data, locator, ()))
     header_ok = not result.errors  # a bad header loads no scenario, but every problem is still named
     scenarios = data.get("scenarios") if isinstance(data, dict) else None

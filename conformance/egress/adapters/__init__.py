@@ -1,0 +1,28 @@
+"""The egress matrix's components: each library's own serializer or store, one file per library."""
+
+from __future__ import annotations
+
+from . import (autogen_core, haystack_ai, langchain_core, langgraph_checkpoint, llama_index_core, openai_agents,
+               openinference_anthropic, pydantic_ai)
+from .base import Component
+
+COMPONENTS: list[Component] = [
+    *langchain_core.COMPONENTS, *haystack_ai.COMPONENTS, *llama_index_core.COMPONENTS, *pydantic_ai.COMPONENTS,
+    *autogen_core.COMPONENTS, *openai_agents.COMPONENTS, *langgraph_checkpoint.COMPONENTS,
+    *openinference_anthropic.COMPONENTS,
+]
+
+
+def select(names: list[str] | None) -> list[Component]:
+    """Returns the components named (by name or library), all when ``names`` is empty; raises
+    ``KeyError`` naming an unknown one."""
+    if not names:
+        return list(COMPONENTS)
+    chosen = [c for c in COMPONENTS if c.name in names or c.library in names]
+    unknown = [n for n in names if not any(n in (c.name, c.library) for c in COMPONENTS)]
+    if unknown:
+        raise KeyError(f"unknown egress component {unknown[0]!r}; known: {', '.join(c.name for c in COMPONENTS)}")
+    return chosen
+
+
+__all__ = ["COMPONENTS", "Component", "select"]

@@ -1,0 +1,78 @@
+"""openinference-instrumentation-anthropic: the spans its ``AnthropicInstrumentor`` records, with
+``TraceConfig`` as shown, for an agent's calls. Each assistant message of the conversation is one
+``client.messages.create`` call, the messages before it the request, served by the SDK's own mock
+transport; the payload is every finished span's attributes from an ``InMemorySpanExporter``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Component
+
+
+def _traced(history: list[dict[str, Any]], **config: bool) -> list[dict[str, Any]]:
+    import anthropic
+    import httpx2
+    from openinference.instrumentation import TraceConfig
+    from openinference.instrumentation.anthropic import AnthropicInstrumentor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    replies: list[dict[str, Any]] = []
+
+    def handler(request: Any) -> Any:
+        return httpx2.Response(200, json=replies.pop(0))
+
+    client = anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = AnthropicInstrumentor()
+    instrumentor.instrument(tracer_provider=provider, config=TraceConfig(**config))
+    try:
+        for i, message in enumerate(history):
+            if message["role"] != "assistant":
+                continue
+            content = message["content"] if isinstance(message["content"], list) else [
+                {"type": "text", "text": message["content"]}]
+            uses_tools = any(b.get("type") == "tool_use" for b in content)
+            replies.append({"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+                            "content": content, "stop_reason": "tool_use" if uses_tools else "end_turn",
+                            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10}})
+            client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=history[:i])
+    finally:
+        instrumentor.uninstrument()
+    return [dict(span.attributes or {}) for span in exporter.get_finished_spans()]
+
+
+def default(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the spans with ``TraceConfig()``."""
+    return _traced(history)
+
+
+def hide_text(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the spans with ``TraceConfig(hide_input_text=True, hide_output_text=True)``."""
+    return _traced(history, hide_input_text=True, hide_output_text=True)
+
+
+def hide_all(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the spans with ``TraceConfig(hide_inputs=True, hide_outputs=True)``."""
+    return _traced(history, hide_inputs=True, hide_outputs=True)
+
+
+_NAME = "openinference-instrumentation-anthropic"
+_STOPS = "no reasoning-only setting: TraceConfig(hide_inputs=True, hide_outputs=True) drops the answer too"
+COMPONENTS = [
+    Component(f"{_NAME}.default", _NAME, "AnthropicInstrumentor", "TraceConfig()", "trace", "anthropic",
+              "conformance.egress.adapters.openinference_anthropic:default", "openinference.instrumentation.anthropic",
+              stops=_STOPS),
+    Component(f"{_NAME}.hide_text", _NAME, "AnthropicInstrumentor",
+              "TraceConfig(hide_input_text=True, hide_output_text=True)", "trace", "anthropic",
+              "conformance.egress.adapters.openinference_anthropic:hide_text", "openinference.instrumentation.anthropic",
+              stops=_STOPS),
+    Component(f"{_NAME}.hide_all", _NAME, "AnthropicInstrumentor", "TraceConfig(hide_inputs=True, hide_outputs=True)",
+              "trace", "anthropic", "conformance.egress.adapters.openinference_anthropic:hide_all",
+              "openinference.instrumentation.anthropic", stops="none: it drops the answer with the reasoning"),
+]

@@ -1,0 +1,217 @@
+"""Every readable text of a payload, however it is nested or encoded, each with where it was found.
+
+A payload is whatever a serializer returned: text, bytes, JSON-like data, objects (read through
+``model_dump``, ``to_dict``, dataclass fields, else ``repr``) or a list of stream events. ``texts``
+yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
+string, base64 and base64url, gzip and zlib, URL and HTML escaping, JSON string escapes), and for
+the strings that sit at the same place of consecutive items joined in order (a text split across
+stream events). Plain data in, plain data out; nothing here knows about canaries.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import gzip
+import html
+import json
+import re
+import zlib
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote_plus
+
+MAX_DEPTH = 5  # decodings inside decodings
+MAX_TEXT = 4_000_000  # characters of one decoded text read at most
+MAX_NODES = 200_000  # values of one payload walked at most
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){20,}")
+_JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\[\"\\/bfnrt]")
+_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\/": "/", "\\b": "\b", "\\f": "\f", "\\n": "\n", "\\r": "\r", "\\t": "\t"}
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """Returns ``value`` as JSON-like data: objects through their own dump methods, else ``repr``."""
+    if value is None or isinstance(value, (str, bytes, bool, int, float)):
+        return value
+    if depth > 60:
+        return repr(value)
+    if isinstance(value, dict):
+        return {str(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v, depth + 1) for v in value]
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    for method in ("model_dump", "to_dict", "dict"):
+        dump = getattr(value, method, None)
+        if callable(dump):
+            try:
+                return plain(dump(mode="json") if method == "model_dump" else dump(), depth + 1)
+            except Exception:  # noqa: BLE001 - any object a target returns
+                try:
+                    return plain(dump(), depth + 1)
+                except Exception:  # noqa: BLE001
+                    continue
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)}
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return {"__repr__": repr(value), **{str(k): plain(v, depth + 1) for k, v in vars(value).items()}}
+    return repr(value)
+
+
+def texts(payload: Any) -> Iterator[tuple[str, str]]:
+    """Yields ``(where, text)`` for every text readable in ``payload`` (see the module docstring)."""
+    yield from read(payload)[0]
+
+
+def read(payload: Any) -> tuple[list[tuple[str, str]], bool]:
+    """Returns every ``(where, text)`` of ``payload`` and whether it was read whole (False when it
+    is larger than the search reads: a payload not read whole is never judged clean)."""
+    budget = [MAX_NODES]
+    found = list(_walk(plain(payload), "$", 0, budget))
+    whole = budget[0] >= 0 and all(len(text) < MAX_TEXT for _, text in found)
+    return found, whole
+
+
+def _walk(value: Any, where: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    if isinstance(value, str):
+        yield from _text(value, where, depth, budget)
+    elif isinstance(value, bytes):
+        yield from _bytes(value, where, depth, budget)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _text(key, f"{where}.<key>", depth, budget)
+            yield from _walk(item, f"{where}.{key}", depth, budget)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _walk(item, f"{where}[{i}]", depth, budget)
+        yield from _joined(value, where)
+    elif value is not None and not isinstance(value, bool | int | float):
+        yield where, str(value)
+
+
+def _joined(items: list[Any], where: str) -> Iterator[tuple[str, str]]:
+    """Yields, per place inside the items (a path with the item index left out), the strings at
+    that place in consecutive items joined in order: a text streamed as deltas reads whole here."""
+    if len(items) < 2:
+        return
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        for place, text in _leaves(item, ""):
+            groups.setdefault(place, []).append(text)
+    for place, parts in groups.items():
+        if len(parts) > 1:
+            yield f"{where}[*]{place} (joined)", "".join(parts)
+            yield f"{where}[*]{place} (joined by spaces)", " ".join(parts)
+
+
+def _leaves(value: Any, place: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        yield place, value
+        if depth < 3:
+            for k, record in enumerate(_records(value)):
+                yield from _leaves(record, f"{place}>line", depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{place}.{key}", depth)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item, f"{place}[]", depth)
+
+
+def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
+    text = text[:MAX_TEXT]
+    yield where, text
+    if depth >= MAX_DEPTH or len(text) < 4:
+        return
+    stripped = text.strip()
+    if stripped[:1] in "{[\"":
+        try:
+            inner = json.loads(stripped)
+        except ValueError:
+            inner = None
+        if inner is not None and not isinstance(inner, str) or isinstance(inner, str) and inner != text:
+            yield from _walk(inner, f"{where}>json", depth + 1, budget)
+    records = _records(text)
+    if records:
+        yield from _walk(records, f"{where}>lines", depth + 1, budget)
+    if "\\" in text and _JSON_ESCAPE.search(text):
+        unescaped = _JSON_ESCAPE.sub(_unescape_one, text)
+        if unescaped != text:
+            yield from _text(unescaped, f"{where}>unescaped", depth + 1, budget)
+    if "%" in text or "+" in text:
+        unquoted = unquote_plus(text)
+        if unquoted != text:
+            yield from _text(unquoted, f"{where}>url-decoded", depth + 1, budget)
+    if "&" in text:
+        unescaped = html.unescape(text)
+        if unescaped != text:
+            yield from _text(unescaped, f"{where}>html-unescaped", depth + 1, budget)
+    for match in _HEX_RUN.finditer(text):
+        yield from _bytes(bytes.fromhex(match.group()), f"{where}>hex", depth + 1, budget)
+    for match in _BASE64_RUN.finditer(text):
+        raw = _base64(match.group())
+        if raw is not None:
+            yield from _bytes(raw, f"{where}>base64", depth + 1, budget)
+
+
+def _records(text: str) -> list[Any]:
+    """Returns the JSON values of a text's lines (server-sent ``data:`` lines or JSON lines), or []
+    when fewer than one line is JSON or the text is one line."""
+    if "\n" not in text.strip() and not text.lstrip().startswith("data:"):
+        return []
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("data:"):
+            line = line[5:].strip()
+        if line[:1] in "{[":
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def _unescape_one(match: re.Match[str]) -> str:
+    token = match.group()
+    if token.startswith("\\u"):
+        return chr(int(token[2:], 16))
+    return _ESCAPES[token]
+
+
+def _base64(run: str) -> bytes | None:
+    """Returns the bytes a base64 or base64url run decodes to, or None when it is not one."""
+    body = run.rstrip("=")
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        if "-" in body or "_" in body:
+            return base64.urlsafe_b64decode(padded)
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _bytes(raw: bytes, where: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
+    raw = raw[:MAX_TEXT]
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            yield from _bytes(gzip.decompress(raw)[:MAX_TEXT], f"{where}>gzip", depth + 1, budget)
+        except (OSError, EOFError, zlib.error):
+            pass
+    elif raw[:1] == b"\x78":
+        try:
+            yield from _bytes(zlib.decompress(raw)[:MAX_TEXT], f"{where}>zlib", depth + 1, budget)
+        except zlib.error:
+            pass
+    text = raw.decode("utf-8", "replace")
+    if depth >= MAX_DEPTH:
+        yield where, text
+        return
+    yield from _text(text, where, depth, budget)

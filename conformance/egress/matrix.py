@@ -1,0 +1,242 @@
+"""``conformance egress-matrix``: real libraries' serializers and stores over the egress
+conversations, one row per component and setting, written as docs/egress-matrix.json and .md.
+
+The JSON is the record and the Markdown is rendered from it. ``--check`` writes nothing and exits 1
+when a row differs from the published JSON (dates aside), 2 when a library is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..results import CheckResult
+from .adapters import Component, select
+from .conversations import Conversation, load
+from .run import run
+from .store import run as run_store
+from .surfaces import ENCRYPTED, surface
+
+_KIND = re.compile(r"^(\S+) canary ")
+FAILING = ("fail", "error")
+TIME_LIMIT = 30.0  # a library's first import in a fresh worker can take seconds
+
+
+def leaked_kinds(results: Sequence[CheckResult]) -> list[str]:
+    """Returns the canary kinds the failing records found, sorted."""
+    kinds = set()
+    for r in results:
+        if r.outcome in FAILING:
+            for line in [r.message, *r.details.get("diff", [])]:
+                match = _KIND.match(str(line))
+                if match:
+                    kinds.add(match.group(1))
+    return sorted(kinds)
+
+
+def verdict(row: dict[str, Any]) -> str:
+    """Returns the one-phrase verdict of a row."""
+    if not row["installed"]:
+        return "not installed"
+    failures = row.get("failures", {})
+    if not failures:
+        return "no leak, answer kept" if row["surface"] != "task-record" else "conforms"
+    words = []
+    if "egress.call-completes" in failures or "store.call-completes" in failures:
+        words.append("fails to run")
+    kinds = set(row.get("leaked", []))
+    if kinds & {"reasoning-text", "reasoning-summary"}:
+        words.append("leaks reasoning text")
+    if kinds & {"signature", "redacted-data", "encrypted-content", "thought-signature"}:
+        words.append("leaks ciphertext")
+    if "store.encrypted-at-rest" in failures:
+        words.append("readable at rest")
+    if "store.forgets-finished-task" in failures:
+        words.append("keeps the task after its end")
+    if "egress.answer-kept" in failures:
+        words.append("loses the answer")
+    if "egress.reasoning-byte-identical" in failures or "store.reasoning-back-byte-identical" in failures:
+        words.append("changes reasoning")
+    return ", ".join(words) or "fails"
+
+
+def component_row(component: Component, conversations: Sequence[Conversation]) -> dict[str, Any]:
+    """Returns one matrix row: failing checks with counts and the smallest conversation of each,
+    the canary kinds that leaked, and the setting that stops it (or ``installed: false``)."""
+    row: dict[str, Any] = {"component": component.name, "library": component.library,
+                           "callable": component.component, "setting": component.setting,
+                           "surface": component.surface, "format": component.format,
+                           "version": component.version, "installed": component.installed, "stops": component.stops}
+    if not component.installed:
+        return row
+    mine = [c for c in conversations if c.format == component.format]
+    chosen = surface(component.surface)
+    if chosen.reasoning == ENCRYPTED:
+        report = run_store(component.callable, mine, time_limit=TIME_LIMIT)
+    else:
+        report = run([component.callable], mine, chosen, time_limit=TIME_LIMIT, jobs=1)
+    by_id = {c.id: c for c in mine}
+    failing: dict[str, set[str]] = {}
+    for r in report.results:
+        if r.level == "MUST" and r.outcome in FAILING:
+            failing.setdefault(r.invariant, set()).add(r.scenario)
+    row.update(
+        conversations=len(mine),
+        failures={cid: len(ids) for cid, ids in sorted(failing.items())},
+        smallest={cid: min(ids, key=lambda i: (len(by_id[i].messages), i)) for cid, ids in sorted(failing.items())},
+        leaked=leaked_kinds(report.results))
+    return row
+
+
+def build(components: Sequence[Component], conversations: Sequence[Conversation],
+          today: str | None = None) -> dict[str, Any]:
+    """Returns the matrix record: the date checked, the conversation count, one row per component."""
+    rows = []
+    for component in components:
+        print(f"egress-matrix: {component.name} ...", file=sys.stderr, flush=True)
+        rows.append(component_row(component, conversations))
+    return {"checked": today or dt.date.today().isoformat(), "conversations": len(conversations), "rows": rows}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_table(matrix: dict[str, Any]) -> list[str]:
+    """Returns the Markdown summary table: one row per component."""
+    lines = ["| library | version | component | setting | surface | verdict | leaked | stopped by |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in matrix["rows"]:
+        leaked = ", ".join(row.get("leaked", [])) or "nothing"
+        stops = row.get("stops") or "—"
+        if not row.get("failures"):
+            stops = "—"
+        lines.append(f"| {row['library']} | {row['version'] or '—'} | `{row['callable']}` | {_cell(row['setting'])} "
+                     f"| {row['surface']} | {verdict(row)} | {leaked} | {_cell(stops)} |")
+    return lines
+
+
+def markdown(matrix: dict[str, Any]) -> str:
+    """Returns docs/egress-matrix.md."""
+    lines = ["# Egress matrix", "", "<!-- generated by `conformance egress-matrix`; do not edit by hand -->", "",
+             f"Checked on {matrix['checked']} against the {matrix['conversations']} shipped egress conversations "
+             "(`specs/egress/`). Each row is a real library's own serializer or store, driven offline with the "
+             "settings shown (`conformance/egress/adapters/`), judged for the surface its output goes to "
+             "(`specs/egress/surfaces.yaml`). *Leaked* lists the canary kinds found in the payload; no canary's "
+             "text is ever shown.", "", *summary_table(matrix), "", "## Per component", ""]
+    for row in matrix["rows"]:
+        lines += [f"### `{row['component']}`", ""]
+        if not row["installed"]:
+            lines += [f"{row['library']} is not installed (`pip install -e \".[peers]\"`).", ""]
+            continue
+        lines += [f"{row['library']} {row['version']}, `{row['callable']}` with {row['setting']}; surface "
+                  f"`{row['surface']}`, format `{row['format']}`, {row['conversations']} conversations: "
+                  f"**{verdict(row)}**.", ""]
+        if row["failures"]:
+            lines += ["| check | conversations | smallest conversation | see it |", "| --- | ---: | --- | --- |"]
+            for cid, n in row["failures"].items():
+                small = row["smallest"][cid]
+                command = (f"conformance egress --target {_module_attr(row)} --surface {row['surface']} "
+                           f"--format {row['format']} -k {small}")
+                lines.append(f"| `{cid}` | {n} | `{small}` | `{command}` |")
+            lines.append("")
+            if row.get("stops"):
+                lines += [f"Stopped by: {row['stops']}.", ""]
+    return "\n".join(lines)
+
+
+def _module_attr(row: dict[str, Any]) -> str:
+    from .adapters import COMPONENTS
+
+    return next((c.callable for c in COMPONENTS if c.name == row["component"]), "?")
+
+
+def changed_cells(published: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
+    """Returns one line per row or field of ``fresh`` that differs from ``published``, dates aside."""
+    lines = [f"conversations: {published.get('conversations')} -> {fresh['conversations']}"] \
+        if published.get("conversations") != fresh["conversations"] else []
+    before = {row["component"]: row for row in published.get("rows", [])}
+    for row in fresh["rows"]:
+        old = before.pop(row["component"], None)
+        if not row.get("installed", True):
+            continue
+        if old is None:
+            lines.append(f"{row['component']}: not in the published matrix")
+            continue
+        lines += [f"{row['component']}: {key} {old.get(key)!r} -> {row.get(key)!r}"
+                  for key in sorted(set(row) | set(old)) if row.get(key) != old.get(key)]
+    if not named:
+        lines += [f"{name}: in the published matrix, no longer a component" for name in before]
+    return lines
+
+
+def check_against(matrix: dict[str, Any], path: Path, named: bool = False) -> int:
+    """Prints what changed against the published matrix; returns 1 when something did, 2 when a
+    library is not installed (its row unchecked), else 0."""
+    try:
+        published = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"conformance: error: cannot read the published egress matrix {path}: {exc}", file=sys.stderr)
+        return 2
+    changes = changed_cells(published, matrix, named)
+    missing = [row["component"] for row in matrix["rows"] if not row.get("installed", True)]
+    if changes:
+        print(f"egress-matrix: {len(changes)} change(s) against {path}; run `conformance egress-matrix` and commit:")
+        print("\n".join(f"  {line}" for line in changes))
+        return 1
+    if missing:
+        print(f"conformance: error: not installed, so not checked: {', '.join(missing)} "
+              "(pip install \"context-conformance[peers]\")", file=sys.stderr)
+        return 2
+    print(f"egress-matrix: {len(matrix['rows'])} rows, the same as {path} (dates aside)")
+    return 0
+
+
+def cmd_egress_matrix(args: argparse.Namespace) -> int:
+    """Runs the components and writes (or checks) the matrix files; returns the exit code."""
+    try:
+        components = select(args.components)
+    except KeyError as exc:
+        print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    loaded = load(args.specs)
+    if loaded.errors:
+        for error in loaded.errors:
+            print(f"conformance: spec error: {error}", file=sys.stderr)
+        return 2
+    logging.disable(logging.WARNING)
+    try:
+        matrix = build(components, loaded.conversations)
+    finally:
+        logging.disable(logging.NOTSET)
+    out = Path(args.out)
+    if args.check:
+        return check_against(matrix, out / "egress-matrix.json", bool(args.components))
+    out.mkdir(parents=True, exist_ok=True)
+    if args.components and (out / "egress-matrix.json").is_file():
+        fresh = {row["component"]: row for row in matrix["rows"]}
+        earlier = json.loads((out / "egress-matrix.json").read_text(encoding="utf-8"))
+        matrix["rows"] = [fresh.pop(row["component"], row) for row in earlier["rows"]] + list(fresh.values())
+    (out / "egress-matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out / "egress-matrix.md").write_text(markdown(matrix) + "\n", encoding="utf-8")
+    print("\n".join(summary_table(matrix)))
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``egress-matrix`` subcommand."""
+    m = subparsers.add_parser("egress-matrix", help="run real libraries' serializers and stores over the egress conversations")
+    m.add_argument("components", nargs="*", metavar="COMPONENT", help="component names or libraries (default: all)")
+    m.add_argument("--specs", nargs="+", metavar="PATH", help="egress conversation files or folders (default: the shipped ones)")
+    m.add_argument("--out", default="docs", metavar="DIR", help="where egress-matrix.json and .md go (default docs)")
+    m.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 when a row differs from OUT/egress-matrix.json (dates aside), "
+                   "2 when a library is not installed")
+    m.set_defaults(func=cmd_egress_matrix)

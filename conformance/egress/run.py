@@ -1,0 +1,229 @@
+"""Run a serializer on the egress conversations: one guarded call per conversation in a worker
+process (``worker.Pool``, as ``conformance run`` calls compactors), checked there, records back.
+
+A serializer is ``conversation -> payload``; one that takes a ``stream`` keyword also gets the
+events a streamed reply arrived as. A payload that is an iterator is read to its end inside the
+call's time limit. The records never hold a canary's text (see ``withheld``).
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import SpecError
+from ..results import CheckResult
+from ..target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..tracebacks import stack_of, target_traceback
+from ..transcript import canonical
+from ..worker import Event, Pool, call_window, default_jobs, output_captured
+from .canaries import Canary, find_in
+from .checks import CATALOG, Check, Served
+from .conversations import Conversation
+from .decode import plain, read
+from .surfaces import Surface
+
+MAX_EVENTS = 100_000  # stream events read from an iterator payload at most
+_BACKSTOP = 1.0
+
+
+@dataclass
+class EgressReport:
+    """Everything one egress run produced; shaped like the compactor run's report for the renderers."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    spec_errors: list[SpecError] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    conversations: list[Conversation] = field(default_factory=list)
+    surface: str = ""
+    scenarios: list[Any] = field(default_factory=list)  # none: the compactor renderers read this
+    observations: dict[Any, Any] = field(default_factory=dict)
+    reference_targets: frozenset[str] = frozenset()
+    stopped: str = ""
+
+    def failures(self) -> list[CheckResult]:
+        """Returns the failing MUST records."""
+        return [r for r in self.results if r.level == "MUST" and r.outcome in ("fail", "error")]
+
+    @property
+    def exit_code(self) -> int:
+        """Returns 2 for spec errors, 1 when a MUST check failed, else 0."""
+        if self.spec_errors:
+            return 2
+        return 1 if self.failures() else 0
+
+
+def applicable(conversation: Conversation, surface: Surface) -> list[Check]:
+    """Returns the checks of the catalog that apply to ``conversation`` on ``surface``."""
+    return [c for c in CATALOG if c.applies(conversation, surface)]
+
+
+def given_messages(conversation: Conversation) -> list[Any]:
+    """Returns a fresh copy of the conversation's messages as the target gets them: plain data, or
+    langchain-core message objects for the ``langchain`` format."""
+    messages = copy.deepcopy(conversation.messages)
+    if conversation.format == "langchain":
+        from langchain_core.messages import messages_from_dict
+
+        return list(messages_from_dict(messages))
+    return messages
+
+
+def _accepts_stream(target: Target) -> bool:
+    return target.accepts is None or "stream" in target.accepts
+
+
+def serve(target: Target, conversation: Conversation, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[Served, dict[str, str]]:
+    """Returns what ``target`` did with ``conversation`` and, when it failed, its traceback; never raises."""
+    given = given_messages(conversation)
+    before = canonical(plain(given))
+    kwargs = {"stream": copy.deepcopy(conversation.stream)} if conversation.streamed and _accepts_stream(target) else {}
+    box: dict[str, Any] = {}
+
+    def call() -> None:
+        try:
+            payload = target.func(given, **kwargs)
+            if isinstance(payload, Iterator) or (isinstance(payload, Iterable)
+                                                 and not isinstance(payload, (str, bytes, bytearray, dict, list, tuple))):
+                payload = [event for event, _ in zip(payload, range(MAX_EVENTS))]
+            box["payload"] = payload
+        except BaseException as exc:  # noqa: BLE001 - the target's failure is data
+            box["exc"] = exc
+            box["tb"] = target_traceback(exc)
+
+    worker = threading.Thread(target=call, name=f"serializer:{target.name}", daemon=True)
+    worker.start()
+    worker.join(time_limit)
+    if worker.is_alive():
+        return Served(error=f"no payload within {time_limit:g} s"), {"traceback": stack_of(worker, __file__)}
+    mutated = canonical(plain(given)) != before
+    if "exc" in box:
+        exc = box["exc"]
+        return Served(error=f"raised {type(exc).__name__}: {exc}", mutated=mutated), {"traceback": box["tb"]}
+    payload = plain(box.get("payload"))
+    found, whole = read(payload)
+    if isinstance(box.get("payload"), list) and len(box["payload"]) >= MAX_EVENTS:
+        whole = False  # an iterator cut at MAX_EVENTS
+    return Served(payload, mutated=mutated, found=found, whole=whole), {}
+
+
+def check(target: Target, conversation: Conversation, surface: Surface,
+          time_limit: float = DEFAULT_TIME_LIMIT) -> list[CheckResult]:
+    """Returns one record per applicable check of ``target`` on ``conversation``; never raises."""
+    with output_captured() as printed:
+        with call_window(time_limit, allowance=_BACKSTOP):
+            served, extra = serve(target, conversation, time_limit)
+    if printed[0]:
+        extra["printed"] = printed[0]
+    return records(target.name, conversation, surface, served, extra)
+
+
+def records(target: str, conversation: Conversation, surface: Surface, served: Served,
+            extra: dict[str, str] | None = None) -> list[CheckResult]:
+    """Returns the records of the checks of ``served``, canary text withheld."""
+    out = []
+    for chk in applicable(conversation, surface):
+        if chk.needs_payload and not served.returned:
+            out.append(_record(target, conversation, chk, "skip", f"not run: no payload ({served.error})",
+                               {"blocked_by": "egress.call-completes"}))
+            continue
+        try:
+            violations = chk.check(conversation, surface, served)
+        except Exception as exc:  # noqa: BLE001 - a payload no check can read is a failed check
+            violations = [f"the payload could not be checked: {type(exc).__name__}: {exc}"]
+        if not violations:
+            out.append(_record(target, conversation, chk, "pass", ""))
+        elif chk.id == "egress.call-completes":
+            out.append(_record(target, conversation, chk, "error", violations[0], dict(extra or {})))
+        else:
+            out.append(_record(target, conversation, chk, "fail", violations[0], {"diff": violations[1:]}
+                               if len(violations) > 1 else {}))
+    return withheld(out, conversation.canaries)
+
+
+def _record(target: str, conversation: Conversation, chk: Check, outcome: str, message: str,
+            details: dict[str, Any] | None = None) -> CheckResult:
+    return CheckResult(target, conversation.id, conversation.format, chk.id, chk.level, outcome,  # type: ignore[arg-type]
+                       message, dict(details or {}), kind="egress")
+
+
+def withheld(results: list[CheckResult], canaries: Sequence[Canary]) -> list[CheckResult]:
+    """Returns ``results`` with every string that holds a canary (or a fragment of one) replaced by
+    a line naming the canary: a leaked text never reaches a record, a report or the terminal."""
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            found = find_in([("", value)], canaries)
+            if found:
+                return "<withheld: holds " + ", ".join(f"{f.kind} canary {f.canary} (sha256 {f.digest})" for f in found) + ">"
+            return value
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return [replace(r, message=clean(r.message), details=clean(r.details)) for r in results]
+
+
+_RESOLVED: dict[str, Target] = {}
+
+
+def _job(target_name: str, conversation: Conversation, surface: Surface, time_limit: float) -> list[CheckResult]:
+    """Runs one conversation on a target resolved by name in this worker; returns its records."""
+    if target_name not in _RESOLVED:
+        _RESOLVED[target_name] = resolve(target_name)
+    return check(_RESOLVED[target_name], conversation, surface, time_limit)
+
+
+def error_records(target: str, conversation: Conversation, surface: Surface, reason: str) -> list[CheckResult]:
+    """Returns the records of a conversation whose worker gave nothing back (killed at its limit, died)."""
+    return records(target, conversation, surface, Served(error=reason))
+
+
+def run(targets: Sequence[str | Target], conversations: Sequence[Conversation], surface: Surface, *,
+        time_limit: float = DEFAULT_TIME_LIMIT, jobs: int | None = None, in_process: bool = False,
+        spec_errors: Sequence[SpecError] = (), progress: Callable[[int, int], None] | None = None) -> EgressReport:
+    """Returns the report of every conversation on every serializer, records in serial order.
+
+    A target given by name runs in worker processes; a ``Target`` object (or ``in_process``) runs here.
+    """
+    items = [(t, c) for t in targets for c in conversations]
+    done: dict[int, list[CheckResult]] = {}
+    remote = [i for i, (t, _) in enumerate(items) if isinstance(t, str) and not in_process]
+    if remote:
+        with Pool(min(jobs or default_jobs(), len(remote))) as pool:
+            queue = list(reversed(remote))
+            while queue or pool.running:
+                while queue and pool.free > 0:
+                    index = queue.pop()
+                    name, conversation = items[index]
+                    pool.submit(index, _job, (name, conversation, surface, time_limit))
+                for event in pool.wait():
+                    done[event.key] = _from_event(event, items[event.key], surface)
+                    if event.kind == "done" and any(r.message.startswith("no payload within") for r in done[event.key]):
+                        pool.recycle(event.key)  # a stray thread of a hung call must not outlive its job
+                    if progress:
+                        progress(len(done), len(items))
+    for index, (target, conversation) in enumerate(items):
+        if index in done:
+            continue
+        resolved = resolve(target) if isinstance(target, str) else target
+        done[index] = check(resolved, conversation, surface, time_limit)
+        if progress:
+            progress(len(done), len(items))
+    results = [r for i in range(len(items)) for r in done[i]]
+    names = list(dict.fromkeys(t if isinstance(t, str) else t.name for t in targets))
+    return EgressReport(results, list(spec_errors), names, list(conversations), surface.name)
+
+
+def _from_event(event: Event, item: tuple[Any, Conversation], surface: Surface) -> list[CheckResult]:
+    target, conversation = item
+    name = target if isinstance(target, str) else target.name
+    if event.kind == "done":
+        return event.value  # type: ignore[no-any-return]
+    reason = event.reason if event.kind != "failed" else f"the worker could not run it: {event.reason.splitlines()[0]}"
+    return error_records(name, conversation, surface, reason)
+

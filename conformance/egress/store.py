@@ -1,0 +1,257 @@
+"""Task-record stores: the one surface that may hold reasoning, only encrypted, only while the task runs.
+
+A target is a factory (``MODULE:FACTORY``) returning a store with ``put(task_id, messages)``,
+``get(task_id) -> messages``, ``finish(task_id)``, ``raw() -> bytes`` (everything it holds at rest)
+and ``export() -> payload`` (what the warehouse copy receives). A factory that takes an argument
+gets a folder the harness made for the conversation, the same in every worker.
+
+Each conversation runs in three steps, each in a fresh worker process, as a queued agent's steps
+would: the first worker puts the task and reads ``raw()`` and ``export()``; a second gets the task
+back while it runs and finishes it; a third looks for anything of the task afterwards.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..results import CheckResult, Level
+from ..target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..tracebacks import target_traceback
+from ..transcript import canonical
+from ..worker import Pool, call_window, output_captured
+from .canaries import CIPHERTEXT, REASONING_TEXT, find, find_in
+from .checks import reasoning_units, sub_objects
+from .conversations import Conversation
+from .decode import read
+from .run import EgressReport, given_messages, withheld
+
+CATALOG: tuple[tuple[str, Level, str], ...] = (
+    ("store.call-completes", "MUST", "Every call of the store (factory, put, get, finish, raw, export) returns: no exception, no hang."),
+    ("store.reasoning-back-byte-identical", "MUST",
+     "Another worker process gets the task back while it runs with every block that holds reasoning "
+     "as the same JSON (the next step of a queued task needs it unchanged)."),
+    ("store.encrypted-at-rest", "MUST",
+     "Nothing the store holds at rest (raw()) while the task runs shows its reasoning text or reasoning "
+     "ciphertext, whole or as a fragment, however encoded: reasoning is there only encrypted."),
+    ("store.export-no-reasoning", "MUST",
+     "The warehouse copy (export()) carries no reasoning text and no reasoning ciphertext, however encoded."),
+    ("store.forgets-finished-task", "MUST",
+     "Once the task is finished, get() gives nothing back (None, empty, or KeyError/LookupError) "
+     "and nothing at rest shows a canary of it."),
+)
+LEVELS = {cid: level for cid, level, _ in CATALOG}
+GONE = (KeyError, LookupError)
+
+
+def _factory_call(factory: Callable[..., Any], folder: str) -> Any:
+    try:
+        params = [p for p in inspect.signature(factory).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    except (TypeError, ValueError):
+        params = []
+    return factory(folder) if params else factory()
+
+
+class _StepThread:
+    """One thread that runs every call of a step, in order: a store may hold objects bound to the
+    thread that made them (a sqlite connection), as one worker's step would."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+
+    def call(self, step: str, fn: Callable[[], Any], limit: float) -> tuple[Any, str | None, str | None]:
+        """Returns ``(value, error line, traceback)`` of ``fn()`` run for at most ``limit`` seconds
+        (on a hang, the exception is the value and later calls of this step are not made)."""
+        from concurrent.futures import TimeoutError as Late
+
+        with call_window(limit, allowance=1.0):
+            future = self.pool.submit(fn)
+            try:
+                return future.result(timeout=limit), None, None
+            except Late:
+                return None, f"{step}: no answer within {limit:g} s", None
+            except BaseException as exc:  # noqa: BLE001 - the store's failure is data
+                return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _open(thread: _StepThread, name: str, folder: str, limit: float) -> tuple[Any, str | None, str | None]:
+    target = resolve(name)
+    return thread.call("the factory", lambda: _factory_call(target.func, folder), limit)
+
+
+def step_put(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """First worker: puts the task; returns what raw() and export() showed (findings, no text)."""
+    thread = _StepThread()
+    try:
+        return _step_put(thread, name, conversation, folder, limit)
+    finally:
+        thread.close()
+
+
+def _step_put(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    with output_captured():
+        store, error, tb = _open(thread, name, folder, limit)
+        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
+        if error:
+            return out
+        task = f"task-{conversation.id}"
+        for step, fn in (("put", lambda: store.put(task, given_messages(conversation))),
+                         ("raw", store.raw), ("export", store.export)):
+            value, error, tb = thread.call(step, fn, limit)
+            if error:
+                return {**out, "error": error, "traceback": tb}
+            if step == "raw":
+                out["raw"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
+            if step == "export":
+                out["export"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
+    return out
+
+
+def step_get(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """Second worker: gets the task back while it runs, then finishes it; returns the units that
+    did not come back unchanged."""
+    thread = _StepThread()
+    try:
+        return _step_get(thread, name, conversation, folder, limit)
+    finally:
+        thread.close()
+
+
+def _step_get(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    with output_captured():
+        store, error, tb = _open(thread, name, folder, limit)
+        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
+        if error:
+            return out
+        task = f"task-{conversation.id}"
+        got, error, tb = thread.call("get", lambda: store.get(task), limit)
+        if error:
+            return {**out, "error": error, "traceback": tb}
+        objects = sub_objects(got)
+        out["missing"] = [where for where, unit in reasoning_units(conversation) if canonical(unit) not in objects]
+        _, error, tb = thread.call("finish", lambda: store.finish(task), limit)
+        if error:
+            return {**out, "error": error, "traceback": tb}
+    return out
+
+
+def step_after(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """Third worker: after the task finished; returns what get() and raw() still showed."""
+    thread = _StepThread()
+    try:
+        return _step_after(thread, name, conversation, folder, limit)
+    finally:
+        thread.close()
+
+
+def _step_after(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    with output_captured():
+        store, error, tb = _open(thread, name, folder, limit)
+        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
+        if error:
+            return out
+        task = f"task-{conversation.id}"
+        got, error, tb = thread.call("get after finish", lambda: store.get(task), limit)
+        if error and not isinstance(got, GONE):
+            return {**out, "error": error, "traceback": tb}
+        out["still"] = [] if error else [f.to_dict() for f in find(got, list(conversation.canaries))]
+        if not error and got not in (None, [], (), {}, b"", ""):
+            out["still_returned"] = True
+        raw, error, tb = thread.call("raw", store.raw, limit)
+        if error:
+            return {**out, "error": error, "traceback": tb}
+        out["raw"] = _findings(raw, list(conversation.canaries))
+    return out
+
+
+STEPS = (step_put, step_get, step_after)
+
+
+def _findings(value: Any, canaries: list[Any]) -> list[dict[str, Any]]:
+    """Returns the findings of ``canaries`` in ``value`` as plain data; a value larger than the
+    search reads is a finding of its own (never judged clean)."""
+    found, whole = read(value)
+    out = [f.to_dict() for f in find_in(found, canaries)]
+    if not whole and not out:
+        out.append({"unread": True})
+    return out
+
+
+def _describe(findings: list[dict[str, Any]]) -> list[str]:
+    if any(f.get("unread") for f in findings):
+        return ["what the store returned is larger than the search reads, so it cannot be judged free of canaries"]
+    return [f"{f['kind']} canary {f['canary']} (sha256 {f['sha256']}, {f['length']} chars) found "
+            f"{'whole' if f['whole'] else 'as a fragment'} at {f['where']}" for f in findings]
+
+
+def judge(name: str, conversation: Conversation, steps: list[dict[str, Any]]) -> list[CheckResult]:
+    """Returns the store records of one conversation from its three steps' reports."""
+    def record(cid: str, outcome: str, message: str = "", details: dict[str, Any] | None = None) -> CheckResult:
+        return CheckResult(name, conversation.id, conversation.format, cid, LEVELS[cid], outcome,  # type: ignore[arg-type]
+                           message, dict(details or {}), kind="egress-store")
+
+    failed = next((s for s in steps if s.get("error")), None)
+    pids = {s.get("pid") for s in steps}
+    out: list[CheckResult] = []
+    if failed is None and len(pids) < len(steps):
+        failed = {"error": "the harness could not run the steps in different processes"}
+    if failed is not None:
+        extra = {"traceback": failed["traceback"]} if failed.get("traceback") else {}
+        out.append(record("store.call-completes", "error", failed["error"], extra))
+    else:
+        out.append(record("store.call-completes", "pass"))
+    put, get, after = (steps + [{}, {}, {}])[:3]
+    verdicts = {
+        "store.reasoning-back-byte-identical": ("missing" in get, [f"{w}: not given back unchanged by another worker"
+                                                                   for w in get.get("missing", [])]),
+        "store.encrypted-at-rest": ("raw" in put, _describe(put.get("raw", []))),
+        "store.export-no-reasoning": ("export" in put, _describe(put.get("export", []))),
+        "store.forgets-finished-task": ("raw" in after, (["get() still gives the task back after finish()"]
+                                                         if after.get("still_returned") else [])
+                                        + _describe(after.get("still", [])) + _describe(after.get("raw", []))),
+    }
+    for cid, (ran, lines) in verdicts.items():
+        if not ran:
+            out.append(record(cid, "skip", "not run: a call of the store failed", {"blocked_by": "store.call-completes"}))
+        elif lines:
+            out.append(record(cid, "fail", lines[0], {"diff": lines[1:]} if len(lines) > 1 else {}))
+        else:
+            out.append(record(cid, "pass"))
+    return withheld(out, conversation.canaries)
+
+
+def run(target: str, conversations: Sequence[Conversation], *, time_limit: float = DEFAULT_TIME_LIMIT,
+        progress: Callable[[int, int], None] | None = None) -> EgressReport:
+    """Returns the report of the store ``target`` on every conversation, each step in a fresh worker."""
+    resolve(target)  # a name that does not resolve is a usage error here, not a failed check
+    results: list[CheckResult] = []
+    for n, conversation in enumerate(conversations):
+        folder = tempfile.mkdtemp(prefix="egress-store-")
+        steps: list[dict[str, Any]] = []
+        try:
+            with Pool(1) as pool:
+                for step in STEPS:
+                    pool.submit(step.__name__, step, (target, conversation, folder, time_limit))
+                    event = pool.wait()[0]
+                    report = event.value if event.kind == "done" else {"error": f"{step.__name__}: {event.reason}"}
+                    steps.append(report)
+                    pool.recycle(step.__name__)  # the next step runs in another process
+                    if report.get("error"):
+                        break
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        results.extend(judge(target, conversation, steps))
+        if progress:
+            progress(n + 1, len(conversations))
+    return EgressReport(results, [], [target], list(conversations), "task-record")
+

@@ -1,0 +1,59 @@
+"""The payload search: every encoding the issue names, fragments, and no false find."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import zlib
+from urllib.parse import quote_plus
+
+import pytest
+
+from conformance.egress.canaries import FRAGMENT, Canary, find
+
+THOUGHT = Canary("t", "reasoning-text", "Ada Quill at 41 Larch Row is \"probably\" lying & owes 7731 <EUR>.")
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda t: t,
+    lambda t: {"a": [{"b": t}]},
+    lambda t: json.dumps({"x": json.dumps({"y": t})}),
+    lambda t: base64.b64encode(t.encode()).decode(),
+    lambda t: "prefix " + base64.urlsafe_b64encode(gzip.compress(t.encode())).decode() + " suffix",
+    lambda t: zlib.compress(t.encode()),
+    lambda t: "q=" + quote_plus(t),
+    lambda t: "<p>" + html.escape(t) + "</p>",
+    lambda t: json.dumps(t, ensure_ascii=True).replace('"', '\\"'),
+    lambda t: [{"delta": {"text": t[i:i + 7]}} for i in range(0, len(t), 7)],
+    lambda t: "".join(f"data: {json.dumps({'d': t[i:i + 7]})}\n\n" for i in range(0, len(t), 7)),
+    lambda t: iter([t]),
+    lambda t: t[:40],
+    lambda t: "xx" + t[17:17 + FRAGMENT] + "yy",
+], ids=["plain", "nested", "json-in-json", "base64", "gzip-base64url", "zlib", "url", "html", "escaped-json",
+        "split-events", "sse-text", "iterator", "first-40", "fragment"])
+def test_a_thought_is_found_however_it_is_encoded(wrap) -> None:
+    payload = wrap(THOUGHT.value)
+    if hasattr(payload, "__next__"):
+        payload = list(payload)
+    assert find(payload, [THOUGHT]), payload
+
+
+def test_a_piece_shorter_than_a_fragment_is_no_find() -> None:
+    assert not find({"a": THOUGHT.value[:FRAGMENT - 1]}, [THOUGHT])
+
+
+def test_objects_are_read_through_their_dump_methods() -> None:
+    class Holder:
+        def __init__(self) -> None:
+            self.inner = {"t": THOUGHT.value}
+
+    found = find(Holder(), [THOUGHT])
+    assert found and found[0].whole
+
+
+def test_a_finding_never_holds_the_text() -> None:
+    finding = find({"a": THOUGHT.value}, [THOUGHT])[0]
+    assert THOUGHT.value[:FRAGMENT] not in finding.describe()
+    assert finding.digest in finding.describe()

@@ -1,0 +1,69 @@
+"""The published egress docs are what the commands print, the matrix is broad enough, and the
+pytest route runs a vendor's serializer."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance.egress.adapters import COMPONENTS, select
+from conformance.egress.docs import catalog_markdown
+from conformance.egress.matrix import changed_cells, component_row, markdown
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_docs_egress_md_is_generated() -> None:
+    assert (DOCS / "egress.md").read_text(encoding="utf-8") == catalog_markdown()
+
+
+def test_the_published_matrix_is_broad_and_rendered_from_its_json() -> None:
+    matrix = json.loads((DOCS / "egress-matrix.json").read_text(encoding="utf-8"))
+    libraries = Counter(row["library"] for row in matrix["rows"])
+    assert len(matrix["rows"]) >= 10 and len(libraries) >= 6
+    assert all(row["installed"] for row in matrix["rows"])
+    assert {row["component"] for row in matrix["rows"]} == {c.name for c in COMPONENTS}
+    assert (DOCS / "egress-matrix.md").read_text(encoding="utf-8") == markdown(matrix) + "\n"
+    leaky = [row for row in matrix["rows"] if row["failures"]]
+    assert leaky and all(set(row["smallest"]) == set(row["failures"]) for row in leaky)
+    leak_checks = {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext", "store.encrypted-at-rest",
+                   "store.export-no-reasoning"}
+    assert all(row["leaked"] for row in leaky if leak_checks & set(row["failures"]))
+
+
+def test_a_row_run_again_matches_the_published_one(conversations) -> None:
+    matrix = json.loads((DOCS / "egress-matrix.json").read_text(encoding="utf-8"))
+    fresh = {"conversations": matrix["conversations"],
+             "rows": [component_row(c, conversations) for c in select(["haystack-ai.ChatMessage.to_dict"])]}
+    assert changed_cells(matrix, fresh, named=True) == []
+
+
+def test_a_changed_row_is_reported() -> None:
+    matrix = json.loads((DOCS / "egress-matrix.json").read_text(encoding="utf-8"))
+    row = dict(matrix["rows"][0], failures={})
+    assert changed_cells(matrix, {**matrix, "rows": [row]}, named=True)
+
+
+HELD_OUT = '''
+import json
+
+def leaky(messages):
+    return json.dumps(messages)
+
+def clean(messages):
+    return [b.get("text") for m in messages if isinstance(m["content"], list) for b in m["content"]
+            if b.get("type") == "text"] + [m["content"] for m in messages if isinstance(m["content"], str)]
+'''
+
+
+@pytest.mark.parametrize(("name", "outcome"), [("leaky", "failed"), ("clean", "passed")])
+def test_the_pytest_route(pytester: pytest.Pytester, name: str, outcome: str) -> None:
+    pytester.makepyfile(vendor=HELD_OUT)
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "conformance.plugin", "--egress-target", f"vendor:{name}",
+                                           "--egress-surface", "log", "-q", "-p", "no:cacheprovider")
+    counts = result.parseoutcomes()
+    assert counts.get(outcome, 0) >= 4, result.stdout.str()[-2000:]

@@ -1,0 +1,444 @@
+"""Serializers and task-record stores written for the egress tests: broken ones, each caught by
+one check id, and correct ones that differ from anything the suite ships."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import html
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+REASONING_TYPES = ("thinking", "redacted_thinking")
+
+
+def _thinking(messages: list[dict[str, Any]]) -> list[str]:
+    return [b["thinking"] for m in messages if isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "thinking"]
+
+
+def _without_reasoning(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, list):
+            content = [b for b in content if b.get("type") not in REASONING_TYPES]
+        out.append({**m, "content": content})
+    return out
+
+
+def _answer(messages: list[dict[str, Any]]) -> str:
+    return " ".join(b["text"] for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+                    for b in m["content"] if b.get("type") == "text")
+
+
+# ---- correct serializers, unlike any shipped example ----
+
+def log_line(messages: list[dict[str, Any]]) -> str:
+    """A log line: denylist of reasoning types, the rest as JSON inside a text line."""
+    return "INFO conversation=" + json.dumps(_without_reasoning(messages))
+
+
+def console_html(messages: list[dict[str, Any]]) -> str:
+    """A support-console page: each text block HTML-escaped in a paragraph, tool calls named."""
+    parts = []
+    for m in messages:
+        for b in m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]:
+            if b.get("type") == "text":
+                parts.append(f"<p class={m['role']}>{html.escape(b['text'])}</p>")
+            elif b.get("type") == "tool_use":
+                parts.append(f"<p class=tool>{html.escape(b['name'])}</p>")
+    return "<html><body>" + "".join(parts) + "</body></html>"
+
+
+def browser_events(messages: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> Any:
+    """A browser stream: only text deltas of the stream (or the answer whole), as SSE bytes, lazily."""
+    if stream is None:
+        yield f"data: {json.dumps({'text': _answer(messages)})}\n\n".encode()
+        return
+    for event in stream:
+        delta = event.get("delta", {})
+        if event.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
+            yield f"data: {json.dumps({'text': delta['text']})}\n\n".encode()
+
+
+def provider_request(messages: list[dict[str, Any]]) -> bytes:
+    """A provider request body: the messages as given, inside the request."""
+    return json.dumps({"model": "claude-sonnet-4-6", "max_tokens": 1024, "messages": messages}).encode()
+
+
+def responses_store(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A conversation table for Responses items: reasoning items dropped, the rest kept."""
+    return [i for i in items if i.get("type") != "reasoning"]
+
+
+def memory_holder(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """Request memory: holds everything (reasoning is allowed there)."""
+    return {"held": messages}
+
+
+# ---- broken serializers: the check that catches each is named in its docstring ----
+
+def dump_all(messages: list[dict[str, Any]]) -> str:
+    """no-reasoning-text and no-reasoning-ciphertext: everything as JSON."""
+    return json.dumps(messages)
+
+
+def json_in_string(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the thinking inside a JSON string inside a JSON field."""
+    return {"answer": _answer(messages), "meta": json.dumps({"debug": json.dumps({"t": _thinking(messages)})})}
+
+
+def base64_thought(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the thinking base64-encoded in an attribute."""
+    return {"answer": _answer(messages), "blob": base64.b64encode("|".join(_thinking(messages)).encode()).decode()}
+
+
+def gzip_dump(messages: list[dict[str, Any]]) -> bytes:
+    """no-reasoning-text: a gzip of the JSON, base64url in an envelope."""
+    packed = base64.urlsafe_b64encode(gzip.compress(json.dumps(messages).encode())).decode()
+    return json.dumps({"answer": _answer(messages), "archive": packed}).encode()
+
+
+def url_escaped(messages: list[dict[str, Any]]) -> str:
+    """no-reasoning-text: the thinking in a query string."""
+    return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
+
+
+def html_escaped(messages: list[dict[str, Any]]) -> str:
+    """no-reasoning-text: the thinking HTML-escaped into a collapsed details element."""
+    return console_html(messages) + "".join(f"<details>{html.escape(t)}</details>" for t in _thinking(messages))
+
+
+def relabelled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """no-reasoning-text: thinking turned into a text block (signature dropped), so a filter by type misses it."""
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, list):
+            content = [{"type": "text", "text": b["thinking"]} if b.get("type") == "thinking" else b
+                       for b in content if b.get("type") != "redacted_thinking"]
+        out.append({**m, "content": content})
+    return out
+
+
+def first_40(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: a preview of the first 40 characters of each thought."""
+    return {"messages": _without_reasoning(messages), "previews": [t[:40] for t in _thinking(messages)]}
+
+
+def middle_fragment(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: a 25-character piece from the middle of each thought."""
+    return {"messages": _without_reasoning(messages), "tags": [t[30:55] for t in _thinking(messages)]}
+
+
+def passes_stream(messages: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> Any:
+    """no-reasoning-text: forwards every delta of the stream except signatures; each piece is shorter
+    than a fragment, the text is whole only joined across events."""
+    for event in stream or []:
+        delta = event.get("delta", {})
+        if delta.get("type") in ("thinking_delta", "text_delta"):
+            yield {"event": "delta", "data": delta}
+
+
+def keeps_signature(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """no-reasoning-ciphertext: drops the thinking text, keeps the signature and redacted data."""
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, list):
+            content = [{"type": "thinking", "thinking": "", "signature": b["signature"]} if b.get("type") == "thinking"
+                       else b for b in content]
+        out.append({**m, "content": content})
+    return out
+
+
+def drops_answer(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """answer-kept: only the tool calls reach the payload."""
+    return {"tools": [b for m in messages if isinstance(m["content"], list) for b in m["content"]
+                      if b.get("type") in ("tool_use", "tool_result")]}
+
+
+def truncates_answer(messages: list[dict[str, Any]]) -> str:
+    """answer-kept: the answer cut to 50 characters."""
+    return _answer(messages)[:50]
+
+
+def keeps_thinking_without_tools(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """no-reasoning-text on text-only replies: reasoning dropped only when the reply has a tool call."""
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, list) and any(b.get("type") == "tool_use" for b in content):
+            content = [b for b in content if b.get("type") not in REASONING_TYPES]
+        out.append({**m, "content": content})
+    return out
+
+
+def raises(messages: list[dict[str, Any]]) -> str:
+    """call-completes: raises, with a thought in its message (which must not reach a record)."""
+    raise ValueError(f"cannot serialize {_thinking(messages)[:1]}")
+
+
+def hangs(messages: list[dict[str, Any]]) -> str:
+    """call-completes: never returns."""
+    time.sleep(30)
+    return ""
+
+
+def strips_in_place(messages: list[dict[str, Any]]) -> str:
+    """input-unmutated: removes the reasoning from the caller's own messages."""
+    for m in messages:
+        if isinstance(m["content"], list):
+            m["content"][:] = [b for b in m["content"] if b.get("type") not in REASONING_TYPES]
+    return json.dumps(messages)
+
+
+def request_trims_thinking(messages: list[dict[str, Any]]) -> str:
+    """reasoning-byte-identical: the thinking text whitespace-stripped on its way to the provider."""
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, list):
+            content = [{**b, "thinking": b["thinking"].rstrip(".")} if b.get("type") == "thinking" else b for b in content]
+        out.append({**m, "content": content})
+    return json.dumps({"messages": out})
+
+
+def request_drops_redacted(messages: list[dict[str, Any]]) -> str:
+    """reasoning-byte-identical: redacted thinking left out of the request."""
+    return json.dumps({"messages": [{**m, "content": [b for b in m["content"] if b.get("type") != "redacted_thinking"]}
+                                    if isinstance(m["content"], list) else m for m in messages]})
+
+
+# ---- task-record stores ----
+
+_KEY = hashlib.sha256(b"egress-test-key").digest()
+
+
+def _keystream(nonce: bytes, length: int) -> bytes:
+    out = b""
+    counter = 0
+    while len(out) < length:
+        out += hashlib.sha256(_KEY + nonce + counter.to_bytes(8, "big")).digest()
+        counter += 1
+    return out[:length]
+
+
+def _seal(data: bytes) -> bytes:
+    nonce = os.urandom(16)
+    return nonce + bytes(a ^ b for a, b in zip(data, _keystream(nonce, len(data))))
+
+
+def _open(blob: bytes) -> bytes:
+    nonce, body = blob[:16], blob[16:]
+    return bytes(a ^ b for a, b in zip(body, _keystream(nonce, len(body))))
+
+
+class FileStore:
+    """A task record in files of a shared folder, sealed at rest, deleted at the task's end, and an
+    export that carries the answers only. ``seal``/``delete``/``export_all`` switch the defects on."""
+
+    seal = True
+    delete = True
+    export_all = False
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+
+    def _file(self, task_id: str) -> Path:
+        return self.folder / f"{hashlib.sha256(task_id.encode()).hexdigest()[:16]}.rec"
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        data = json.dumps(messages).encode()
+        self._file(task_id).write_bytes(_seal(data) if self.seal else data)
+
+    def get(self, task_id: str) -> list[dict[str, Any]] | None:
+        path = self._file(task_id)
+        if not path.exists():
+            return None
+        blob = path.read_bytes()
+        return json.loads(_open(blob) if self.seal else blob)  # type: ignore[no-any-return]
+
+    def finish(self, task_id: str) -> None:
+        if self.delete:
+            self._file(task_id).unlink(missing_ok=True)
+
+    def raw(self) -> bytes:
+        return b"".join(p.read_bytes() for p in sorted(self.folder.glob("*.rec")))
+
+    def export(self) -> Any:
+        rows: list[Any] = []
+        for path in sorted(self.folder.glob("*.rec")):
+            blob = path.read_bytes()
+            messages = json.loads(_open(blob) if self.seal else blob)
+            rows.append(messages if self.export_all else _answer(messages))
+        return rows
+
+
+class PlainFileStore(FileStore):
+    """encrypted-at-rest: the record in plain JSON."""
+
+    seal = False
+
+
+class Base64FileStore(FileStore):
+    """encrypted-at-rest: base64 is an encoding, not encryption."""
+
+    seal = False
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        self._file(task_id).write_bytes(base64.b64encode(json.dumps(messages).encode()))
+
+    def get(self, task_id: str) -> list[dict[str, Any]] | None:
+        path = self._file(task_id)
+        return json.loads(base64.b64decode(path.read_bytes())) if path.exists() else None
+
+    def export(self) -> Any:
+        return []
+
+
+class KeepsFinishedStore(FileStore):
+    """forgets-finished-task: finish() leaves the record where it was."""
+
+    delete = False
+
+
+class LeakyExportStore(FileStore):
+    """export-no-reasoning: the warehouse copy gets the whole record."""
+
+    export_all = True
+
+
+class ProcessMemoryStore:
+    """reasoning-back-byte-identical: a dict in the process, so another worker finds nothing."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, Any] = {}
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        self.tasks[task_id] = _seal(json.dumps(messages).encode())
+
+    def get(self, task_id: str) -> Any:
+        blob = self.tasks.get(task_id)
+        return None if blob is None else json.loads(_open(blob))
+
+    def finish(self, task_id: str) -> None:
+        self.tasks.pop(task_id, None)
+
+    def raw(self) -> bytes:
+        return b"".join(self.tasks.values())
+
+    def export(self) -> Any:
+        return []
+
+
+class RaisingGetStore(FileStore):
+    """store.call-completes: get() fails."""
+
+    def get(self, task_id: str) -> Any:
+        raise RuntimeError("backend unavailable")
+
+
+def file_store(folder: str) -> FileStore:
+    return FileStore(folder)
+
+
+def plain_store(folder: str) -> FileStore:
+    return PlainFileStore(folder)
+
+
+def base64_store(folder: str) -> FileStore:
+    return Base64FileStore(folder)
+
+
+def keeps_finished_store(folder: str) -> FileStore:
+    return KeepsFinishedStore(folder)
+
+
+def leaky_export_store(folder: str) -> FileStore:
+    return LeakyExportStore(folder)
+
+
+def memory_store() -> ProcessMemoryStore:
+    return ProcessMemoryStore()
+
+
+def raising_store(folder: str) -> FileStore:
+    return RaisingGetStore(folder)
+
+
+class SqliteSealedStore:
+    """Correct, unlike FileStore: sqlite (objects bound to their thread), sealed rows, the answer
+    kept in clear in its own column, rows deleted with secure_delete at the task's end."""
+
+    def __init__(self, folder: str) -> None:
+        import sqlite3
+
+        self.folder = Path(folder)
+        self.db = sqlite3.connect(self.folder / "tasks.db", isolation_level=None)
+        self.db.execute("PRAGMA secure_delete=ON")
+        self.db.execute("CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, sealed BLOB, answer TEXT)")
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO task VALUES (?, ?, ?)",
+                        (task_id, _seal(json.dumps(messages).encode()), _answer(messages)))
+
+    def get(self, task_id: str) -> Any:
+        row = self.db.execute("SELECT sealed FROM task WHERE id = ?", (task_id,)).fetchone()
+        if row is None:
+            raise KeyError(task_id)
+        return json.loads(_open(row[0]))
+
+    def finish(self, task_id: str) -> None:
+        self.db.execute("DELETE FROM task WHERE id = ?", (task_id,))
+
+    def raw(self) -> bytes:
+        return b"".join(p.read_bytes() for p in sorted(self.folder.iterdir()))
+
+    def export(self) -> Any:
+        return [{"id": i, "answer": a} for i, a in self.db.execute("SELECT id, answer FROM task")]
+
+
+def sqlite_store(folder: str) -> SqliteSealedStore:
+    return SqliteSealedStore(folder)
+
+
+def thought_words(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the thinking as a list of its words, each shorter than a fragment."""
+    return {"answer": _answer(messages), "tokens": [w for t in _thinking(messages) for w in t.split()]}
+
+
+def signature_as_hex(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-ciphertext: each signature's bytes re-encoded as hex."""
+    return {"answer": _answer(messages), "sig": [base64.b64decode(b["signature"] + "=" * (-len(b["signature"]) % 4)).hex()
+                                                 for m in messages if isinstance(m["content"], list)
+                                                 for b in m["content"] if b.get("type") == "thinking"]}
+
+
+def gemini_store(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Correct for Gemini contents: thought parts dropped, thought signatures stripped from the rest."""
+    return [{**c, "parts": [{k: v for k, v in p.items() if k not in ("thoughtSignature", "thought_signature")}
+                            for p in c["parts"] if not p.get("thought")]} for c in contents]
+
+
+def langchain_text(messages: list[Any]) -> list[dict[str, Any]]:
+    """Correct for LangChain messages: type, text and tool calls, nothing else."""
+    return [{"type": m.type, "text": m.text, "tool_calls": getattr(m, "tool_calls", [])} for m in messages]
+
+
+def request_as_is(messages: list[Any]) -> str:
+    """Correct for a provider request in any format: the messages as given."""
+    from conformance.egress.decode import plain
+
+    return json.dumps({"input": plain(messages)})
+
+
+def request_without_reasoning_items(items: list[dict[str, Any]]) -> str:
+    """reasoning-byte-identical for Responses items: reasoning items left out of the request."""
+    return json.dumps({"input": [i for i in items if i.get("type") != "reasoning"]})
