@@ -163,8 +163,10 @@ def _checker(target: Target, named: Target, options: FuzzOptions) -> Iterator[Ch
 
 
 def _key(scenario: Scenario) -> str:
-    """Returns a key that tells examples apart: the history, truth and parameters as canonical JSON."""
-    return json.dumps([scenario.history, repr(scenario.truth), scenario.params], sort_keys=True, default=repr)
+    """Returns a key that tells examples apart: the history, truth, parameters and expectations as
+    canonical JSON (0, 0.0 and false stay apart)."""
+    return json.dumps([scenario.history, repr(scenario.truth), scenario.params, repr(scenario.expect)],
+                      sort_keys=True, default=repr)
 
 
 def database_for(target: Target, folder: Path | None) -> DirectoryBasedExampleDatabase | None:
