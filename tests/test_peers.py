@@ -73,6 +73,14 @@ def test_every_peer_with_a_reported_failure_reproduces_it(shipped: LoadResult) -
         assert set(cells) <= failed, (name, set(cells) - failed)
 
 
+def _opens_on_a_result(history: list) -> bool:
+    """Returns whether the history opens on a tool result, which some libraries drop by design
+    (autogen-core's contexts remove a leading function result) however much they keep."""
+    first = history[0] if history else {}
+    return isinstance(first.get("content"), list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in first["content"])
+
+
 @pytest.mark.parametrize("name", sorted(KEEP_ALL))
 def test_an_adapter_whose_library_keeps_everything_returns_the_history_unchanged(name: str,
                                                                                 shipped: LoadResult) -> None:
@@ -81,7 +89,7 @@ def test_an_adapter_whose_library_keeps_everything_returns_the_history_unchanged
     target = peer.target()
     checked = 0
     for scenario in shipped.scenarios[::3]:
-        if fmt.why_not(scenario.history) is not None:
+        if fmt.why_not(scenario.history) is not None or _opens_on_a_result(scenario.history):
             continue
         out = target.func([dict(m) for m in scenario.history], **KEEP_ALL[name])
         assert canonical(out) == canonical(scenario.history), (name, scenario.id)

@@ -20,6 +20,7 @@ rewrites the file byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -53,11 +54,17 @@ SERVER_KINDS: dict[str, tuple[str, str, Any]] = {
 }
 
 
+def tag(seed: str) -> str:
+    """Returns a short tag unique to ``seed`` for text that is not reasoning: the seed itself is in
+    thinking text, and a report redacts any text that shares 20 characters with reasoning."""
+    return hashlib.sha256(seed.encode()).hexdigest()[:8]
+
+
 def server_pair(seed: str, kind: str) -> list[dict[str, Any]]:
     """Returns a server tool use and its result (in the same turn) of one of ``SERVER_KINDS``."""
     name, result_type, content = SERVER_KINDS[kind]
     use_id = srvtoolu(f"{seed}:{kind}")
-    return [{"type": "server_tool_use", "id": use_id, "name": name, "input": {"query": f"{kind} for {seed}"}},
+    return [{"type": "server_tool_use", "id": use_id, "name": name, "input": {"query": f"{kind} #{tag(seed)}"}},
             {"type": result_type, "tool_use_id": use_id, "content": content}]
 
 
@@ -65,7 +72,7 @@ def compaction(seed: str, *, encrypted: bool = True, content: str | None = "") -
     """Returns a ``compaction`` block as the provider returns it: no id; a summary, or null content
     (a failed compaction), with its ``encrypted_content`` and ``signature`` when ``encrypted``."""
     block: dict[str, Any] = {"type": "compaction", "content": content if content != "" else (
-        f"Summary of the conversation so far ({seed}): the user is hardening the nightly ETL; the loader "
+        f"Summary of the conversation so far (#{tag(seed)}): the user is hardening the nightly ETL; the loader "
         "retries batches 5 times with no back-off; the fix under review adds exponential back-off.")}
     if encrypted:
         block["encrypted_content"] = opaque(f"compaction:{seed}", 96)
@@ -79,7 +86,7 @@ NOTICE = ("[background task bg_{n} finished] `npm run build` exited 0 after 41 s
 
 def notice(seed: str, n: int) -> Message:
     """Returns a background-task notice as a harness stores it: a user text message."""
-    return user([text(NOTICE.format(n=n) + f" ({seed})")])
+    return user([text(NOTICE.format(n=n) + f" (#{tag(seed)})")])
 
 
 def big(seed: str, size: int) -> str:

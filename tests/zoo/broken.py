@@ -370,9 +370,16 @@ def window_splits_paused_pairs(history: History, keep_turns: int = 10) -> Histor
     the server result."""
     start = live_start(history)
     window = max(0, start - keep_turns)
-    while window < start and any(b["type"] == "tool_result" for b in blocks_of(history[window])):
-        window += 1
+    while window < start and history[window]["role"] == "user" and (
+            any(b["type"] == "tool_result" for b in blocks_of(history[window])) or _mid_step(history, window)):
+        window += 1  # never on a client result, nor on a notice inside a step: on a request or any assistant turn
     return history[window:start] + history[start:]
+
+
+def _mid_step(history: History, i: int) -> bool:
+    """Returns whether history[i] follows a call turn whose results come later."""
+    calls = {b["id"] for b in blocks_of(history[i - 1]) if b["type"] == "tool_use"} if i else set()
+    return any(b.get("tool_use_id") in calls for m in history[i + 1:] for b in blocks_of(m))
 
 
 def _settled_opaque(history: History, rewrite: Any) -> History:
