@@ -54,7 +54,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices(
         capsys: pytest.CaptureFixture[str]) -> None:
-    out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat",
+    out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat", "-v",  # -v: every failure
                "--target", "tests.test_format_failures:drop_tool_messages")
     lines = out.splitlines()
     at = next(k for k, line in enumerate(lines) if "expected input[6]: " in line
