@@ -20,12 +20,13 @@ from typing import Any
 import yaml
 
 from ..transcript import fingerprint
-from .cassettes import PLACEHOLDER
+from .cassettes import OPENAI_OPAQUE_TYPES, OPENAI_REASONING_EVENTS, OPENAI_TEXT_TYPES, PLACEHOLDER
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
-                            "anthropic-organization-id", "request-id", "cf-ray"})
+                            "anthropic-organization-id", "request-id", "cf-ray", "openai-organization",
+                            "openai-project", "x-request-id"})
 # Any other header whose name says it carries a credential, a session or an account id.
-SECRET_HEADER_NAME = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session|organi[sz]ation|account"
+SECRET_HEADER_NAME = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session|organi[sz]ation|account|project"
                                 r"|request[-_]?id", re.IGNORECASE)
 TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")),
@@ -33,6 +34,7 @@ TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bearer token", re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}")),
     ("organization id", re.compile(r"organi[sz]ation[_-]?id", re.IGNORECASE)),
     ("organization id", re.compile(r"\borg-[A-Za-z0-9]{12,}")),
+    ("project id", re.compile(r"\bproj_[A-Za-z0-9]{12,}")),
     ("unscrubbed reasoning text", re.compile(r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?")')),
 )
 
@@ -56,11 +58,31 @@ def _thinking_leaks(value: Any, where: str) -> list[str]:
         if value.get("type") in ("thinking", "thinking_delta") and isinstance(text, str) and text \
                 and not PLACEHOLDER.match(text):
             leaks.append(f"unscrubbed reasoning text at {where}")
+        leaks += _openai_leaks(value, where)
         for key, item in value.items():
             leaks += _thinking_leaks(item, f"{where}.{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
             leaks += _thinking_leaks(item, f"{where}[{index}]")
+    return leaks
+
+
+def _unscrubbed(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and not PLACEHOLDER.match(value)
+
+
+def _openai_leaks(value: dict[str, Any], where: str) -> list[str]:
+    """Returns OpenAI reasoning text or ciphertext left in place (reasoning and compaction items,
+    summary and reasoning text parts, reasoning stream events)."""
+    kind = value.get("type")
+    leaks = []
+    if kind in OPENAI_OPAQUE_TYPES and _unscrubbed(value.get("encrypted_content")):
+        leaks.append(f"unscrubbed {kind} encrypted_content at {where}")
+    if kind in OPENAI_TEXT_TYPES and _unscrubbed(value.get("text")):
+        leaks.append(f"unscrubbed reasoning text at {where}")
+    if isinstance(kind, str) and kind.startswith(OPENAI_REASONING_EVENTS) and (
+            _unscrubbed(value.get("delta")) or _unscrubbed(value.get("text"))):
+        leaks.append(f"unscrubbed reasoning text at {where}")
     return leaks
 
 

@@ -210,14 +210,15 @@ def _truncation(exchange: Exchange, judgement: Judgement) -> Judgement:
     reported = usage.get("input_tokens")
     counts = exchange.suffix_counts
     judgement.evidence.update(reported_input_tokens=reported, suffix_counts={str(k): v for k, v in counts.items()})
-    if not isinstance(reported, int) or 0 not in counts:
+    if not isinstance(reported, int) or not counts:
         judgement.verdict = "inconsistent"
-        judgement.reasons.append("no usage.input_tokens or no count of the whole input to compare it with")
+        judgement.reasons.append("no usage.input_tokens or no suffix count to compare it with")
         return judgement
     matches = [start for start, count in sorted(counts.items()) if abs(count - reported) <= COUNT_TOLERANCE]
     if not matches:
         judgement.verdict = "inconsistent"
-        judgement.reasons.append(f"usage.input_tokens {reported} is the count of no suffix of the input")
+        judgement.reasons.append(f"usage.input_tokens {reported} is the count of no suffix of the input "
+                                 f"(counted from items {sorted(counts)})")
         return judgement
     cut = matches[0]
     judgement.evidence["cut"] = cut

@@ -17,7 +17,7 @@ from typing import Any
 import openai
 from openai.types.responses import Response
 
-from .judge import Exchange
+from .judge import COUNT_TOLERANCE, Exchange
 from .probes import OpenAIProbe
 
 STREAM_ORDER = ("response.created", "response.in_progress")
@@ -47,6 +47,14 @@ def make_client(api_key: str, base_url: str) -> openai.OpenAI:
     return openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, _strict_response_validation=True)
 
 
+def _error_body(exc: openai.APIStatusError) -> dict[str, Any]:
+    """Returns the error answer as the API sent it, ``{"error": {...}}`` (the SDK unwraps ``error``)."""
+    body = exc.body
+    if isinstance(body, dict) and "error" in body:
+        return body
+    return {"error": body if isinstance(body, dict) else {"message": str(body)}}
+
+
 def _answer(call: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[int, Any]:
     """Returns (status, parsed JSON body) of one raw call; raises ``RunProblem`` when there is no answer."""
     try:
@@ -55,7 +63,7 @@ def _answer(call: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[int, Any]
             raw = call(**kwargs)
         return raw.http_response.status_code, raw.http_response.json()
     except openai.APIStatusError as exc:
-        return exc.status_code, exc.body if isinstance(exc.body, dict) else {"error": {"message": str(exc.body)}}
+        return exc.status_code, _error_body(exc)
     except openai.APIConnectionError as exc:
         raise RunProblem(f"no answer: {exc.__cause__ or exc}", transport=True) from None
     except ValueError as exc:
@@ -79,7 +87,7 @@ def _streamed(client: openai.OpenAI, kwargs: dict[str, Any]) -> tuple[int, Any]:
             warnings.simplefilter("ignore")
             events = list(client.responses.create(stream=True, **kwargs))
     except openai.APIStatusError as exc:
-        return exc.status_code, exc.body if isinstance(exc.body, dict) else {"error": {"message": str(exc.body)}}
+        return exc.status_code, _error_body(exc)
     except openai.APIConnectionError as exc:
         raise RunProblem(f"no answer: {exc.__cause__ or exc}", transport=True) from None
     kinds = [e.type for e in events]
@@ -115,6 +123,22 @@ def suffix_starts(items: list[dict[str, Any]]) -> list[int]:
     return [n for n, i in enumerate(items) if i.get("type", "message") in ("message", "function_call")]
 
 
+def _suffix_counts(client: openai.OpenAI, request: dict[str, Any], items: list[dict[str, Any]],
+                   reported: Any) -> dict[int, int]:
+    """Returns the input_tokens counts of the input's suffixes, shortest first, up to the first that
+    reaches the reported ``usage.input_tokens`` (longer ones cannot be the kept suffix)."""
+    counts: dict[int, int] = {}
+    for start in reversed(suffix_starts(items)):
+        status, body = _answer(client.responses.input_tokens.with_raw_response.count,
+                               {"model": request["model"], "input": items[start:]})
+        if status >= 400 or not isinstance(body, dict) or not isinstance(body.get("input_tokens"), int):
+            raise RunProblem(f"counting the suffix from item {start} was answered {status}")
+        counts[start] = body["input_tokens"]
+        if isinstance(reported, int) and body["input_tokens"] >= reported - COUNT_TOLERANCE:
+            break
+    return counts
+
+
 def run(probe: OpenAIProbe, client: openai.OpenAI) -> Ran:
     """Returns the judged exchange of ``probe`` through ``client``; raises ``RunProblem``."""
     notes: list[str] = []
@@ -135,18 +159,13 @@ def run(probe: OpenAIProbe, client: openai.OpenAI) -> Ran:
         sent: dict[str, Any] = {**request, "input": own, "previous_response_id": previous_id}
     else:
         sent = {**request, "input": items}
-    counts: dict[int, int] = {}
-    if probe.mechanism == "truncation":
-        for start in suffix_starts(items):
-            status, body = _answer(client.responses.input_tokens.with_raw_response.count,
-                                   {"model": request["model"], "input": items[start:]})
-            if status >= 400 or not isinstance(body, dict) or not isinstance(body.get("input_tokens"), int):
-                raise RunProblem(f"counting the suffix from item {start} was answered {status}")
-            counts[start] = body["input_tokens"]
     if probe.endpoint == "compact":
         keep = ("model", "instructions", "previous_response_id", "input", "prompt_cache_key")
         status, body = _answer(client.responses.with_raw_response.compact, {k: v for k, v in sent.items() if k in keep})
     else:
         status, body = _create(client, sent, probe.stream, "the judged call")
+    counts: dict[int, int] = {}
+    if probe.mechanism == "truncation" and status < 400:
+        counts = _suffix_counts(client, request, items, ((body.get("usage") or {}).get("input_tokens")))
     exchange = Exchange(probe.endpoint, request, items, body if isinstance(body, dict) else None, status, counts)
     return Ran(exchange, notes)
