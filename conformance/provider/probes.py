@@ -316,15 +316,18 @@ def spec_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def load_probes(paths: Iterable[Path]) -> tuple[dict[str, AnyProbe], list[SpecError]]:
+def load_probes(paths: Iterable[Path], provider: str | None = None) -> tuple[dict[str, AnyProbe], list[SpecError]]:
     """Returns probes by id from every file under ``paths`` (Anthropic's ``Probe`` or an
-    ``OpenAIProbe``, as the file's ``provider`` says) and the errors found; ids must be unique."""
+    ``OpenAIProbe``, as the file's ``provider`` says; only ``provider``'s when given) and the errors
+    found; ids must be unique."""
     probes: dict[str, AnyProbe] = {}
     errors: list[SpecError] = []
     for path in spec_files(paths):
         found, bad = load_file(path)
         errors += bad
         for probe in found:
+            if provider is not None and probe.provider != provider:
+                continue
             if probe.id in probes:
                 errors.append(SpecError(path, probe.line, "id", f"duplicate probe id {probe.id!r} "
                                         f"(first in {probes[probe.id].path}:{probes[probe.id].line})"))

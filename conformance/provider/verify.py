@@ -286,7 +286,7 @@ def verify(paths: Iterable[Path], probes: dict[str, AnyProbe], spec_errors: Iter
                 if r.scenario in probes:
                     speaks.setdefault(r.target, set()).add(probes[r.scenario].provider)
         for server, seen in sorted(covered.items()):
-            providers = speaks.get(server) or {"anthropic"}
+            providers = speaks.get(server, set())
             for probe_id in sorted(p for p in set(probes) - seen if probes[p].provider in providers):
                 results.append(_result(probes[probe_id], probe_id, server, VERDICT, "skip",
                                        f"no recording of this probe from {server}", {}))

@@ -67,7 +67,7 @@ def test_record_reports_an_unreachable_server(tmp_path: Path, monkeypatch: pytes
 def test_verify_shipped_exit_0_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(CASSETTES), "--specs", str(SPECS)]) == 0
     out = capsys.readouterr().out
-    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 10 finding, 30 pass (local emulator" in out
+    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 14 finding, 48 pass (local emulator" in out
     assert max(len(line) for line in out.splitlines()) <= 100
 
 

@@ -99,8 +99,11 @@ def _streamed(client: openai.OpenAI, kwargs: dict[str, Any]) -> tuple[int, Any]:
     last = events[-1] if events else None
     if last is None or last.type not in ("response.completed", "response.failed", "response.incomplete"):
         raise RunProblem(f"the stream ends with {kinds[-1:]}, not response.completed")
-    final = last.response.model_dump(mode="json")
-    done = [e.item.model_dump(mode="json") for e in events if e.type == "response.output_item.done"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        final = last.response.model_dump(mode="json", exclude_unset=True)
+        done = [e.item.model_dump(mode="json", exclude_unset=True) for e in events
+                if e.type == "response.output_item.done"]
     if [d.get("id") for d in done] != [o.get("id") for o in final["output"]]:
         raise RunProblem("the items of response.output_item.done differ from response.completed's output")
     if last.type == "response.failed":
