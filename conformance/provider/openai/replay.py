@@ -50,6 +50,9 @@ def replay(probe: OpenAIProbe, path: Path, data: dict[str, Any]) -> Ran:
     with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette:
         try:
             ran = run(probe, client)
+        except CannotOverwriteExistingCassetteException as exc:
+            raise ReplayProblem("cassette does not match its probe: no recorded interaction answers this "
+                                f"request ({str(exc).splitlines()[0]})") from None
         except RunProblem as exc:
             cause = exc.__cause__ or exc.__context__
             if exc.transport or isinstance(cause, CannotOverwriteExistingCassetteException):
