@@ -225,6 +225,10 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     if args.max_task_steps is not None and args.max_task_steps < 1:
         print("conformance lint-config: --max-task-steps must be at least 1", file=sys.stderr)
         return 2
+    from .openai import lint as openai_lint
+
+    if openai_lint.is_openai_config(Path(args.file)):
+        return _lint_openai(args)
     try:
         config = load_config(Path(args.file))
     except SpecError as exc:
@@ -238,6 +242,27 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
         print(json.dumps([asdict(f) for f in findings], indent=2))
     else:
         print(render(findings, config, args.max_task_steps))
+        reaching = [f.edit for f in findings if f.reaches]
+        print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
+    return 1 if any(f.reaches for f in findings) else 0
+
+
+def _lint_openai(args: argparse.Namespace) -> int:
+    """Lints an OpenAI configuration (context_management list, truncation); 1 when it can reach live work."""
+    from .._text import fit
+    from .openai import lint as openai_lint
+    from .probes import subschema_validator
+
+    try:
+        config = openai_lint.load_config(Path(args.file), subschema_validator("openaiLintConfig"))
+    except SpecError as exc:
+        print(f"conformance lint-config: {exc}", file=sys.stderr)
+        return 2
+    findings = openai_lint.lint(config)
+    if args.json:
+        print(json.dumps([asdict(f) for f in findings], indent=2))
+    else:
+        print("\n".join(fit(openai_lint.render(findings))))
         reaching = [f.edit for f in findings if f.reaches]
         print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
     return 1 if any(f.reaches for f in findings) else 0

@@ -67,13 +67,6 @@ def default_server(base_url: str) -> str:
     return _SAFE.sub("_", urlsplit(base_url).hostname or "unknown")
 
 
-def _retryable(data: dict) -> str | None:
-    for item in data.get("interactions") or []:
-        if cassettes.is_retryable(item["response"]):
-            return f"server answered {item['response']['status']['code']}"
-    return None
-
-
 def _attempt(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root: Path,
              stored_url: str | None) -> Recorded | str:
     """Returns the outcome, or a note when the server answered with something to retry."""
@@ -82,23 +75,16 @@ def _attempt(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root:
     with tempfile.TemporaryDirectory() as scratch:
         scratch_path = Path(scratch) / "cassette.yaml"
         recorder = cassettes.make_vcr("all", fallback)
-        retry_note = None
         try:
-            with recorder.use_cassette(str(scratch_path)) as cassette:
+            with recorder.use_cassette(str(scratch_path)):
                 ran = run(probe, client)
                 notes += ran.notes
-                for response in cassette.responses:
-                    status = response["status"]["code"]
-                    if status == 429 or status >= 500:
-                        retry_note = f"server answered {status}"
         except RunProblem as exc:
+            if exc.retryable:
+                return str(exc)
             if exc.transport:
                 return Recorded(probe.id, False, f"cannot connect ({exc})")
-            if "answered 429" in str(exc) or re.search(r"answered 5\d\d", str(exc)):
-                return str(exc)
             return Recorded(probe.id, False, str(exc))
-        if retry_note:
-            return retry_note
         if not scratch_path.is_file():
             return Recorded(probe.id, False, "nothing was recorded")
         data = yaml.load(scratch_path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -17,6 +17,7 @@ from typing import Any
 import openai
 from openai.types.responses import Response
 
+from .. import cassettes
 from .judge import COUNT_TOLERANCE, Exchange
 from .probes import OpenAIProbe
 
@@ -29,9 +30,9 @@ class RunProblem(Exception):
     ``transport`` marks a failure to reach an answer at all (no recording, no connection).
     """
 
-    def __init__(self, message: str, transport: bool = False) -> None:
+    def __init__(self, message: str, transport: bool = False, retryable: bool = False) -> None:
         super().__init__(message)
-        self.transport = transport
+        self.transport, self.retryable = transport, retryable
 
 
 @dataclass
@@ -48,7 +49,10 @@ def make_client(api_key: str, base_url: str) -> openai.OpenAI:
 
 
 def _error_body(exc: openai.APIStatusError) -> dict[str, Any]:
-    """Returns the error answer as the API sent it, ``{"error": {...}}`` (the SDK unwraps ``error``)."""
+    """Returns the error answer as the API sent it, ``{"error": {...}}`` (the SDK unwraps ``error``);
+    raises ``RunProblem`` (retryable) for an answer the SDK would retry (408, 409, 429, 5xx)."""
+    if cassettes.should_retry(exc.status_code, exc.response.headers.get_list("x-should-retry")):
+        raise RunProblem(f"server answered {exc.status_code}", retryable=True)
     body = exc.body
     if isinstance(body, dict) and "error" in body:
         return body
