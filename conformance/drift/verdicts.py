@@ -74,7 +74,8 @@ def _live_items(details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
     if details.get("provider") == "openai":
         return {"items": list(details.get("reached") or [])}
     live_ids = set(probe.live.tool_use_ids) if probe is not None else set()
-    return {"tool_results": list(details.get("reached_tool_use_ids") or []),
+    return {"parts": list(details.get("live_reached") or []),  # its request summarised shows here
+            "tool_results": list(details.get("reached_tool_use_ids") or []),
             "tool_inputs": [i for i in details.get("cleared_tool_inputs") or [] if i in live_ids],
             "thinking_turns": list(details.get("reached_thinking_turns") or [])}
 

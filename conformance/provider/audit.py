@@ -2,7 +2,8 @@
 
 Checks the raw text (key-shaped strings, bearer tokens, organization ids, thinking fields whose
 value is not a placeholder) and the parsed interactions (header names that carry credentials,
-sessions or account ids; thinking blocks in JSON and SSE bodies; bodies stored as binary or gzip,
+sessions or account ids; thinking blocks in JSON and SSE bodies and in bodies kept already parsed
+(``parsed_body``), reasoning items with summary text; bodies stored as binary or gzip,
 which the raw text shows only as base64, are decoded and scanned like the text). A file that cannot be parsed is still
 scanned as text and is reported, so nothing passes by being unreadable.
 """
@@ -51,6 +52,16 @@ class Finding:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
 
 
+def _reasoning_item_leaks(value: dict[str, Any], where: str) -> list[str]:
+    """Returns a leak for an OpenAI ``reasoning`` item whose summary or content text is not a placeholder."""
+    if value.get("type") != "reasoning":
+        return []
+    parts = [*(value.get("summary") or []), *(value.get("content") or [])]
+    texts = [p.get("text") for p in parts if isinstance(p, dict)]
+    return [f"unscrubbed reasoning text at {where}"] if any(
+        isinstance(t, str) and t and not PLACEHOLDER.match(t) for t in texts) else []
+
+
 def _thinking_leaks(value: Any, where: str) -> list[str]:
     leaks = []
     if isinstance(value, dict):
@@ -59,6 +70,7 @@ def _thinking_leaks(value: Any, where: str) -> list[str]:
                 and not PLACEHOLDER.match(text):
             leaks.append(f"unscrubbed reasoning text at {where}")
         leaks += _openai_leaks(value, where)
+        leaks += _reasoning_item_leaks(value, where)
         for key, item in value.items():
             leaks += _thinking_leaks(item, f"{where}.{key}")
     elif isinstance(value, list):
@@ -137,6 +149,9 @@ def _structure(data: Any) -> list[str]:
                 if str(name).lower() in SECRET_HEADERS or SECRET_HEADER_NAME.search(str(name)):
                     found.append(f"interactions[{index}].{side} carries header {name!r}")
             found += _body_leaks(part.get("body"), f"interactions[{index}].{side}.body")
+            for key, value in part.items():  # a body some recorders keep already parsed (``parsed_body``)
+                if key not in ("headers", "body") and isinstance(value, (dict, list)):
+                    found += _thinking_leaks(value, f"interactions[{index}].{side}.{key}")
     return found
 
 

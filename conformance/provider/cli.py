@@ -1,4 +1,4 @@
-"""The provider subcommands: ``verify``, ``record``, ``audit`` and ``lint-config``.
+"""The provider subcommands: ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze``.
 
 ``register(subparsers)`` adds them to the ``conformance`` command. Each handler takes the parsed
 arguments and returns the exit code: 0 ok, 1 a failure or contradiction, 2 a usage or spec error.
@@ -223,7 +223,7 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     from .anthropic.lint import lint, load_config, render
 
     if args.max_task_steps is not None and args.max_task_steps < 1:
-        print("conformance lint-config: --max-task-steps must be at least 1", file=sys.stderr)
+        print("conformance lint-config: --task-size (--max-task-steps) must be at least 1", file=sys.stderr)
         return 2
     from .openai import lint as openai_lint
 
@@ -268,8 +268,36 @@ def _lint_openai(args: argparse.Namespace) -> int:
     return 1 if any(f.reaches for f in findings) else 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Judges recorded traffic; returns 2 for unreadable input or nothing to judge, 1 when an
+    interaction reached into a task in flight or is inconsistent, else 0."""
+    from .analyze import analyze_paths, check_results, exit_code, records, render
+
+    paths = [Path(p) for p in args.paths]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"conformance analyze: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
+        return 2
+    results = analyze_paths(paths)
+    if not results:
+        print(f"conformance analyze: no recording under {', '.join(map(str, paths))}; nothing to judge is not a pass",
+              file=sys.stderr)
+        return 2
+    code = exit_code(results)
+    if args.json:
+        print(json.dumps(records(results), indent=2))
+    else:
+        print(render(results))
+    if args.report:
+        from ..report import write_all
+        from ..runner import RunReport
+
+        write_all(args.report, RunReport(), check_results(results), code, command="analyze")
+    return code
+
+
 def register(subparsers: Any) -> None:
-    """Adds ``verify``, ``record``, ``audit`` and ``lint-config`` to an argparse subparsers object."""
+    """Adds ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze`` to an argparse subparsers object."""
     v = subparsers.add_parser("verify", help="replay provider cassettes offline and compare verdicts with predictions")
     v.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
     v.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
@@ -297,6 +325,14 @@ def register(subparsers: Any) -> None:
 
     lc = subparsers.add_parser("lint-config", help="say from which task size a context_management config clears live work")
     lc.add_argument("file", metavar="FILE", help="JSON or YAML holding a context_management object")
-    lc.add_argument("--max-task-steps", type=int, metavar="N", help="the longest task your agent runs, in tool steps")
+    lc.add_argument("--task-size", "--max-task-steps", dest="max_task_steps", type=int, metavar="N",
+                    help="the longest task your agent runs, in tool steps (a safer clear_tool_uses needs it)")
     lc.add_argument("--json", action="store_true", help="print the findings as JSON")
     lc.set_defaults(func=cmd_lint_config)
+
+    an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (vcrpy, HAR, JSON lines): "
+                                               "did server-side context management reach into a task in flight?")
+    an.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
+    an.add_argument("--json", action="store_true", help="print one JSON record per interaction instead of tables")
+    an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
+    an.set_defaults(func=cmd_analyze)

@@ -17,6 +17,15 @@ def _size(live: dict[str, int]) -> str:
     return f"{live['tool_steps']} steps/{live['thinking_turns']} turns/{size} tok"
 
 
+def live_words(details: dict[str, Any]) -> str:
+    """Returns what of the task in flight went, in words (the request summarised, results cleared...),
+    falling back on the ids for results that carry no such words."""
+    if details.get("live_evidence"):
+        return "; ".join(details["live_evidence"])
+    live = details.get("reached_tool_use_ids", []) + [f"turn {n}" for n in details.get("reached_thinking_turns", [])]
+    return ",".join(map(str, live))
+
+
 def _evidence(details: dict[str, Any]) -> str:
     if details.get("evidence_line"):
         return str(details["evidence_line"])
@@ -32,8 +41,7 @@ def _evidence(details: dict[str, Any]) -> str:
     if details.get("summarized"):
         parts.append("summarised the prompt")
     if details.get("reached_live"):
-        live = details.get("reached_tool_use_ids", []) + [f"turn {n}" for n in details.get("reached_thinking_turns", [])]
-        parts.append("LIVE: " + ",".join(map(str, live)))
+        parts.append("LIVE: " + live_words(details))
     return "; ".join(parts) or "nothing cleared"
 
 
@@ -103,21 +111,31 @@ def strategy_table(results: Sequence[CheckResult]) -> list[str]:
         if r.outcome in ("pass", "fail"):
             key = (r.details.get("provider", "anthropic"), r.target, r.family, r.details["config"])
             groups.setdefault(key, []).append(r)
-    rows = [["PROVIDER", "SERVER", "STRATEGY", "REACHES TASK IN FLIGHT", "CONFIGURATION", "EVIDENCE"]]
+    rows = [["PROVIDER", "SERVER", "STRATEGY", "REACHES TASK IN FLIGHT", "CONFIGURATION", "EVIDENCE", "AVOIDED IN"]]
     for (provider, server, family, config), members in sorted(groups.items()):
         reached = [m for m in members if m.details["reached_live"]]
         rejected = [m for m in members if m.details["verdict"] == "rejected"]
+        spared = [m for m in members if not m.details["reached_live"] and m.details["verdict"] != "rejected"]
+        avoided = ""
         if reached:
             first = min(reached, key=lambda m: (m.details["live_task"]["tool_steps"], m.details["live_task"]["input_tokens"]))
             answer = f"YES from {_size(first.details['live_task'])}"
             evidence = f"{first.scenario}: {_evidence(first.details)}"
+            avoided = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in spared)
         elif rejected and len(rejected) == len(members):
             answer, evidence = "rejected", f"{rejected[0].scenario}: {_evidence(rejected[0].details)}"
         else:
-            answer = "no"
+            largest = max(m.details["live_task"]["tool_steps"] for m in spared)
+            answer = f"no, in the tasks recorded (up to {largest} step{'' if largest == 1 else 's'})"
             evidence = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in members)
-        rows.append([provider, server, family, answer, config, evidence])
+        rows.append([provider, server, family, answer, config, evidence, avoided])
     return grid(rows) if len(rows) > 1 else []
+
+
+def readings(results: Sequence[CheckResult]) -> list[str]:
+    """Returns one line per reading of the documentation the replayed verdicts rest on, once each."""
+    found = dict.fromkeys(x for r in results if r.outcome in ("pass", "fail") for x in r.details.get("readings") or [])
+    return [f"  - {reading}" for reading in found]
 
 
 def render(results: Sequence[CheckResult]) -> str:
@@ -126,6 +144,9 @@ def render(results: Sequence[CheckResult]) -> str:
     probes = probe_table(results)
     if probes:
         out += ["Recorded probes", *probes, "", "Strategies", *strategy_table(results), ""]
+        stated = readings(results)
+        if stated:
+            out += ["Readings these answers rest on (lint-config states the same)", *fit(stated), ""]
     problems = [r for r in results if r.outcome in ("fail", "error")]
     if problems:
         out.append("Problems")

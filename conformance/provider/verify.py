@@ -249,7 +249,7 @@ def _check_openai(probe: OpenAIProbe, probe_id: str, server: str, path: Path, da
 def _details(probe: Probe, found: Analysis, path: Path) -> dict[str, Any]:
     return {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
             "live_task": live_size(probe), "cassette": str(path),
-            "built_live": probe.script is not None}
+            "built_live": probe.script is not None, "readings": sem.readings(probe.request)}
 
 
 def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:

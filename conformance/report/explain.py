@@ -183,8 +183,10 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> 
                      + (f"; rejected with {d['error_code']}" if d.get("error_code") else ""))
         live = [*d.get("reached_tool_use_ids", []), *(f"thinking turn {n}" for n in d.get("reached_thinking_turns", []))]
         size = live_size(probe)
+        words = "; ".join(d.get("live_evidence") or [])
         lines.append(f"    task in flight ({size['tool_steps']} tool steps): "
-                     + (f"FINDING: its {', '.join(map(str, live))} were cleared or summarised" if live else "untouched"))
+                     + (f"FINDING: {words}" if words else
+                        f"FINDING: its {', '.join(map(str, live))} were cleared or summarised" if live else "untouched"))
         if result.outcome == "fail":
             lines.append(f"    {result.message}")
     return lines

@@ -51,7 +51,8 @@ def test_documented_answer_is_settled_only(probes: dict[str, Probe]) -> None:
     ("clear-thinking.keep-one-turn",
      message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 6}]), "documented rules clear"),
     ("clear-tool-uses.trigger-tool-uses-not-reached", message(COMPACTION), "no compaction was requested"),
-    ("compact.after-settled-answer", message(COMPACTION, iterations=["message"]), "without a compaction entry"),
+    ("compaction.after-settled-answer", message(COMPACTION, iterations=["message"], stop="compaction"),
+     "without a compaction entry"),
     ("compact.below-trigger", message(iterations=["compaction", "message"]), "no compaction block"),
     ("compaction.after-settled-answer", message(COMPACTION, stop="end_turn"), "stop_reason"),
 ])
@@ -136,3 +137,32 @@ def test_sizes_that_fit_on_both_sides_of_the_live_boundary_are_inconsistent(prob
     found = analyze(probe, message(edits=[{"type": THINK, "cleared_thinking_turns": 1, "cleared_input_tokens": 6}]))
     assert found.verdict == "inconsistent" and any("inside and outside the task in flight" in u for u in found.unexplained)
     assert compare(probe, found)
+
+
+def test_a_summary_that_folds_only_the_request_of_a_task_reaches_it(probes: dict[str, Probe]) -> None:
+    """A threshold compaction on a new request, no step of it taken yet: the request went into the summary."""
+    probe = probes["compact.after-settled-answer"]
+    assert probe.live.tool_use_ids == () and probe.live.from_message < len(probe.messages())
+    found = analyze(probe, message(COMPACTION + [{"type": "text", "text": "ok"}], iterations=["compaction", "message"]))
+    assert found.verdict == "reached-live-task" and found.reached_live
+    assert found.live_reached == ["request"] and found.reached_tool_use_ids == []
+    assert found.live_evidence == [f"summarised the request of the task in flight (message {probe.live.from_message})"]
+    assert compare(probe, found) == []
+
+
+def test_evidence_tells_a_summarised_request_from_cleared_results(probes: dict[str, Probe]) -> None:
+    cleared = analyze(probes["clear-tool-uses.keep-below-live-task"],
+                      message(edits=[{"type": TOOLS, "cleared_tool_uses": 3, "cleared_input_tokens": 1770}]))
+    assert cleared.live_reached == ["tool_results"], cleared.unexplained
+    assert cleared.live_evidence == ["cleared the tool results of toolu_b1"]
+    folded = analyze(probes["compact.mid-task"], message(COMPACTION + [{"type": "text", "text": "ok"}],
+                                                         iterations=["compaction", "message"]))
+    assert folded.live_reached == ["request", "tool_calls", "tool_results"]
+    assert folded.live_evidence == ["summarised the request of the task in flight (message 0)",
+                                    "summarised the tool calls toolu_d1,toolu_d2 and their results"]
+
+
+def test_on_demand_compaction_right_after_a_settled_answer_reaches_nothing(probes: dict[str, Probe]) -> None:
+    found = analyze(probes["compaction.after-settled-answer"],
+                    message(COMPACTION, iterations=["compaction"], stop="compaction"))
+    assert found.verdict == "settled-only" and found.live_reached == [] and not found.reached_live

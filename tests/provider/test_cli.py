@@ -9,6 +9,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.provider.cli import register
+from conformance.provider.anthropic import semantics as sem
 from conformance.provider.anthropic.emulator import Emulator
 
 from .conftest import CASSETTES, SPECS
@@ -43,7 +44,8 @@ def test_record_then_verify_through_the_cli(tmp_path: Path, monkeypatch: pytest.
     capsys.readouterr()
     assert main(["verify", str(folder), "--specs", str(SPECS)]) == 1
     out = capsys.readouterr().out
-    assert "reached-live-task (emulator)  settled-only" in out and "LIVE: toolu_b1,toolu_b2,toolu_b3" in out
+    assert "reached-live-task (emulator)  settled-only" in out
+    assert "LIVE: cleared the tool results of toolu_b1,toolu_b2,toolu_b3" in " ".join(out.split())
     assert main(["audit", str(folder)]) == 0
 
 
@@ -67,7 +69,11 @@ def test_record_reports_an_unreachable_server(tmp_path: Path, monkeypatch: pytes
 def test_verify_shipped_exit_0_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(CASSETTES), "--specs", str(SPECS)]) == 0
     out = capsys.readouterr().out
-    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 14 finding, 48 pass (local emulator" in out
+    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 15 finding, 50 pass (local emulator" in out
+    assert "avoided in: compaction.after-settled-answer (settled-only)" in out  # on demand, right after an answer
+    assert "YES from 0 steps/0 turns" in out and "summarised the request of the task in flight (message 6)" in out
+    prose = " ".join(out.split())  # each reading is stated once, below the table it decides
+    assert prose.count(" ".join(sem.TURN_READING.split())) == 1 and prose.count(" ".join(sem.REQUEST_READING.split())) == 1
     assert max(len(line) for line in out.splitlines()) <= 100
 
 

@@ -51,7 +51,7 @@ def test_default_tool_clearing_reaches_from_four_steps(tmp_path: Path, capsys: p
     assert main(["lint-config", path]) == 1
     out = capsys.readouterr().out
     prose = " ".join(out.split())  # lines wrap at 100 columns
-    assert "4 tool steps" in prose and "100000 input tokens" in prose and "--max-task-steps" in prose
+    assert "4 tool steps" in prose and "100000 input tokens" in prose and "--task-size N" in prose
     assert max(len(line) for line in out.splitlines()) <= 100
 
 
@@ -79,9 +79,54 @@ def test_threshold_compaction_reaches_and_names_the_alternative(tmp_path: Path, 
     assert finding["reaches"] and "150000" in finding["smallest_task"] and "settled answer" in finding["avoid"]
 
 
-def test_on_demand_compaction_reaches_from_one_step() -> None:
+def test_on_demand_compaction_reaches_a_task_from_its_request() -> None:
     findings, rejected = lint({"compaction": {"type": "summarize"}})
-    assert rejected is None and findings[0].reaches and findings[0].smallest_steps == 1
+    assert rejected is None and findings[0].reaches and findings[0].smallest_steps == 0
+    assert "new request, before any tool step" in findings[0].smallest_task
+    assert "right after a settled answer, before the next request" in findings[0].avoid
+    assert findings[0].reading == sem.REQUEST_READING
+
+
+def test_threshold_compaction_that_fires_on_a_new_request_reaches_it() -> None:
+    """Under the old reading (only model work counts) this was safe up to the first step: a false green."""
+    edit = {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 60_000}}
+    assert smallest_reached(edit, None) == (0, True)
+    found = witness(edit, 0)
+    assert found.span.tool_use_ids == () and found.span.from_message == len(found.messages) - 1
+    [finding] = lint({"edits": [edit]})[0]
+    assert finding.smallest_steps == 0 and "fires on that request" in finding.smallest_task
+
+
+def test_the_reading_is_stated_where_the_answer_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """verify and lint-config give clear_thinking(keep 1) one answer, and both state the reading it rests on."""
+    config = {"edits": [{"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}}]}
+    [finding] = lint(config)[0]
+    results = [r for r in verify([CASSETTES], load_probes([SPECS])[0])
+               if r.outcome == "pass" and r.details["config"] == "clear_thinking(keep 1)"]
+    reached = [r.details["live_task"]["tool_steps"] for r in results if r.details["reached_live"]]
+    assert finding.reaches and reached and finding.smallest_steps == min(reached) == 2
+    assert all(sem.TURN_READING in r.details["readings"] for r in results)
+    assert main(["lint-config", write(tmp_path, "c.json", json.dumps(config)), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["reading"] == sem.TURN_READING
+    assert main(["lint-config", write(tmp_path, "c.json", json.dumps(config))]) == 1
+    assert " ".join(sem.TURN_READING.split()) in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_safer_clear_tool_uses_keeps_the_feature_or_asks_for_the_task_size(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.yaml", "edits:\n  - {type: clear_tool_uses_20250919, keep: {type: tool_uses, value: 3}}\n")
+    assert main(["lint-config", path]) == 1
+    out = capsys.readouterr().out
+    assert "edits: []" not in out and "safer configuration: needs the task size" in out and "--task-size N" in out
+    assert main(["lint-config", path, "--task-size", "8"]) == 1
+    out = capsys.readouterr().out
+    block = out.split("safer configuration (lints clean for tasks up to --task-size 8 tool steps):\n", 1)[1]
+    safer = yaml.safe_load(textwrap.dedent(block.split("\nlint-config:")[0]))
+    assert safer == {"edits": [{"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 8}}]}
+    assert main(["lint-config", write(tmp_path, "s.json", json.dumps(safer)), "--task-size", "8"]) == 0
+    excluded = {"edits": [{"type": "clear_tool_uses_20250919", "exclude_tools": ["read"], "keep": {"type": "tool_uses", "value": 1}}]}
+    findings, _ = lint(excluded, 4)
+    assert checked_safer_config(excluded, findings, 4) == {"edits": [{**excluded["edits"][0], "keep": {"type": "tool_uses", "value": 4}}]}
 
 
 @pytest.mark.parametrize("text", [
@@ -138,9 +183,7 @@ def _emulated(body: dict[str, Any], betas: list[str], live_from: int) -> str:
         return "rejected"
     outcome = edits.apply(body, set())
     before, after = body["messages"][live_from:], outcome.messages[live_from:]
-    live_work = any(b.get("type") in ("tool_use", "thinking", "redacted_thinking")
-                    for m in before if isinstance(m["content"], list) for b in m["content"])
-    if (outcome.compacted or body.get("compaction") is not None) and live_work:
+    if (outcome.compacted or body.get("compaction") is not None) and before:  # the task's request went too
         return "reached"
     return "reached" if before != after else "spared"
 
@@ -208,7 +251,7 @@ def test_on_demand_compaction_gives_the_answer_of_verifys_strategy_table() -> No
                if r.family == "compaction" and r.outcome == "pass" and r.details["reached_live"]]
     assert reached, "no recorded on-demand compaction reached a task in flight"
     [finding] = lint({"compaction": {"type": "summarize"}})[0]
-    assert finding.reaches and finding.smallest_steps == min(reached) == 1
+    assert finding.reaches and finding.smallest_steps == min(reached) == 0
 
 
 @pytest.mark.parametrize("limit", [None, 1, 5])
@@ -226,6 +269,10 @@ def test_the_safer_configuration_lints_clean(config: dict[str, Any], limit: int 
     args = ["lint-config", write(tmp_path, "c.json", json.dumps(config))] + (["--max-task-steps", str(limit)] if limit else [])
     if not any(f.reaches for f in findings):  # keep 3 under a 1-step limit
         assert config is TOOL_USES_TRIGGER and limit == 1 and main(args) == 0
+        return
+    if any(f.needs_task_size for f in findings):  # no keep covers every length: the task size is asked for
+        assert limit is None and checked_safer_config(config, findings, limit) is None
+        assert main(args) == 1 and "safer configuration: needs the task size" in capsys.readouterr().out
         return
     safer = checked_safer_config(config, findings, limit)
     assert safer is not None
@@ -332,7 +379,6 @@ def _agrees(config: dict[str, Any], history: tuple[list[dict[str, Any]], int, in
     findings, rejected = lint(config, max(1, live_steps))
     assert (rejected is not None) == (emulated == "rejected"), (rejected, emulated)
     if emulated == "reached":  # lint must never call safe what the emulator shows reaching
-        assert live_steps >= 1
         assert any(f.reaches and f.smallest_steps is not None and f.smallest_steps <= live_steps for f in findings)
     for f in findings:  # every counterexample lint reports is one the emulator confirms
         if f.reaches and rejected is None:

@@ -105,3 +105,38 @@ def test_an_unanswered_server_tool_call_is_an_open_turn(content: list[dict[str, 
     assert sem.open_tool_call(messages) is open_
     rejected = sem.rejection({"compaction": {"type": "summarize"}, "messages": messages}, [sem.ON_DEMAND_BETA])
     assert (rejected is not None and rejected[0] == "compaction_incomplete_turn") is open_
+
+
+def _settled_then_request() -> list[dict[str, Any]]:
+    return history("s") + [{"role": "assistant", "content": "done"}, {"role": "user", "content": "next task"}]
+
+
+def test_a_summary_of_only_the_request_of_a_task_reaches_it() -> None:
+    """The request is part of the task in flight: folding it before any step is not settled-only."""
+    messages = _settled_then_request()
+    span = sem.Span(len(messages) - 1)
+    assert sem.verdict_for(span, [], [], True, messages) == "reached-live-task"
+    reach = sem.live_reach(span, [], [], True, messages)
+    assert reach.parts == ("request",) and reach.request_messages == (len(messages) - 1,)
+    assert reach.words() == [f"summarised the request of the task in flight (message {len(messages) - 1})"]
+    # the same history cut after the settled answer: nothing in flight, the summary is settled-only
+    assert sem.verdict_for(sem.Span(len(messages) - 1), [], [], True, messages[:-1]) == "settled-only"
+
+
+def test_clearing_names_results_and_inputs_not_the_request() -> None:
+    messages = history("s", "s")
+    span = sem.Span(0, ("t1", "t2"))
+    reach = sem.live_reach(span, ["t1"], [], False, messages, ["t1"])
+    assert reach.parts == ("tool_results", "tool_inputs") and reach.request_messages == ()
+    assert reach.words() == ["cleared the tool results of t1", "cleared the tool inputs of t1"]
+    folded = sem.live_reach(span, [], [], True, messages)
+    assert folded.parts == ("request", "tool_calls", "tool_results")
+
+
+def test_the_prediction_names_what_of_the_task_was_folded() -> None:
+    messages = _settled_then_request()
+    request = {"compaction": {"type": "summarize"}, "messages": messages}
+    prediction = sem.predict(request, [sem.ON_DEMAND_BETA], sem.Span(len(messages) - 1))
+    assert prediction.verdict == "reached-live-task" and prediction.live_reached == ["request"]
+    settled = sem.predict({**request, "messages": messages[:-1]}, [sem.ON_DEMAND_BETA], sem.Span(len(messages) - 1))
+    assert settled.verdict == "settled-only" and settled.live_reached == []

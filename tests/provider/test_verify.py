@@ -297,7 +297,7 @@ def test_explain_shows_the_recorded_outcome(probes: dict[str, Probe], shipped_co
 
     text = explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
     assert "recorded:\n  emulator (local emulator, not the real service)" in text
-    assert "verdict reached-live-task, as predicted" in text and "FINDING: its toolu_b1 were cleared" in text
+    assert "verdict reached-live-task, as predicted" in text and "FINDING: cleared the tool results of toolu_b1" in text
     (shipped_copy / "clear-tool-uses.keep-below-live-task.yaml").write_text("")
     assert "empty cassette file" in explain_probe(probes["clear-tool-uses.keep-below-live-task"], [shipped_copy])
     assert "no recording of this probe" in explain_probe(probes["compact.mid-task"], [shipped_copy.parent / "none"])

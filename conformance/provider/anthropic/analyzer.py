@@ -69,11 +69,13 @@ class Analysis(sem.Outcome):
     reached_thinking_turns: list[int] = field(default_factory=list)
     unexplained: list[str] = field(default_factory=list)
     evidence: dict[str, Any] = field(default_factory=dict)
+    live_evidence: list[str] = field(default_factory=list)
 
     @property
     def reached_live(self) -> bool:
-        """Returns whether any live tool use or thinking turn was cleared or summarised."""
-        return bool(self.reached_tool_use_ids or self.reached_thinking_turns)
+        """Returns whether any part of the task in flight (its request, a tool use, a result, an input
+        or a thinking turn) was cleared or summarised."""
+        return bool(self.live_reached or self.reached_tool_use_ids or self.reached_thinking_turns)
 
     def to_dict(self) -> dict[str, Any]:
         """Returns the finding as JSON-ready data."""
@@ -238,8 +240,10 @@ def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | Non
     _compaction(message, request, found)
     _count_tokens(count, message, request, found, count_failure)
     _ambiguity(probe, found)
-    found.reached_tool_use_ids, found.reached_thinking_turns = sem.reached(
-        probe.live, found.cleared_tool_use_ids, found.cleared_thinking_turns, found.summarized, request["messages"])
+    reach = sem.live_reach(probe.live, found.cleared_tool_use_ids, found.cleared_thinking_turns, found.summarized,
+                           request["messages"], found.cleared_tool_inputs)
+    found.reached_tool_use_ids, found.reached_thinking_turns = list(reach.tool_use_ids), list(reach.thinking_turns)
+    found.live_reached, found.live_evidence = list(reach.parts), reach.words()
     if found.reached_live:
         found.verdict = "reached-live-task"
     elif found.unexplained:

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from . import emulator_edits as edits
+from . import emulator_stream as streamed
 
 SERVER_HEADER = "x-conformance-server"
 _ORG_ID = "6f0c4a51-2b9e-4d1c-9a57-0d3e8c2b7f10"
@@ -34,6 +35,21 @@ INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"
 _KNOWN_EDITS = {"clear_tool_uses_20250919": "context-management-2025-06-27",
                 "clear_thinking_20251015": "context-management-2025-06-27",
                 "compact_20260112": "compact-2026-01-12"}
+
+# Where the emulator's answers knowingly differ in shape from real recordings of the API, and why.
+# Keys are JSON paths as the likeness test writes them (``[]`` for any list item, ``@event`` for a
+# streamed event); a difference at such a path is allowed, any other fails the test.
+KNOWN_SIMPLIFICATIONS: dict[str, str] = {
+    "usage.server_tool_use": "the emulator runs no server tools, so it sends no server tool counters "
+                             "(real answers carry them only at times)",
+    "@message_start.message.usage.server_tool_use": "as usage.server_tool_use",
+}
+# Features real recordings exercise that the emulator does not implement, and why.
+UNEMULATED_FEATURES: dict[str, str] = {
+    "memory_20250818": "the memory tool is a client tool with a server-side schema; the emulator has no "
+                       "server-side tool types, and its answers to requests without context management "
+                       "are out of scope",
+}
 
 
 class ApiError(Exception):
@@ -131,9 +147,13 @@ def _digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def _cache_creation() -> dict[str, int]:
+    return {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
+
+
 def _iteration(kind: str, tokens_in: int, tokens_out: int) -> dict[str, Any]:
     return {"type": kind, "input_tokens": tokens_in, "output_tokens": tokens_out,
-            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "cache_creation": _cache_creation()}
 
 
 def _is_request(message: dict[str, Any]) -> bool:
@@ -208,13 +228,15 @@ def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str)
             iterations.append(_iteration("message", tokens_in, 12))
     if "unknown-block-type" in faults and (body.get("context_management") or body.get("compaction")):
         content.append({"type": "context_note", "note": "not a documented block type"})
+    # Top-level usage covers the last pass only; usage.iterations lists every pass (as real answers do).
     usage: dict[str, Any] = {"input_tokens": tokens_in, "output_tokens": 0 if stop_reason == "compaction" else 12,
-                             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+                             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                             "cache_creation": _cache_creation(), "service_tier": "standard", "inference_geo": "global"}
     if betas & {"compact-2026-01-12", "compact-2026-09-04"}:
         usage["iterations"] = iterations
     answer: dict[str, Any] = {"id": f"msg_emu_{digest[:20]}", "type": "message", "role": "assistant",
                               "model": body.get("model", ""), "content": content, "stop_reason": stop_reason,
-                              "stop_sequence": None, "usage": usage}
+                              "stop_sequence": None, "stop_details": None, "usage": usage}
     if body.get("context_management") is not None:
         answer["context_management"] = {"applied_edits": outcome.applied_edits}
     return answer
@@ -269,15 +291,19 @@ class _Handler(BaseHTTPRequestHandler):
             status, answer = 200, count_tokens(body, faults) if counting else create(body, betas, faults, digest)
         except ApiError as exc:
             status, answer = exc.status, exc.body(request_id)
+        if status == 200 and not counting and body.get("stream") is True:
+            stream = streamed.events(answer, on_demand=body.get("compaction") is not None)
+            self._send(status, answer, request_id, streamed.encode(stream))
+            return
         self._send(status, answer, request_id)
 
-    def _send(self, status: int, answer: dict[str, Any], request_id: str) -> None:
-        payload = json.dumps(answer).encode()
+    def _send(self, status: int, answer: dict[str, Any], request_id: str, events: bytes | None = None) -> None:
+        payload = json.dumps(answer).encode() if events is None else events
         gzipped = "gzip" in self.headers.get("accept-encoding", "")
         if gzipped:
             payload = gzip.compress(payload, mtime=0)
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", "application/json" if events is None else "text/event-stream; charset=utf-8")
         self.send_header("content-length", str(len(payload)))
         if gzipped:
             self.send_header("content-encoding", "gzip")

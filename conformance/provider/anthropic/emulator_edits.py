@@ -151,9 +151,22 @@ def _clear_tool_uses(edit: dict[str, Any], messages: list[dict[str, Any]], origi
     return {"type": "clear_tool_uses_20250919", "cleared_tool_uses": len(doomed), "cleared_input_tokens": reported}
 
 
+def after_compaction(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the messages the server reads: from the last compaction block with content on (what lies
+    before it is dropped, as the API does), or all of them when there is none."""
+    for m_index in range(len(messages) - 1, -1, -1):
+        blocks = _blocks(messages[m_index])
+        for b_index in range(len(blocks) - 1, -1, -1):
+            if blocks[b_index].get("type") == "compaction" and blocks[b_index].get("content"):
+                return [{**messages[m_index], "content": blocks[b_index:]}, *messages[m_index + 1:]]
+    return messages
+
+
 def apply(body: dict[str, Any], faults: set[str], compact: bool = True) -> Outcome:
-    """Returns the outcome of running the body's edits in order (compaction only when ``compact``)."""
-    messages = copy.deepcopy(body.get("messages", []))
+    """Returns the outcome of running the body's edits in order (compaction only when ``compact``) on
+    the prompt the server reads (``after_compaction``)."""
+    body = {**body, "messages": after_compaction(body.get("messages", []))}
+    messages = copy.deepcopy(body["messages"])
     outcome = Outcome(original_tokens=prompt_tokens(body))
     edits = (body.get("context_management") or {}).get("edits") or []
     for edit in edits:

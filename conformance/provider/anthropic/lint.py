@@ -6,9 +6,10 @@ any trigger and any ``clear_at_least``, then a settled answer) followed by a tas
 tool steps: every step calls a tool outside ``exclude_tools``, carries thinking, and its result
 message also carries a text note (as agents that attach reminders to tool results do, which
 starts a new turn). For each n that witness is the one most exposed to every edit: settled history
-fires a trigger without growing the task, and the live steps are all clearable. The smallest n
-whose live items ``predict`` calls cleared or summarised is reported, with a configuration that
-avoids it and itself lints clean.
+fires a trigger without growing the task, and the live steps are all clearable. n runs from 0: a
+task whose request was sent and no step taken yet is in flight too, and a summary that folds that
+request reaches it. The smallest n whose task ``predict`` calls reached is reported, with a
+configuration that avoids it and itself lints clean.
 
 Assumed about a task in flight, as the probes define it: it starts after the latest assistant
 message with text and no tool call, so each of its assistant messages calls a tool. A step is one
@@ -18,6 +19,7 @@ tool use, so parallel calls count one each (as ``verify`` counts a task's size).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,6 +51,8 @@ class Finding:
     avoid: str
     smallest_steps: int | None = None
     safer_edit: dict[str, Any] | None = None  # replaces the edit in the safer configuration; None drops it
+    needs_task_size: bool = False  # the safer form depends on the task size, which was not given
+    reading: str = ""  # the reading of the documentation the answer rests on, where it is not spelled out
 
 
 @dataclass(frozen=True)
@@ -147,20 +151,20 @@ def smallest_reached(edit: Mapping[str, Any] | None, limit: int | None,
                      compaction: Mapping[str, Any] | None = None) -> tuple[int | None, bool]:
     """Returns (smallest live task length reached or None, whether every length that matters was tried).
 
-    Lengths run from 1 to ``limit``, but past two more than the largest step or turn count in the edit the
-    witness meets every setting the same way, so the search stops there (no limit: it stops there
-    too). At most ``SEARCH_LIMIT`` lengths are covered; ``False`` says the search stopped short.
-    Up to ``LINEAR_SEARCH`` every length is tried; beyond, the smallest is found by bisection, the
-    witnesses being more exposed the longer the task.
+    Lengths run from 0 (the task's request alone, no step yet) to ``limit``, but past two more than the
+    largest step or turn count in the edit the witness meets every setting the same way, so the search
+    stops there (no limit: it stops there too). At most ``SEARCH_LIMIT`` lengths are covered; ``False``
+    says the search stopped short. Up to ``LINEAR_SEARCH`` every length is tried; beyond, the smallest
+    is found by bisection, the witnesses being more exposed the longer the task.
     """
     bound = max([1, *_numbers(edit or {}, ('tool_uses', 'thinking_turns'))]) + 2
     wanted = bound if limit is None else min(limit, bound)
     last = min(wanted, SEARCH_LIMIT)
     if last <= LINEAR_SEARCH:
-        return next((n for n in range(1, last + 1) if reaches_at(edit, n, compaction)), None), last == wanted
+        return next((n for n in range(0, last + 1) if reaches_at(edit, n, compaction)), None), last == wanted
     if not reaches_at(edit, last, compaction):
         return None, last == wanted
-    low, high = 1, last
+    low, high = 0, last
     while low < high:
         middle = (low + high) // 2
         low, high = (low, middle) if reaches_at(edit, middle, compaction) else (middle + 1, high)
@@ -195,6 +199,9 @@ def _label(edit: Mapping[str, Any] | None) -> str:
 def _shape(edit: Mapping[str, Any] | None, steps: int) -> str:
     """Returns the smallest reached task in words: what the witness of that length holds."""
     if edit is None:
+        if steps == 0:
+            return ("a new request, before any tool step: sent with the request pending, the summary folds "
+                    "that request, and the task is answered from the summary")
         return (f"{steps} tool step: sent after a tool result and before the final answer, the summary covers "
                 "the task in flight (with a tool call still open the API rejects it)")
     if edit["type"] == sem.CLEAR_TOOL_USES:
@@ -203,45 +210,63 @@ def _shape(edit: Mapping[str, Any] | None, steps: int) -> str:
                     if trigger["type"] == "tool_uses" else f"a prompt above {trigger['value']} input tokens")
         return f"{steps} tool steps of tools outside exclude_tools, with {crossing}"
     if edit["type"] == sem.CLEAR_THINKING:
-        return (f"{steps} tool steps with thinking whose tool results carry text as well (each such result "
-                "starts a new turn, so the task spans several turns)")
+        return f"{steps} tool steps with thinking whose tool results carry text as well"
+    if steps == 0:
+        return (f"a new request, before any tool step, once the prompt reaches {sem.compact_trigger(edit)} input "
+                "tokens: the threshold fires on that request and the summary folds it, so the task is "
+                "answered from the summary")
     return (f"{steps} tool step, once the prompt reaches {sem.compact_trigger(edit)} input tokens: "
             "the summary covers the whole prompt")
 
 
-def _safer(edit: Mapping[str, Any] | None, limit: int | None) -> tuple[dict[str, Any] | None, str]:
-    """Returns the replacement edit (None: drop it) and the advice in words."""
+def _safer(edit: Mapping[str, Any] | None, limit: int | None) -> tuple[dict[str, Any] | None, str, bool]:
+    """Returns the replacement edit (None: drop it), the advice in words, and whether the replacement
+    needs the task size (``--task-size``), which was not given."""
     if edit is None:
-        return None, "send `compaction: {type: summarize}` only right after a settled answer, never mid-task"
+        return None, ("send `compaction: {type: summarize}` only right after a settled answer, before the next "
+                      "request is added, never mid-task"), False
     if edit["type"] == sem.CLEAR_TOOL_USES:
         if limit is not None:
             return ({**edit, "keep": {"type": "tool_uses", "value": limit}},
-                    f"keep {{type: tool_uses, value: {limit}}} covers a {limit}-step task")
-        return None, ("no keep value covers every task length: pass --max-task-steps N and set keep >= N, "
-                      "or drop the edit")
+                    f"keep {{type: tool_uses, value: {limit}}} keeps clearing settled results and covers a task "
+                    f"of up to {limit} tool steps; tools listed in exclude_tools are never cleared", False)
+        return None, ("no keep value covers every task length: give the task size (--task-size N, the most "
+                      "tool steps one task of your agent takes) and keep >= N, or list in exclude_tools the "
+                      "tools whose results a task in flight needs"), True
     if edit["type"] == sem.CLEAR_THINKING:
         if limit is not None:
             return ({**edit, "keep": {"type": "thinking_turns", "value": limit}},
-                    f"keep {{type: thinking_turns, value: {limit}}} covers a {limit}-step task")
-        return {**edit, "keep": {"type": "all"}}, "keep {type: all}, or pass --max-task-steps N and keep N turns"
+                    f"keep {{type: thinking_turns, value: {limit}}} covers a {limit}-step task", False)
+        return ({**edit, "keep": {"type": "all"}},
+                "keep {type: all}, or give the task size (--task-size N) and keep N turns", False)
     return None, ("drop compact_20260112 and send `compaction: {type: summarize}` (beta compact-2026-09-04) "
-                  "only right after a settled answer")
+                  "only right after a settled answer, before the next request"), False
+
+
+def reading_for(kind: str) -> str:
+    """Returns the reading the answer for an edit type (or ``compaction``) rests on ("" when none)."""
+    return sem.READINGS.get(kind, "")
 
 
 def finding(edit: Mapping[str, Any] | None, limit: int | None, compaction: Mapping[str, Any] | None = None) -> Finding:
     """Returns the lint finding for one edit (``None``: the on-demand ``compaction`` parameter)."""
+    return dataclasses.replace(_finding(edit, limit, compaction),
+                               reading=reading_for(edit["type"] if edit is not None else "compaction"))
+
+
+def _finding(edit: Mapping[str, Any] | None, limit: int | None, compaction: Mapping[str, Any] | None) -> Finding:
     kind = edit["type"] if edit is not None else "compaction"
     steps, complete = smallest_reached(edit, limit, compaction)
     if steps is None and not complete:
-        safer, avoid = _safer(edit, limit)
+        safer, avoid, ask = _safer(edit, limit)
         return Finding(kind, _label(edit), True, f"not searched beyond {SEARCH_LIMIT} tool steps: "
-                       "treated as reaching; pass a smaller --max-task-steps", avoid, None, safer)
+                       "treated as reaching; pass a smaller --task-size", avoid, None, safer, ask)
     if steps is None:
         scope = f"none up to {limit} tool steps" if limit is not None else "none at any task length"
         return Finding(kind, _label(edit), False, scope, "nothing to change",
                        None, dict(edit) if edit is not None else None)
-    safer, avoid = _safer(edit, limit)
-    return Finding(kind, _label(edit), True, _shape(edit, steps), avoid, steps, safer)
+    safer, avoid, ask = _safer(edit, limit)
+    return Finding(kind, _label(edit), True, _shape(edit, steps), avoid, steps, safer, ask)
 
 
 def as_request(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -282,7 +307,10 @@ def safer_config(config: dict[str, Any], findings: list[Finding]) -> dict[str, A
 
 def checked_safer_config(config: dict[str, Any], findings: list[Finding],
                          max_task_steps: int | None) -> dict[str, Any] | None:
-    """Returns the safer configuration when it lints clean itself (and the API accepts it), else None."""
+    """Returns the safer configuration when it lints clean itself (and the API accepts it), else None
+    (also when it depends on a task size that was not given)."""
+    if any(f.needs_task_size for f in findings):
+        return None
     safer = safer_config(config, findings)
     again, rejected = lint(safer, max_task_steps)
     return None if rejected or any(f.reaches for f in again) else safer
@@ -320,11 +348,18 @@ def render(findings: list[Finding], config: dict[str, Any] | None = None, max_ta
     lines = []
     for f in findings:
         lines += fit([f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
-                      f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}"])
+                      f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}",
+                      *([f"  reading: {f.reading}"] if f.reading else [])])
     if config is not None and any(f.reaches for f in findings):
-        scope = f" with --max-task-steps {max_task_steps}" if max_task_steps is not None else ""
+        scope = f" for tasks up to --task-size {max_task_steps} tool steps" if max_task_steps is not None else ""
         safer = checked_safer_config(config, findings, max_task_steps)
-        if safer is None:
+        asking = sorted({f.edit for f in findings if f.needs_task_size})
+        if asking:
+            lines += fit([f"safer configuration: needs the task size. {', '.join(asking)} stays useful only with a "
+                          "keep that covers the longest task in flight; rerun with --task-size N (the most tool "
+                          "steps one task of your agent takes) for a configuration that keeps it and lints clean "
+                          "for such tasks. Dropping the edit is the only configuration safe at every task length."])
+        elif safer is None:
             lines.append(f"no safer configuration found that lints clean{scope}")
         else:
             text = yaml.safe_dump(safer, sort_keys=False, default_flow_style=None).rstrip()

@@ -33,6 +33,14 @@ THINKING_TYPES = ("thinking", "redacted_thinking")
 
 VERDICTS = ("settled-only", "reached-live-task", "no-edit", "rejected", "inconsistent")
 
+# The readings the answers rest on where the documentation does not spell them out; every output
+# that says whether a configuration reaches a task in flight states the reading beside the answer.
+TURN_READING = ("a turn runs from one user message that carries text to the next, so a tool result sent "
+                "with text beside it starts a new turn and a task of several steps spans several turns")
+REQUEST_READING = ("the request that opened a task is part of it: a summary that folds that request reaches "
+                   "the task, even before its first step")
+READINGS = {CLEAR_THINKING: TURN_READING, COMPACT: REQUEST_READING, "compaction": REQUEST_READING}
+
 _FILLER_WORDS = ("cat", "dog", "sun", "sky", "red", "map", "box", "cup",
                  "pen", "oak", "ice", "fog", "bay", "elm", "fig", "jar")
 
@@ -213,6 +221,12 @@ def edits_of(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     return list((request.get("context_management") or {}).get("edits") or [])
 
 
+def readings(request: Mapping[str, Any]) -> list[str]:
+    """Returns the readings (``READINGS``) the verdict on a request with these edits rests on, once each."""
+    kinds = [e.get("type") for e in edits_of(request)] + (["compaction"] if request.get("compaction") else [])
+    return list(dict.fromkeys(READINGS[k] for k in kinds if k in READINGS))
+
+
 @dataclass(frozen=True)
 class ToolPlan:
     """What one ``clear_tool_uses_20250919`` edit clears under the documented rules."""
@@ -337,7 +351,9 @@ class Span:
 class Outcome:
     """What one exchange did to the prompt: the verdict and the items cleared, summarised or refused.
 
-    A probe's ``predict`` mapping uses the same field names (``OUTCOME_FIELDS``); the documented
+    ``live_reached`` names which parts of the task in flight went (``LIVE_PARTS``, in that order), so
+    "its request was summarised" reads apart from "its tool results were cleared". A probe's
+    ``predict`` mapping uses the same field names (``OUTCOME_FIELDS``); the documented
     ``Prediction`` and the analyzer's finding both extend this.
     """
 
@@ -347,6 +363,7 @@ class Outcome:
     cleared_thinking_turns: list[int] = field(default_factory=list)
     summarized: bool = False
     error_code: str | None = None
+    live_reached: list[str] = field(default_factory=list)
 
 
 OUTCOME_FIELDS = tuple(f.name for f in fields(Outcome))
@@ -367,6 +384,74 @@ def compaction_fires(request: Mapping[str, Any]) -> bool:
     return any(e.get("type") == COMPACT and tokens >= compact_trigger(e) for e in edits_of(request))
 
 
+LIVE_PARTS = ("request", "tool_calls", "tool_results", "tool_inputs", "thinking")
+
+
+@dataclass(frozen=True)
+class LiveReach:
+    """What an exchange removed of the task in flight: its parts (``LIVE_PARTS``) and the items named.
+
+    ``summarized`` says the parts went into a compaction summary; otherwise they were cleared.
+    ``request_messages`` are the task's user messages that carry more than tool results (the request
+    that opened it first).
+    """
+
+    parts: tuple[str, ...] = ()
+    summarized: bool = False
+    request_messages: tuple[int, ...] = ()
+    tool_use_ids: tuple[str, ...] = ()
+    tool_inputs: tuple[str, ...] = ()
+    thinking_turns: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def words(self) -> list[str]:
+        """Returns one phrase per part removed, naming its messages, tool use ids or turns."""
+        verb = "summarised" if self.summarized else "cleared"
+        out = []
+        if self.request_messages:
+            where = ", ".join(map(str, self.request_messages))
+            out.append(f"summarised the request of the task in flight (message {where})")
+        ids = ",".join(self.tool_use_ids)
+        if "tool_calls" in self.parts:
+            out.append(f"summarised the tool calls {ids} and their results")
+        elif "tool_results" in self.parts:
+            out.append(f"cleared the tool results of {ids}")
+        if "tool_inputs" in self.parts:
+            out.append(f"cleared the tool inputs of {','.join(self.tool_inputs)}")
+        if "thinking" in self.parts:
+            out.append(f"{verb} the thinking of turn {','.join(map(str, self.thinking_turns))}")
+        return out
+
+
+def request_messages(span: Span, messages: Sequence[Mapping[str, Any]]) -> tuple[int, ...]:
+    """Returns the indices of the task in flight's user messages that carry more than tool results."""
+    return tuple(i for i in range(span.from_message, len(messages))
+                 if messages[i].get("role") == "user" and not is_tool_result_message(messages[i]))
+
+
+def live_reach(span: Span, tool_ids: Sequence[str], turns: Sequence[int], summarized: bool,
+               messages: Sequence[Mapping[str, Any]], inputs: Sequence[str] = ()) -> LiveReach:
+    """Returns what of the live span was removed: cleared (``tool_ids``, ``inputs``, ``turns``) or, when
+    ``summarized``, everything of it in ``messages``, its request included: a compaction folds the whole
+    prompt, and a task whose request was summarised is answered from the summary, not the question asked.
+    """
+    requests: tuple[int, ...] = ()
+    if summarized:
+        requests = request_messages(span, messages)
+        tool_ids = [s.tool_use_id for s in tool_steps(messages)]
+        turns = [t.number for t in assistant_turns(messages) if t.has_thinking]
+    live_tools = tuple(i for i in tool_ids if i in span.tool_use_ids)
+    live_inputs = tuple(i for i in inputs if i in span.tool_use_ids and not summarized)
+    live_turns = tuple(n for n in turns if n in span.thinking_turns)
+    answered = {s.tool_use_id for s in tool_steps(messages) if s.result_message is not None}
+    parts = [name for name, present in (("request", requests), ("tool_calls", summarized and live_tools),
+                                         ("tool_results", answered.intersection(live_tools)),
+                                         ("tool_inputs", live_inputs), ("thinking", live_turns)) if present]
+    return LiveReach(tuple(parts), summarized, requests, live_tools, live_inputs, live_turns)
+
+
 def reached(span: Span, tool_ids: Sequence[str], turns: Sequence[int], summarized: bool,
             messages: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[int]]:
     """Returns the live span's tool use ids and thinking turns that were removed, in history order.
@@ -374,17 +459,18 @@ def reached(span: Span, tool_ids: Sequence[str], turns: Sequence[int], summarize
     Removed means cleared (``tool_ids``, ``turns``) or, when ``summarized``, anywhere in ``messages``:
     a compaction summarises the whole prompt before it.
     """
-    if summarized:
-        tool_ids = [s.tool_use_id for s in tool_steps(messages)]
-        turns = [t.number for t in assistant_turns(messages) if t.has_thinking]
-    return ([i for i in tool_ids if i in span.tool_use_ids], [n for n in turns if n in span.thinking_turns])
+    found = live_reach(span, tool_ids, turns, summarized, messages)
+    return list(found.tool_use_ids), list(found.thinking_turns)
 
 
 def verdict_for(span: Span, tool_ids: Sequence[str], turns: Sequence[int], summarized: bool,
                 messages: Sequence[Mapping[str, Any]]) -> str:
-    """Returns the verdict for the items an edit removed, measured against the live span."""
-    live_tools, live_turns = reached(span, tool_ids, turns, summarized, messages)
-    if live_tools or live_turns:
+    """Returns the verdict for the items an edit removed, measured against the live span.
+
+    Any part of the task in flight counts, its request too: a summary that folds only the request of a
+    task with no step yet has reached it.
+    """
+    if live_reach(span, tool_ids, turns, summarized, messages):
         return "reached-live-task"
     if tool_ids or turns or summarized:
         return "settled-only"
@@ -411,5 +497,7 @@ def predict(request: Mapping[str, Any], betas: Sequence[str], span: Span) -> Pre
             turns += [t.number for t in thinking.cleared]
             reasons.append(f"{CLEAR_THINKING}: {thinking.reason}")
     summarized = compaction_fires(request)
-    verdict = verdict_for(span, tools, turns, summarized, request.get("messages", []))
-    return Prediction(verdict, tools, inputs, turns, summarized, None, reasons)
+    messages = request.get("messages", [])
+    verdict = verdict_for(span, tools, turns, summarized, messages)
+    parts = list(live_reach(span, tools, turns, summarized, messages, inputs).parts)
+    return Prediction(verdict, tools, inputs, turns, summarized, None, parts, reasons)

@@ -1,0 +1,76 @@
+"""What ``conformance analyze`` says about one recorded interaction: a provider-neutral ``Judgement``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..recordings import Interaction
+
+REACHED = "reached-live-task"
+SETTLED = "settled-only"
+NO_EDIT = "no-edit"
+REJECTED = "rejected"
+INCONSISTENT = "inconsistent"
+CANNOT_TELL = "cannot-tell"
+NOT_JUDGED = "not-judged"
+ERROR = "error"
+# The verdicts a judge gives an interaction that uses context management, worst first: when one
+# interaction has several findings (a carried compaction, two edits), the worst one is its verdict.
+VERDICTS = (REACHED, INCONSISTENT, CANNOT_TELL, REJECTED, SETTLED, NO_EDIT)
+FAILING = frozenset({REACHED, INCONSISTENT})
+
+
+def worst(verdicts: list[str]) -> str:
+    """Returns the worst of ``verdicts`` in ``VERDICTS`` order (``no-edit`` for none)."""
+    ranked = [v for v in VERDICTS if v in verdicts]
+    return ranked[0] if ranked else NO_EDIT
+
+
+@dataclass
+class Judgement:
+    """The verdict on one interaction, with the evidence a reader checks it by.
+
+    ``live_start`` is the index (message or input item) where the task in flight begins in the
+    request's own history, ``history`` that history's length (``live_start == history``: it ends
+    settled); both ``None`` when not judged. ``evidence`` lines name ids, indices and counts, never
+    reasoning text, credentials or message text. ``error`` is set (verdict ``error``) when the
+    interaction cannot be read.
+    """
+
+    file: str
+    index: int
+    provider: str
+    endpoint: str
+    verdict: str
+    model: str = ""
+    strategy: str = ""
+    live_start: int | None = None
+    history: int | None = None
+    evidence: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def judged(self) -> bool:
+        """Returns whether a verdict was given (the interaction used context management and was read)."""
+        return self.verdict in VERDICTS
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the JSON record of ``--json``: file, index, provider, endpoint, model, strategy,
+        live_start, history, verdict, evidence, error."""
+        return asdict(self)
+
+
+def start(item: Interaction, provider: str, verdict: str = NO_EDIT) -> Judgement:
+    """Returns a Judgement for ``item`` with file, index, endpoint and model filled in."""
+    request = item.request if isinstance(item.request, dict) else {}
+    response = item.response if isinstance(item.response, dict) else {}
+    model = response.get("model") or request.get("model") or ""
+    return Judgement(item.file, item.index, provider, item.endpoint or "?", verdict, model=str(model))
+
+
+def failed(item: Interaction, provider: str, message: str) -> Judgement:
+    """Returns the error Judgement of an interaction that cannot be read."""
+    found = start(item, provider, ERROR)
+    found.error = message
+    return found

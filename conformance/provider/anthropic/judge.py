@@ -1,0 +1,267 @@
+"""Judge recorded Messages API traffic of any project: did server-side context management reach
+into the task in flight of the request it answered?
+
+The task in flight is found in each request's own history by ``conformance.transcript.find_live_start``
+(the one definition the scenarios use). What the server did is read from what it reported:
+``context_management.applied_edits`` (matched to tool results and thinking turns by ``judge_edits``),
+compaction blocks and ``usage.iterations``, a compaction block the request carries (the server
+drops what lies before it; followed to the interaction that produced it), and ``count_tokens``
+totals. A summary that folds the request of the task in flight reaches into it, steps or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...transcript import find_live_start
+from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, start, worst
+from ..recordings import Interaction
+from . import semantics as sem
+from .judge_edits import Finding, clear_thinking, clear_tool_uses, folded, live_tools, live_turns, loose
+
+PROVIDER = "anthropic"
+APPLIED_TYPES = (sem.CLEAR_TOOL_USES, sem.CLEAR_THINKING)
+
+
+def is_count_tokens(item: Interaction) -> bool:
+    """Returns whether the interaction is a ``count_tokens`` call."""
+    return item.endpoint.rstrip("/").endswith("/count_tokens")
+
+
+def _blocks(message: Any) -> list[dict[str, Any]]:
+    return [b for b in sem.content_blocks(message) if isinstance(b, dict)] if isinstance(message, Mapping) else []
+
+
+def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
+    """Returns ``(message, block)`` of every compaction block the request carries, in order."""
+    return [(i, j) for i, m in enumerate(messages) for j, b in enumerate(_blocks(m)) if b.get("type") == "compaction"]
+
+
+def uses_context_management(request: Mapping[str, Any]) -> bool:
+    """Returns whether a request uses server-side context management: edits, on-demand compaction or
+    a carried compaction block."""
+    messages = request.get("messages")
+    return (request.get("context_management") is not None or request.get("compaction") is not None
+            or (isinstance(messages, list) and bool(compaction_positions(messages))))
+
+
+def strategy(request: Mapping[str, Any], count_tokens: bool) -> str:
+    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block``."""
+    parts = [str(e.get("type")) for e in sem.edits_of(request) if isinstance(e, Mapping)]
+    if request.get("compaction") is not None:
+        parts.append("on-demand compaction")
+    if isinstance(request.get("messages"), list) and compaction_positions(request["messages"]):
+        parts.append("carried block")
+    label = "+".join(parts) or "context_management (no edits)"
+    return f"count_tokens {label}" if count_tokens else label
+
+
+def _source(block: Mapping[str, Any], earlier: Sequence[Interaction]) -> int | None:
+    """Returns the index of the latest earlier interaction whose response returned this compaction block."""
+    for item in reversed(earlier):
+        response = item.response if isinstance(item.response, Mapping) else {}
+        if any(b.get("type") == "compaction" and b.get("content") == block.get("content") for b in _blocks(response)):
+            return item.index
+    return None
+
+
+def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Sequence[Interaction]) -> Finding | None:
+    """Returns what the last compaction block the request carries does to the task in flight, or None."""
+    positions = compaction_positions(messages)
+    if not positions:
+        return None
+    k, b = positions[-1]
+    source = _source(_blocks(messages[k])[b], earlier)
+    where = f"the compaction block at message {k} ({'from interaction ' + str(source) if source is not None else 'not produced in this recording'})"
+    before = "message 0" if k == 1 else f"messages 0-{k - 1}" if k else "nothing before it"
+    if live_start > k:
+        return Finding(SETTLED, [f"{where} stands in for {before}" + (f" and {b} block(s) of message {k}" if b else "")
+                                 + ", all settled; the task in flight follows it"])
+    if live_start < k or b:
+        return Finding(REACHED, [f"{where} lies inside the task in flight; the server drops what precedes it: "
+                                 + ", ".join(folded(messages[:k] if live_start < k else messages[: k + 1],
+                                                    live_start, live_start))])
+    if source is None:
+        return Finding(CANNOT_TELL, [f"the task in flight starts at {where}: whether the summary folds its request "
+                                     "cannot be told without the interaction that produced it"])
+    history = list(earlier[source].request.get("messages") or []) if isinstance(earlier[source].request, Mapping) else []
+    # The summary stands for ``history``; what message k holds besides the block follows it.
+    rest = [blk for i, blk in enumerate(_blocks(messages[k])) if i != b]
+    full = [*history, *([{**messages[k], "content": rest}] if rest else []), *messages[k + 1:]]
+    first = find_live_start(full)
+    if first < len(history):
+        return Finding(REACHED, [f"{where} summarised interaction {source}'s history, whose task is still in flight: "
+                                 + ", ".join(folded(history, first, first))])
+    return Finding(SETTLED, [f"{where} summarised interaction {source}'s history, all settled"])
+
+
+def _iteration_tokens(iteration: Mapping[str, Any]) -> int:
+    return sum(int(iteration.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
+                                                     "cache_creation_input_tokens"))
+
+
+def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int) -> Finding | None:
+    """Returns what a compaction in the response folded of the task in flight, or None without one."""
+    messages = request.get("messages") or []
+    blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
+    usage = response.get("usage") if isinstance(response.get("usage"), Mapping) else {}
+    iterations = [i for i in usage.get("iterations") or [] if isinstance(i, Mapping)]
+    passes = [i for i in iterations if i.get("type") == "compaction"]
+    if not blocks:
+        if passes:
+            return Finding("inconsistent", ["usage.iterations has a compaction pass but the response has no "
+                                            "compaction block"])
+        return None
+    evidence = ["compaction block in the response"]
+    if passes:
+        answers = [i for i in iterations if i.get("type") == "message"]
+        evidence[0] += f"; usage.iterations: compaction over {_iteration_tokens(passes[0])} input tokens" + (
+            f", then the answer from {_iteration_tokens(answers[-1])}" if answers else "")
+    problems = []
+    if iterations and not passes:
+        problems.append("usage.iterations has no compaction pass")
+    edit = next((e for e in sem.edits_of(request) if e.get("type") == sem.COMPACT), None)
+    if request.get("compaction") is not None:
+        if response.get("stop_reason") != "compaction":
+            problems.append(f"on-demand compaction ended with stop_reason {response.get('stop_reason')!r}")
+    elif edit is None:
+        problems.append("a compaction block came back but the request asked for no compaction")
+    elif passes and _iteration_tokens(passes[0]) < sem.compact_trigger(edit):
+        problems.append(f"compacted at {_iteration_tokens(passes[0])} input tokens, below the trigger "
+                        f"{sem.compact_trigger(edit)}")
+    positions = compaction_positions(messages)
+    first = positions[-1][0] if positions else 0
+    parts = folded(messages, first, live_start)
+    if parts:
+        return Finding(REACHED, [*evidence, "folded into the summary: " + ", ".join(parts), *problems])
+    if problems:
+        return Finding("inconsistent", [*evidence, *problems])
+    return Finding(SETTLED, [*evidence, f"the summary covers messages {first}-{len(messages) - 1}, all settled"])
+
+
+def count_tokens(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int) -> Finding:
+    """Returns what a ``count_tokens`` answer says was cleared: only a total, so items are named by the rule."""
+    messages = request.get("messages") or []
+    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else {}
+    original, now = report.get("original_input_tokens"), response.get("input_tokens")
+    if not isinstance(original, int) or not isinstance(now, int):
+        return Finding(CANNOT_TELL, ["count_tokens answered without context_management.original_input_tokens"])
+    removed = original - now
+    line = f"count_tokens: {original} input tokens before the edits, {now} after"
+    if removed <= 0:
+        return Finding(NO_EDIT, [f"{line}: nothing cleared"])
+    tools = {s.tool_use_id for s in sem.tool_steps(messages) if s.result_message is not None} & live_tools(messages, live_start)
+    turns = live_turns(messages, live_start)
+    if not tools and not turns:
+        return Finding(SETTLED, [f"{line}; the task in flight has no tool result or thinking to clear"])
+    for edit in sem.edits_of(request):
+        if edit.get("type") == sem.CLEAR_TOOL_USES:
+            plan = sem.plan_clear_tool_uses(edit, request)
+            hit = [s.tool_use_id for s in plan.cleared if s.tool_use_id in tools]
+            if plan.applies and hit and loose(plan.tokens, removed):
+                return Finding(REACHED, [line, f"the documented rule clears {len(plan.cleared)} tool result(s) "
+                                               f"({plan.tokens} estimated tokens) including {', '.join(hit)} of the task "
+                                               "in flight"])
+    return Finding(CANNOT_TELL, [line, "count_tokens reports a total only, and the task in flight holds clearable "
+                                       "items: which were cleared cannot be told"])
+
+
+def _applied(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int) -> list[Finding]:
+    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else {}
+    found = []
+    messages = request.get("messages") or []
+    for item in report.get("applied_edits") or []:
+        kind = item.get("type")
+        edit = next((e for e in sem.edits_of(request) if e.get("type") == kind), None)
+        if edit is None:
+            found.append(Finding("inconsistent", [f"{kind} reported but the request has no such edit"]))
+        elif kind == sem.CLEAR_TOOL_USES:
+            found.append(clear_tool_uses(edit, int(item.get("cleared_tool_uses") or 0),
+                                         int(item.get("cleared_input_tokens") or 0), messages, live_start))
+        else:
+            found.append(clear_thinking(edit, int(item.get("cleared_thinking_turns") or 0),
+                                        int(item.get("cleared_input_tokens") or 0), messages, live_start))
+    return found
+
+
+def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
+    """Returns why the interaction cannot be judged (an unknown edit or block type), or None."""
+    if not isinstance(request.get("messages"), list):
+        return "the request has no 'messages' list"
+    for index, edit in enumerate(sem.edits_of(request)):
+        if not isinstance(edit, Mapping) or edit.get("type") not in sem.EDIT_TYPES:
+            kind = edit.get("type") if isinstance(edit, Mapping) else type(edit).__name__
+            return f"unknown edit type {kind!r} at context_management.edits[{index}]"
+    if not isinstance(response, Mapping):
+        return None
+    report = response.get("context_management")
+    for index, item in enumerate((report or {}).get("applied_edits") or [] if isinstance(report, Mapping) else []):
+        if not isinstance(item, Mapping) or item.get("type") not in APPLIED_TYPES:
+            kind = item.get("type") if isinstance(item, Mapping) else type(item).__name__
+            return f"unknown applied edit type {kind!r} at context_management.applied_edits[{index}]"
+    if response.get("type") not in ("message", "error") and "input_tokens" not in response:
+        return f"the response is not a Messages API message (type {response.get('type', response.get('object'))!r})"
+    content = response.get("content")
+    if response.get("type") == "message" and not isinstance(content, list):
+        return "the response message has no content list"
+    for index, block in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+            return f"response content[{index}] is not a block with a type"
+    return None
+
+
+class AnthropicJudge:
+    """The Messages API judge ``analyze`` finds as ``JUDGE``."""
+
+    provider = PROVIDER
+
+    def claims(self, item: Interaction) -> bool:
+        """Returns whether the interaction is Messages API traffic (endpoint, host or body shape)."""
+        if item.endpoint.rstrip("/").endswith(("/v1/messages", "/v1/messages/count_tokens")) or "anthropic" in item.host:
+            return True
+        request = item.request if isinstance(item.request, Mapping) else {}
+        response = item.response if isinstance(item.response, Mapping) else {}
+        return isinstance(request.get("messages"), list) and (
+            "anthropic_version" in request or response.get("type") == "message"
+            or isinstance(request.get("context_management"), Mapping))
+
+    def judge(self, item: Interaction, earlier: Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one Messages API interaction (see the module docstring)."""
+        request = item.request
+        if not isinstance(request, Mapping):
+            return failed(item, PROVIDER, "the request body is not a JSON object")
+        if not uses_context_management(request):
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append("no context management in the request")
+            return found
+        problem = unreadable(request, item.response)
+        if problem:
+            return failed(item, PROVIDER, problem)
+        found = start(item, PROVIDER)
+        found.strategy = strategy(request, is_count_tokens(item))
+        messages = request["messages"]
+        found.live_start, found.history = find_live_start(messages), len(messages)
+        response = item.response if isinstance(item.response, Mapping) else None
+        if response is None:
+            return failed(item, PROVIDER, "no response body was recorded")
+        if (item.status or 200) >= 400 or response.get("type") == "error":
+            error = response.get("error") if isinstance(response.get("error"), Mapping) else {}
+            details = error.get("details") if isinstance(error.get("details"), Mapping) else {}
+            found.verdict = REJECTED
+            found.evidence.append(f"status {item.status}: {details.get('error_code') or error.get('type') or 'error'}")
+            return found
+        if is_count_tokens(item):
+            findings = [count_tokens(request, response, found.live_start)]
+        else:
+            findings = [f for f in (carried(messages, found.live_start, earlier),
+                                    compaction(request, response, found.live_start)) if f is not None]
+            findings[1:1] = _applied(request, response, found.live_start)
+        if not findings:
+            findings = [Finding(NO_EDIT, ["applied_edits is empty and no compaction block came back"])]
+        found.verdict = worst([f.verdict for f in findings])
+        found.evidence = [line for f in findings for line in f.evidence]
+        return found
+
+
+JUDGE = AnthropicJudge()

@@ -1,0 +1,53 @@
+"""The one shape every recording format is read into: an ``Interaction`` per request and its answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class BodyError(ValueError):
+    """A body that cannot be decoded (bad base64, a compression that does not inflate, an unknown stream)."""
+
+
+class RecordingError(ValueError):
+    """A file that is not a recording this reader knows; ``line`` is 1-based, 0 when unknown."""
+
+    def __init__(self, path: str, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.path, self.message, self.line = path, message, line
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+@dataclass
+class Interaction:
+    """One recorded request and its answer, bodies decoded to plain JSON data.
+
+    ``request``/``response`` are the parsed JSON bodies (a streamed response is reassembled into
+    the final object); ``None`` when absent. ``error`` names why the interaction cannot be read;
+    the other fields then hold what could be read.
+    """
+
+    file: str
+    index: int
+    method: str = "POST"
+    url: str = ""
+    request: Any = None
+    response: Any = None
+    status: int | None = None
+    streamed: bool = False
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def host(self) -> str:
+        """Returns the host of the request URL (empty when the recording gave none)."""
+        return urlsplit(self.url).hostname or ""
+
+    @property
+    def endpoint(self) -> str:
+        """Returns the request path without query, e.g. ``/v1/messages`` (empty when unknown)."""
+        return urlsplit(self.url).path if self.url else ""
