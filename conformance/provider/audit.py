@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from ..transcript import fingerprint
-from .cassettes import OPENAI_OPAQUE_TYPES, OPENAI_REASONING_EVENTS, OPENAI_TEXT_TYPES, PLACEHOLDER
+from .cassettes import OPENAI_REASONING_EVENTS, PLACEHOLDER
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
                             "anthropic-organization-id", "request-id", "cf-ray", "openai-organization",
@@ -84,17 +84,18 @@ def _unscrubbed(value: Any) -> bool:
 
 
 def _openai_leaks(value: dict[str, Any], where: str) -> list[str]:
-    """Returns OpenAI reasoning text or ciphertext left in place (reasoning and compaction items,
-    summary and reasoning text parts, reasoning stream events)."""
+    """Returns OpenAI reasoning left in place: a reasoning item's ``encrypted_content``, reasoning
+    stream events' text and the summary parts they carry (a reasoning item's own summary text is
+    ``_reasoning_item_leaks``'s). A compaction item's ciphertext is not reasoning text: other
+    projects' real recordings keep it, and ``record`` keeps only its fingerprint anyway."""
     kind = value.get("type")
     leaks = []
-    if kind in OPENAI_OPAQUE_TYPES and _unscrubbed(value.get("encrypted_content")):
-        leaks.append(f"unscrubbed {kind} encrypted_content at {where}")
-    if kind in OPENAI_TEXT_TYPES and _unscrubbed(value.get("text")):
-        leaks.append(f"unscrubbed reasoning text at {where}")
-    if isinstance(kind, str) and kind.startswith(OPENAI_REASONING_EVENTS) and (
-            _unscrubbed(value.get("delta")) or _unscrubbed(value.get("text"))):
-        leaks.append(f"unscrubbed reasoning text at {where}")
+    if kind == "reasoning" and _unscrubbed(value.get("encrypted_content")):
+        leaks.append(f"unscrubbed reasoning encrypted_content at {where}")
+    if isinstance(kind, str) and kind.startswith(OPENAI_REASONING_EVENTS + ("response.reasoning_summary_part.",)):
+        part = value.get("part") if isinstance(value.get("part"), dict) else {}
+        if _unscrubbed(value.get("delta")) or _unscrubbed(value.get("text")) or _unscrubbed(part.get("text")):
+            leaks.append(f"unscrubbed reasoning text at {where}")
     return leaks
 
 

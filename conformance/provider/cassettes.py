@@ -51,6 +51,7 @@ def placeholder(text: str) -> str:
 OPENAI_TEXT_TYPES = frozenset({"summary_text", "reasoning_text"})
 OPENAI_OPAQUE_TYPES = frozenset({"reasoning", "compaction"})
 OPENAI_REASONING_EVENTS = ("response.reasoning_summary_text.", "response.reasoning_text.")
+# (a summary part event's ``part`` is a ``summary_text`` object, scrubbed by its type)
 
 
 def _scrub_openai(value: dict[str, Any]) -> None:

@@ -1,269 +1,180 @@
-"""Judge one recorded Responses API exchange: which input items the server folded or dropped, and
-whether any of them belonged to the task in flight.
+"""The Responses API judge ``conformance analyze`` finds as ``JUDGE``: any recording of OpenAI traffic
+(another project's vcrpy cassettes included) judged by the same structural rules ``verify`` uses.
 
-The compaction item is opaque, so the judge decides from structure alone: where the item sits in a
-response's output (threshold compaction), which input items ``/responses/compact`` did not re-emit
-(matched by type, role and content, never by id), and, for ``truncation: "auto"``, which suffix of
-the input has the token count the response's ``usage.input_tokens`` reports. Nothing here reads
-the emulator's own ciphertext, so the same code judges real recordings.
+Per interaction: a ``previous_response_id`` chain is followed through the earlier interactions of
+the same recording to rebuild the whole input; a compaction item carried in the input stands for
+what precedes it (reached when part of the task in flight lies before it); then the request's own
+mechanism (threshold compaction, ``/responses/compact``, a ``compaction_trigger``, ``truncation:
+"auto"`` with the ``input_tokens`` counts of its suffixes found earlier in the recording) is judged
+by ``rules``. The worst finding is the verdict. Evidence names indices, item types and counts, never
+message text or ciphertext.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ...formats.base import FormatError
+from ..analyze.model import CANNOT_TELL, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
+from ..recordings import Interaction
 from . import semantics as sem
+from .rules import Exchange, judge as judge_exchange
 
-# How far a reported input token count may sit from a suffix's counted tokens and still be that suffix.
-COUNT_TOLERANCE = 2
-
-
-@dataclass
-class Exchange:
-    """One judged call: its endpoint, request, full input (a chain resolved), answer and token counts."""
-
-    endpoint: str  # "responses" or "compact"
-    request: dict[str, Any]
-    items: list[dict[str, Any]]
-    body: dict[str, Any] | None = None
-    status: int = 200
-    suffix_counts: dict[int, int] = field(default_factory=dict)  # first item index -> input_tokens
-
-    @property
-    def error(self) -> dict[str, Any]:
-        """Returns the error object of a non-2xx answer (empty otherwise)."""
-        if self.status < 400 or not isinstance(self.body, dict):
-            return {}
-        error = self.body.get("error")
-        return error if isinstance(error, dict) else {}
-
-    @property
-    def output(self) -> list[dict[str, Any]]:
-        """Returns the answer's output items (empty for an error)."""
-        if self.status >= 400 or not isinstance(self.body, dict):
-            return []
-        return [o for o in self.body.get("output") or [] if isinstance(o, dict)]
-
-    @property
-    def mechanism(self) -> str:
-        """Returns which mechanism the request invokes: compact, trigger, threshold, truncation or none."""
-        if self.endpoint == "compact":
-            return "compact"
-        if any(i.get("type") == sem.TRIGGER for i in self.items):
-            return "trigger"
-        if self.request.get("context_management"):
-            return "threshold"
-        if self.request.get("truncation") == "auto":
-            return "truncation"
-        return "none"
+PROVIDER = "openai"
+ENDPOINTS = ("/responses", "/responses/compact", "/responses/input_tokens")
 
 
-@dataclass
-class Judgement:
-    """The verdict for one exchange, the items it folded or dropped, those that were live, and why."""
-
-    verdict: str
-    mechanism: str
-    live_from: int
-    folded: list[int] = field(default_factory=list)
-    reached: list[int] = field(default_factory=list)
-    error_code: str | None = None
-    error_message: str | None = None
-    reasons: list[str] = field(default_factory=list)
-    evidence: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def reached_live(self) -> bool:
-        """Returns whether any item of the task in flight was folded or dropped."""
-        return bool(self.reached)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Returns the judgement as JSON-ready data."""
-        return {**asdict(self), "reached_live": self.reached_live}
+class ChainMissing(LookupError):
+    """A ``previous_response_id`` that no earlier interaction of the recording answered."""
 
 
-def _rejected(exchange: Exchange, judgement: Judgement) -> Judgement:
-    error = exchange.error
-    judgement.verdict = "rejected"
-    judgement.error_code = str(error.get("code") or error.get("type") or exchange.status)
-    judgement.error_message = str(error.get("message") or "")
-    judgement.evidence["error"] = {"status": exchange.status, "type": error.get("type"), "code": error.get("code"),
-                                   "message": error.get("message")}
-    return judgement
+def _endpoint(item: Interaction) -> str:
+    path = item.endpoint.rstrip("/")
+    return next((e for e in sorted(ENDPOINTS, key=len, reverse=True) if path.endswith(e)), "")
 
 
-def _folded_by_position(items: Sequence[dict[str, Any]], output: Sequence[dict[str, Any]],
-                        judgement: Judgement) -> Judgement:
-    """Judges one compaction item in ``output`` that stands for the input and the output before it."""
-    positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
-    if len(positions) != 1:
-        judgement.verdict = "inconsistent" if positions else "no-edit"
-        if positions:
-            judgement.reasons.append(f"{len(positions)} compaction items in one response")
-        return judgement
-    k = positions[0]
-    before = list(items) + list(output[:k])
-    start = sem.live_start(before)
-    judgement.folded = list(range(len(before)))
-    judgement.reached = list(range(start, len(before)))
-    judgement.evidence.update(compaction_at=k, output_types=[o.get("type") for o in output],
-                              open_calls=sem.open_calls(before))
-    judgement.verdict = "reached-live-task" if judgement.reached else "settled-only"
-    where = "after the response's final answer" if not judgement.reached else (
-        "after a function call whose output was not sent" if sem.open_calls(before) else
-        "before the task in flight settled")
-    judgement.reasons.append(f"the compaction item sits at output[{k}], {where}")
-    return judgement
+def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    value = request.get("input")
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    return [dict(i) for i in value or [] if isinstance(i, Mapping)]
 
 
-def _threshold(exchange: Exchange, judgement: Judgement) -> Judgement:
-    judged = _folded_by_position(exchange.items, exchange.output, judgement)
-    usage = (exchange.body or {}).get("usage") or {}
-    threshold = next((e.get("compact_threshold") for e in exchange.request.get("context_management") or []
-                      if isinstance(e, Mapping) and e.get("type") == sem.COMPACTION), None)
-    if judged.verdict in ("settled-only", "reached-live-task") and isinstance(threshold, int) and usage:
-        seen = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-        judged.evidence["usage_tokens"] = seen
-        if seen < threshold:
-            judged.verdict = "inconsistent"
-            judged.reasons.append(f"compacted although its own usage ({seen} tokens) stays below "
-                                  f"compact_threshold {threshold}")
-    return judged
+def resolved_input(request: Mapping[str, Any], earlier: Sequence[Interaction]) -> list[dict[str, Any]]:
+    """Returns the request's whole input: the chain its ``previous_response_id`` names, then its own
+    items; raises ``ChainMissing`` when the chain is not in the recording."""
+    previous = request.get("previous_response_id")
+    items = _own_input(request)
+    if not previous:
+        return items
+    for position in range(len(earlier) - 1, -1, -1):
+        before = earlier[position]
+        response = before.response if isinstance(before.response, Mapping) else {}
+        if response.get("id") == previous and _endpoint(before) == "/responses":
+            request_before = before.request if isinstance(before.request, Mapping) else {}
+            chain = resolved_input(request_before, earlier[:position])
+            output = [dict(o) for o in response.get("output") or [] if isinstance(o, Mapping)]
+            return chain + output + items
+    raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
 
 
-def _compact(exchange: Exchange, judgement: Judgement) -> Judgement:
-    output = exchange.output
-    compactions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
-    if len(compactions) != 1 or compactions[0] != len(output) - 1:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append("the compacted window does not end in exactly one compaction item")
-        return judgement
-    kept = Counter(sem.fingerprint(o) for o in output[:-1])
-    folded, retained = [], []
-    for n, item in enumerate(exchange.items):
-        key = sem.fingerprint(item)
-        if kept[key]:
-            kept[key] -= 1
-            retained.append(n)
-        elif item.get("type", "message") == "message" and item.get("role") in ("system", "developer"):
-            continue  # the endpoint drops instructions; the caller re-sends them, nothing is folded
-        elif item.get("type") != sem.COMPACTION:
-            folded.append(n)
-    judgement.folded = folded
-    judgement.reached = [n for n in folded if n >= judgement.live_from]
-    judgement.evidence.update(retained=retained, output_types=[o.get("type") for o in output])
-    invented = [k for k, v in kept.items() if v]
-    orphans = _orphaned_messages(exchange.items, retained)
-    if invented:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append(f"{len(invented)} output item(s) re-emit nothing of the input")
-    elif orphans:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append("assistant message(s) kept without their reasoning item: input items "
-                                 + ", ".join(map(str, orphans)))
-        judgement.evidence["kept_without_reasoning"] = orphans
-    else:
-        judgement.verdict = "reached-live-task" if judgement.reached else ("settled-only" if folded else "no-edit")
-    return judgement
-
-
-def _orphaned_messages(items: Sequence[dict[str, Any]], retained: Sequence[int]) -> list[int]:
-    """Returns retained assistant messages whose reasoning item (the one just before them) was not retained."""
-    kept = set(retained)
-    orphans = []
-    for n in retained:
-        item = items[n]
-        if item.get("type", "message") != "message" or item.get("role") != "assistant":
+def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]],
+                   others: Sequence[Interaction]) -> dict[int, int]:
+    """Returns the ``input_tokens`` counts, recorded anywhere in the same file, of suffixes of ``items``."""
+    counts: dict[int, int] = {}
+    for other in others:
+        if _endpoint(other) != "/responses/input_tokens" or not isinstance(other.request, Mapping):
             continue
-        previous = n - 1
-        if previous >= 0 and items[previous].get("type") == "reasoning" and previous not in kept:
-            orphans.append(n)
-    return orphans
+        response = other.response if isinstance(other.response, Mapping) else {}
+        counted = _own_input(other.request)
+        if not isinstance(response.get("input_tokens"), int) or not counted or len(counted) > len(items):
+            continue
+        start_at = len(items) - len(counted)
+        if [sem.fingerprint(i) for i in items[start_at:]] == [sem.fingerprint(i) for i in counted]:
+            counts[start_at] = response["input_tokens"]
+    return counts
 
 
-def _trigger(exchange: Exchange, judgement: Judgement) -> Judgement:
-    position = next(n for n, i in enumerate(exchange.items) if i.get("type") == sem.TRIGGER)
-    if position != len(exchange.items) - 1:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append("the server accepted a compaction_trigger that is not the last input item")
-        return judgement
-    items = exchange.items[:position]
-    judgement.live_from = min(judgement.live_from, len(items))
-    compactions = [o for o in exchange.output if o.get("type") == sem.COMPACTION]
-    if len(compactions) != 1:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append(f"a compaction_trigger answered with {len(compactions)} compaction items")
-        return judgement
-    judgement.folded = list(range(len(items)))
-    judgement.reached = list(range(judgement.live_from, len(items)))
-    judgement.verdict = "reached-live-task" if judgement.reached else "settled-only"
-    judgement.reasons.append("the compaction item stands for the whole input")
-    return judgement
+def _carried(items: list[dict[str, Any]], live_start: int) -> tuple[str, list[str]] | None:
+    """Returns the finding for a compaction item carried in the input, or None when none is."""
+    positions = [n for n, i in enumerate(items) if i.get("type") == sem.COMPACTION]
+    if not positions:
+        return None
+    k = positions[-1]
+    live_before = [n for n in range(live_start, k) if items[n].get("type") != sem.COMPACTION]
+    if live_before:
+        return REACHED, [f"the input carries a compaction item at item {k}; items {live_before[0]}-{live_before[-1]} "
+                         "of the task in flight lie before it"]
+    return SETTLED, [f"the input carries a compaction item at item {k}; what it stands for precedes the task in "
+                     f"flight (item {live_start})"]
 
 
-def _truncation(exchange: Exchange, judgement: Judgement) -> Judgement:
-    usage = (exchange.body or {}).get("usage") or {}
-    reported = usage.get("input_tokens")
-    counts = exchange.suffix_counts
-    judgement.evidence.update(reported_input_tokens=reported, suffix_counts={str(k): v for k, v in counts.items()})
-    if not isinstance(reported, int) or not counts:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append("no usage.input_tokens or no suffix count to compare it with")
-        return judgement
-    matches = [start for start, count in sorted(counts.items()) if abs(count - reported) <= COUNT_TOLERANCE]
-    if not matches:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append(f"usage.input_tokens {reported} is the count of no suffix of the input "
-                                 f"(counted from items {sorted(counts)})")
-        return judgement
-    cut = matches[0]
-    judgement.evidence["cut"] = cut
-    judgement.folded = list(range(cut))
-    judgement.reached = [n for n in judgement.folded if n >= judgement.live_from]
-    judgement.verdict = "reached-live-task" if judgement.reached else ("settled-only" if cut else "no-edit")
-    if cut:
-        judgement.reasons.append(f"usage matches the suffix from item {cut}: the first {cut} item(s) were dropped")
-    return judgement
+def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
+    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
+        or request.get("truncation") == "auto" or any(i.get("type") in (sem.COMPACTION, sem.TRIGGER) for i in items)
 
 
-def judge(exchange: Exchange) -> Judgement:
-    """Returns the judgement of one exchange; a malformed input gives ``inconsistent`` with the reason."""
-    mechanism = exchange.mechanism
-    try:
-        start = sem.live_start([i for i in exchange.items if i.get("type") != sem.TRIGGER])
-    except FormatError as exc:
-        return Judgement("inconsistent", mechanism, len(exchange.items), reasons=[f"unreadable input: {exc}"])
-    judgement = Judgement("no-edit", mechanism, start)
-    if exchange.status >= 400:
-        return _rejected(exchange, judgement)
-    try:
-        if mechanism == "compact":
-            return _compact(exchange, judgement)
-        if mechanism == "trigger":
-            return _trigger(exchange, judgement)
-        if any(o.get("type") == sem.COMPACTION for o in exchange.output):
-            if mechanism != "threshold":
-                judgement.verdict = "inconsistent"
-                judgement.reasons.append("a compaction item although the request asked for no compaction")
-                return judgement
-            return _threshold(exchange, judgement)
-        if mechanism == "truncation":
-            return _truncation(exchange, judgement)
-    except FormatError as exc:
-        judgement.verdict = "inconsistent"
-        judgement.reasons.append(f"unreadable output: {exc}")
-    return judgement
+def _strategy(request: Mapping[str, Any], endpoint: str, items: list[dict[str, Any]]) -> str:
+    parts = []
+    if endpoint == "/responses/compact":
+        parts.append("responses.compact")
+    for entry in request.get("context_management") or []:
+        if isinstance(entry, Mapping):
+            parts.append(f"context_management compaction(threshold {entry.get('compact_threshold')})")
+    if any(i.get("type") == sem.TRIGGER for i in items):
+        parts.append("compaction_trigger")
+    if request.get("truncation") == "auto":
+        parts.append("truncation auto")
+    if any(i.get("type") == sem.COMPACTION for i in items):
+        parts.append("carried compaction item")
+    if request.get("previous_response_id"):
+        parts.append("previous_response_id")
+    return " + ".join(parts)
 
 
-def error_matches(expected: Mapping[str, str], judgement: Judgement) -> bool:
-    """Returns whether a rejection matches the predicted error (code or type, and a message it contains)."""
-    named = expected.get("code") or expected.get("type")
-    error = judgement.evidence.get("error") or {}
-    if named and named not in (error.get("code"), error.get("type")):
-        return False
-    pattern = expected.get("message")
-    return not pattern or pattern in (judgement.error_message or "")
+class OpenAIJudge:
+    """The Responses API judge ``analyze`` finds as ``JUDGE``."""
+
+    provider = PROVIDER
+
+    def claims(self, item: Interaction) -> bool:
+        """Returns whether the interaction is Responses API traffic (endpoint, host or body shape)."""
+        if _endpoint(item) or "openai" in item.host:
+            return True
+        response = item.response if isinstance(item.response, Mapping) else {}
+        return str(response.get("object", "")).startswith("response")
+
+    def judge(self, item: Interaction, earlier: Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one Responses API interaction (see the module docstring)."""
+        request = item.request
+        if not isinstance(request, Mapping):
+            return failed(item, PROVIDER, "the request body is not a JSON object")
+        endpoint = _endpoint(item)
+        try:
+            items = resolved_input(request, earlier)
+        except ChainMissing as exc:
+            found = start(item, PROVIDER, CANNOT_TELL)
+            found.evidence.append(str(exc))
+            return found
+        if endpoint == "/responses/input_tokens" or not _uses_context_management(request, items, endpoint):
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
+                                  else "no context management in the request")
+            return found
+        response = item.response if isinstance(item.response, Mapping) else None
+        if response is None:
+            return failed(item, PROVIDER, "no response body was recorded")
+        found = start(item, PROVIDER)
+        found.strategy = _strategy(request, endpoint, items)
+        exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,
+                            dict(response), item.status or 200, _suffix_counts(request, items, earlier))
+        try:
+            live = sem.live_start([i for i in items if i.get("type") != sem.TRIGGER])
+        except FormatError as exc:
+            return failed(item, PROVIDER, f"the input cannot be read: {exc}")
+        found.live_start, found.history = live, len(items)
+        findings: list[tuple[str, list[str]]] = []
+        carried = _carried(items, live) if exchange.status < 400 else None
+        if carried:
+            findings.append(carried)
+        ruled = judge_exchange(exchange)
+        lines = [f"{ruled.mechanism}: {ruled.verdict}"] + ruled.reasons
+        if ruled.folded:
+            lines.append(f"folded or dropped input items {ruled.folded[0]}-{ruled.folded[-1]} "
+                         f"({len(ruled.folded)} items)")
+        if ruled.reached:
+            lines.append(f"of the task in flight: items {ruled.reached}")
+        if ruled.verdict == "rejected":
+            lines.append(f"status {exchange.status}: {ruled.error_code}")
+        if ruled.mechanism == "truncation" and not exchange.suffix_counts:
+            findings.append((CANNOT_TELL, ["truncation auto: no input_tokens count of a suffix of this input is "
+                                           "recorded before it, so what was dropped cannot be told"]))
+        elif ruled.mechanism != "none" or not carried:
+            findings.append((ruled.verdict, lines))
+        found.verdict = worst([v for v, _ in findings])
+        found.evidence = [line for _, group in findings for line in group]
+        return found
+
+
+JUDGE = OpenAIJudge()

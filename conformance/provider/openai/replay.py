@@ -18,7 +18,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 
 from .. import cassettes
 from . import semantics as sem
-from .judge import Judgement, error_matches, judge
+from .rules import Judgement, error_matches, judge
 from .probes import OpenAIProbe
 from .run import Ran, RunProblem, make_client, run
 

@@ -18,7 +18,7 @@ import openai
 from openai.types.responses import Response
 
 from .. import cassettes
-from .judge import COUNT_TOLERANCE, Exchange
+from .rules import COUNT_TOLERANCE, Exchange
 from .probes import OpenAIProbe
 
 STREAM_ORDER = ("response.created", "response.in_progress")

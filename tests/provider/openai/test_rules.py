@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance.provider.openai import semantics as sem
-from conformance.provider.openai.judge import Exchange, error_matches, judge
+from conformance.provider.openai.rules import Exchange, error_matches, judge
 
 
 def user(text: str) -> dict[str, Any]:
