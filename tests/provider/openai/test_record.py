@@ -123,3 +123,11 @@ def test_regenerate_reproduces_the_committed_openai_cassettes(tmp_path: Path) ->
     committed = {p.relative_to(SHIPPED): p.read_bytes() for p in SHIPPED.rglob("*.yaml")}
     assert sorted(fresh) == sorted(committed)
     assert [str(n) for n in fresh if fresh[n] != committed[n]] == []
+
+
+def test_the_cost_in_the_docs_is_what_dry_run_prints(openai_probes: dict[str, OpenAIProbe]) -> None:
+    from conformance.provider.openai.cost import estimate, summary
+
+    printed = "\n".join(summary([estimate(p) for p in openai_probes.values()]))
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "provider-openai.md").read_text(encoding="utf-8")
+    assert printed in docs
