@@ -50,14 +50,14 @@ def test_faulty_recordings_get_the_verdict_verify_gives(fault: str, faulty_recor
 
 
 def test_analyze_exits_1_on_a_reached_task(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["analyze", str(SHIPPED / "openai-compact.mid-task.yaml")]) == 1
+    assert main(["analyze", str(SHIPPED / "openai-compact.window-mid-task.yaml")]) == 1
     out = capsys.readouterr().out
     assert "reached-live-task" in out and "openai" in out
     assert main(["analyze", str(SHIPPED / "openai-compact.settled.yaml")]) == 0
 
 
 def test_explain_shows_an_openai_probe_and_its_recording(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["explain", "openai-compact.mid-task"]) == 0
+    assert main(["explain", "openai-compact.window-mid-task"]) == 0
     out = capsys.readouterr().out
     assert "2 live message user" in out and "from item 2" in out
     assert "verdict reached-live-task, as predicted" in out and "LIVE: items 3-4" in out

@@ -89,7 +89,7 @@ def test_a_wrong_declaration_is_a_located_spec_error(tmp_path: Path) -> None:
     assert wrong != text
     (tmp_path / "openai-compact.yaml").write_text(wrong, encoding="utf-8")
     probes, errors = load_probes([tmp_path])
-    assert len(errors) == 1 and "openai-compact.mid-task" not in probes
+    assert len(errors) == 1 and "openai-compact.window-mid-task" not in probes
     assert "live.from_item" in str(errors[0]) and "starts at item 2" in str(errors[0])
     predicted = text.replace("predict: {verdict: settled-only}", "predict: {verdict: reached-live-task}", 1)
     (tmp_path / "openai-compact.yaml").write_text(predicted, encoding="utf-8")
