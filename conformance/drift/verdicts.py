@@ -57,8 +57,22 @@ def _reason(reason: Mapping[str, Any]) -> str:
     return f"{reason['type']}/{reason['code']}" + ("" if reason["code"] else f": {reason.get('message')}")
 
 
+def _openai_reason(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Returns ``{status, type, code, message}`` of a recorded OpenAI rejection (digits and call ids
+    in the message masked), or None when there was none."""
+    error = evidence.get("error")
+    if not isinstance(error, Mapping):
+        return None
+    message = re.sub(r"\b(call|fc|msg|rs|resp)_[A-Za-z0-9]+", r"\1_#", str(error.get("message") or ""))
+    return {"status": error.get("status"), "type": error.get("type"), "code": error.get("code"),
+            "message": re.sub(r"\d+", "#", message)}
+
+
 def _live_items(details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
-    """Returns what of the probe's task in flight was cleared or summarised, by id and turn."""
+    """Returns what of the probe's task in flight was cleared or summarised, by id and turn (for an
+    OpenAI probe: by input item index)."""
+    if details.get("provider") == "openai":
+        return {"items": list(details.get("reached") or [])}
     live_ids = set(probe.live.tool_use_ids) if probe is not None else set()
     return {"parts": list(details.get("live_reached") or []),  # its request summarised shows here
             "tool_results": list(details.get("reached_tool_use_ids") or []),
@@ -81,7 +95,8 @@ def judge(path: Path, probes: dict[str, Any]) -> Judgement:
     if found["verdict"] is not None:
         found.update(family=result.family, config=details.get("config"), live_task=details.get("live_task"),
                      live=_live_items(details, probes.get(result.scenario)),
-                     reason=_error_reason(details.get("evidence") or {}))
+                     reason=(_openai_reason if details.get("provider") == "openai" else _error_reason)(
+                         details.get("evidence") or {}))
     return found
 
 

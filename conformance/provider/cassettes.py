@@ -46,11 +46,33 @@ def placeholder(text: str) -> str:
     return f"[scrubbed:{hashlib.sha256(text.encode()).hexdigest()[:12]}]"
 
 
+# OpenAI: the text of reasoning summaries and reasoning parts, and opaque ciphertext that can carry
+# the model's reasoning (reasoning items, compaction items), by item type and by stream event type.
+OPENAI_TEXT_TYPES = frozenset({"summary_text", "reasoning_text"})
+OPENAI_OPAQUE_TYPES = frozenset({"reasoning", "compaction"})
+OPENAI_REASONING_EVENTS = ("response.reasoning_summary_text.", "response.reasoning_text.")
+# (a summary part event's ``part`` is a ``summary_text`` object, scrubbed by its type)
+
+
+def _scrub_openai(value: dict[str, Any]) -> None:
+    kind = value.get("type")
+    if kind in OPENAI_OPAQUE_TYPES and isinstance(value.get("encrypted_content"), str):
+        value["encrypted_content"] = placeholder(value["encrypted_content"])
+    if kind in OPENAI_TEXT_TYPES and isinstance(value.get("text"), str):
+        value["text"] = placeholder(value["text"])
+    if isinstance(kind, str) and kind.startswith(OPENAI_REASONING_EVENTS):
+        for name in ("delta", "text"):
+            if isinstance(value.get(name), str):
+                value[name] = placeholder(value[name])
+
+
 def scrub_json(value: Any) -> Any:
-    """Returns ``value`` with thinking text replaced and error ``request_id`` masked (edits in place)."""
+    """Returns ``value`` with thinking text, OpenAI reasoning text and ciphertext replaced and error
+    ``request_id`` masked (edits in place)."""
     if isinstance(value, dict):
         if value.get("type") in ("thinking", "thinking_delta") and isinstance(value.get("thinking"), str):
             value["thinking"] = placeholder(value["thinking"])
+        _scrub_openai(value)
         if value.get("type") == "error" and isinstance(value.get("request_id"), str):
             value["request_id"] = "req_scrubbed"
         for item in value.values():
@@ -72,10 +94,14 @@ def _scrub_sse(text: str) -> str:
     return "\n".join(lines)
 
 
+_SCRUB_MARKERS = (b'"thinking', b'"request_id"', b'"encrypted_content"', b"summary_text", b"reasoning_text",
+                  b"response.reasoning_")
+
+
 @lru_cache(maxsize=256)
 def scrub_body(body: bytes) -> bytes:
     """Returns a JSON or SSE body with reasoning text scrubbed; other bodies come back unchanged."""
-    if not body or (b'"thinking' not in body and b'"request_id"' not in body):
+    if not body or not any(marker in body for marker in _SCRUB_MARKERS):
         return body
     try:
         text = body.decode("utf-8")

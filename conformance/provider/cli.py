@@ -85,58 +85,123 @@ def _estimates(chosen: list[Any], key: str, base_url: str | None) -> list[Any]:
             return [estimate(p) for p in chosen]
 
 
+KEYS = {"anthropic": KEY_VARIABLE, "openai": "OPENAI_API_KEY"}
+
+
+def _select(args: argparse.Namespace, probes: dict[str, Any], keys: dict[str, str]) -> list[Any] | None:
+    """Returns the probes to record or price, or None after printing why the choice is unusable (exit 2).
+
+    ``--probe`` names them; else ``--provider`` picks one provider's; else a dry run prices every
+    probe and a recording takes the probes of each provider whose key is set.
+    """
+    if args.probe:
+        unknown = sorted(set(args.probe) - set(probes))
+        if unknown:
+            print(f"conformance record: unknown probe id(s): {', '.join(unknown)}", file=sys.stderr)
+            return None
+        return [probes[i] for i in args.probe]
+    if args.provider:
+        return [p for p in probes.values() if p.provider == args.provider]
+    if args.dry_run:
+        return list(probes.values())
+    return [p for p in probes.values() if keys.get(p.provider)]
+
+
 def cmd_record(args: argparse.Namespace) -> int:
-    """Records probes through the SDK into cassettes.
+    """Records probes through each provider's SDK into cassettes.
 
     Returns 0 when all were written, 1 if a probe failed, 2 on a usage or spec error (no key, a run
-    above ``--max-cost``), 3 when the provider stayed unavailable (overloaded, rate limited).
+    above ``--max-cost``), 3 when a provider stayed unavailable (overloaded, rate limited).
     """
-    key = os.environ.get(KEY_VARIABLE, "").strip()
-    if not key and not args.dry_run:
-        print(f"conformance record: {KEY_VARIABLE} is not set; export it to record "
-              f"(against the local emulator any value works, e.g. {KEY_VARIABLE}=dummy)", file=sys.stderr)
-        return 2
+    keys = {name: os.environ.get(variable, "").strip() for name, variable in KEYS.items()}
     if args.max_cost is not None and args.max_cost < 0:
         print("conformance record: --max-cost must be zero or more (US dollars)", file=sys.stderr)
         return 2
+    if not args.dry_run and not any(keys.values()):
+        print(f"conformance record: {KEY_VARIABLE} is not set, nor {KEYS['openai']}; export the key of the provider "
+              f"to record (against a local emulator any value works, e.g. {KEY_VARIABLE}=dummy)", file=sys.stderr)
+        return 2
     from .probes import load_probes
-    from .anthropic.record import record
 
     probes, errors = load_probes(_paths(args.specs) or [default_specs()])
     for error in errors:
         print(f"conformance record: {error}", file=sys.stderr)
     if errors:
         return 2
-    chosen = list(probes.values())
-    if args.probe:
-        unknown = sorted(set(args.probe) - set(probes))
-        if unknown:
-            print(f"conformance record: unknown probe id(s): {', '.join(unknown)}", file=sys.stderr)
-            return 2
-        chosen = [probes[i] for i in args.probe]
+    chosen = _select(args, probes, keys)
+    if chosen is None:
+        return 2
+    groups = {name: [p for p in chosen if p.provider == name] for name in KEYS}
+    groups = {name: members for name, members in groups.items() if members}
+    if args.base_url and len(groups) > 1:
+        print("conformance record: --base-url names one server; choose one provider with --provider",
+              file=sys.stderr)
+        return 2
+    missing = [KEYS[name] for name in groups if not keys[name]]
+    if missing and not args.dry_run:
+        print(f"conformance record: {', '.join(missing)} is not set; export it to record these probes "
+              f"(against a local emulator any value works, e.g. {missing[0]}=dummy)", file=sys.stderr)
+        return 2
     if args.dry_run:
-        from .anthropic.cost import render
+        if "openai" in groups:
+            print("\n".join(_openai_dry_run(groups["openai"])))
+        if "anthropic" in groups:
+            from .anthropic.cost import render
 
-        print("\n".join(render(_estimates(chosen, key, args.base_url))))
+            if "openai" in groups:
+                print()
+            print("\n".join(render(_estimates(groups["anthropic"], keys["anthropic"], args.base_url))))
         return 0
     if args.max_cost is not None:
-        from .anthropic.cost import estimate, total_usd
-
-        total = total_usd([estimate(p) for p in chosen])  # offline: no call is made before the check
+        total = _offline_total(groups)  # offline: no call is made before the check
         if total is None or total > args.max_cost:
             said = "cannot be priced (a model is missing from the price table)" if total is None else f"may cost ${total:.2f}"
             print(f"conformance record: this run {said}, above --max-cost {args.max_cost:.2f}; nothing was sent "
                   "(see `conformance record --dry-run`)", file=sys.stderr)
             return 2
-    outcomes = record(chosen, key, args.base_url, Path(args.out) if args.out else default_cassettes())
-    for outcome in outcomes:
-        where = f" -> {outcome.path}" if outcome.path else ""
-        print(f"{'ok    ' if outcome.ok else 'FAILED'} {outcome.probe}: {outcome.note}{where}")
+    out = Path(args.out) if args.out else default_cassettes()
+    outcomes: list[Any] = []
+    for name, members in groups.items():
+        if name == "openai":
+            from .openai.record import record as record_openai
+
+            done = record_openai(members, keys[name], args.base_url, out)
+        else:
+            from .anthropic.record import record
+
+            done = record(members, keys[name], args.base_url, out)
+        outcomes += done
+        for outcome in done:
+            where = f" -> {outcome.path}" if outcome.path else ""
+            print(f"{'ok    ' if outcome.ok else 'FAILED'} {outcome.probe}: {outcome.note}{where}")
+        if any(o.unavailable for o in done):
+            print(f"conformance record: provider {name} unavailable ({done[-1].note}); "
+                  f"{len(members) - len(done)} probe(s) not tried", file=sys.stderr)
     if any(o.unavailable for o in outcomes):
-        print(f"conformance record: provider unavailable ({outcomes[-1].note}); "
-              f"{len(chosen) - len(outcomes)} probe(s) not tried", file=sys.stderr)
         return UNAVAILABLE
     return 0 if all(o.ok for o in outcomes) else 1
+
+
+def _openai_dry_run(chosen: list[Any]) -> list[str]:
+    from .openai.cost import estimate, rows, summary
+    from .table import grid
+
+    estimates = [estimate(p) for p in chosen]
+    return grid(rows(estimates)) + summary(estimates)
+
+
+def _offline_total(groups: dict[str, list[Any]]) -> float | None:
+    """Returns the offline dollar estimate of every chosen probe, or None when a model has no price."""
+    totals: list[float | None] = []
+    if "anthropic" in groups:
+        from .anthropic.cost import estimate, total_usd
+
+        totals.append(total_usd([estimate(p) for p in groups["anthropic"]]))
+    if "openai" in groups:
+        from .openai import cost
+
+        totals.append(cost.total_usd([cost.estimate(p) for p in groups["openai"]]))
+    return None if any(t is None for t in totals) else sum(t or 0.0 for t in totals)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -160,6 +225,10 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     if args.max_task_steps is not None and args.max_task_steps < 1:
         print("conformance lint-config: --task-size (--max-task-steps) must be at least 1", file=sys.stderr)
         return 2
+    from .openai import lint as openai_lint
+
+    if openai_lint.is_openai_config(Path(args.file)):
+        return _lint_openai(args)
     try:
         config = load_config(Path(args.file))
     except SpecError as exc:
@@ -173,6 +242,27 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
         print(json.dumps([asdict(f) for f in findings], indent=2))
     else:
         print(render(findings, config, args.max_task_steps))
+        reaching = [f.edit for f in findings if f.reaches]
+        print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
+    return 1 if any(f.reaches for f in findings) else 0
+
+
+def _lint_openai(args: argparse.Namespace) -> int:
+    """Lints an OpenAI configuration (context_management list, truncation); 1 when it can reach live work."""
+    from .._text import fit
+    from .openai import lint as openai_lint
+    from .probes import subschema_validator
+
+    try:
+        config = openai_lint.load_config(Path(args.file), subschema_validator("openaiLintConfig"))
+    except SpecError as exc:
+        print(f"conformance lint-config: {exc}", file=sys.stderr)
+        return 2
+    findings = openai_lint.lint(config)
+    if args.json:
+        print(json.dumps([asdict(f) for f in findings], indent=2))
+    else:
+        print("\n".join(fit(openai_lint.render(findings))))
         reaching = [f.edit for f in findings if f.reaches]
         print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
     return 1 if any(f.reaches for f in findings) else 0
@@ -215,10 +305,13 @@ def register(subparsers: Any) -> None:
     v.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     v.set_defaults(func=cmd_verify)
 
-    r = subparsers.add_parser("record", help=f"record probes through the SDK into cassettes (needs {KEY_VARIABLE})")
+    r = subparsers.add_parser("record", help=f"record probes through the SDKs into cassettes (needs {KEY_VARIABLE} "
+                                             f"and/or {KEYS['openai']})")
     r.add_argument("--probe", action="append", metavar="ID", help="record only this probe; repeatable")
+    r.add_argument("--provider", choices=sorted(KEYS), help="record only this provider's probes (default: each "
+                   "provider whose key is set)")
     r.add_argument("--base-url", metavar="URL",
-                   help="server to record (default: $ANTHROPIC_BASE_URL, else https://api.anthropic.com)")
+                   help="server to record (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the public API)")
     r.add_argument("--dry-run", action="store_true",
                    help="list each probe's requests, input tokens and estimated cost; send nothing billed")
     r.add_argument("--max-cost", type=float, metavar="USD", help="refuse (exit 2) a run estimated above USD")

@@ -25,6 +25,7 @@ from .._compiled_schema import compiled_check
 from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
 from .anthropic import semantics as sem
+from .openai import probes as openai_probes
 
 SCHEMA_FILE = "probe.schema.json"
 
@@ -58,6 +59,8 @@ class Probe:
     path: str = "<memory>"
     line: int = 0
     script: dict[str, Any] | None = None
+
+    provider = "anthropic"
 
     @property
     def expected_error(self) -> dict[str, str] | None:
@@ -269,7 +272,10 @@ def _schema_errors(data: Any) -> Iterator[jsonschema.ValidationError]:
     yield from jsonschema.Draft202012Validator(schema()).iter_errors(data)
 
 
-def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
+AnyProbe = Probe | openai_probes.OpenAIProbe
+
+
+def load_file(path: Path) -> tuple[list[AnyProbe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
     try:
         data, locator = load_document(path, read_text(path))
@@ -287,7 +293,8 @@ def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
             errors.append(locator.error(where, error.message))
     if errors:
         return [], errors
-    probes: list[Probe] = []
+    probes: list[AnyProbe] = []
+    builder = openai_probes.build if data.get("provider") == openai_probes.PROVIDER else _build
     for index, raw in enumerate(data["probes"]):
         where = ("probes", index)
         if index in by_probe:
@@ -295,7 +302,7 @@ def load_file(path: Path) -> tuple[list[Probe], list[SpecError]]:
             errors.append(locator.error(tuple(problem.absolute_path), problem.message))
             continue
         try:
-            probes.append(_build(raw, path, where, locator))
+            probes.append(builder(raw, path, where, locator))
         except SpecError as exc:
             errors.append(exc)
     return probes, errors
@@ -309,14 +316,18 @@ def spec_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def load_probes(paths: Iterable[Path]) -> tuple[dict[str, Probe], list[SpecError]]:
-    """Returns probes by id from every file under ``paths`` and the errors found; ids must be unique."""
-    probes: dict[str, Probe] = {}
+def load_probes(paths: Iterable[Path], provider: str | None = None) -> tuple[dict[str, AnyProbe], list[SpecError]]:
+    """Returns probes by id from every file under ``paths`` (Anthropic's ``Probe`` or an
+    ``OpenAIProbe``, as the file's ``provider`` says; only ``provider``'s when given) and the errors
+    found; ids must be unique."""
+    probes: dict[str, AnyProbe] = {}
     errors: list[SpecError] = []
     for path in spec_files(paths):
         found, bad = load_file(path)
         errors += bad
         for probe in found:
+            if provider is not None and probe.provider != provider:
+                continue
             if probe.id in probes:
                 errors.append(SpecError(path, probe.line, "id", f"duplicate probe id {probe.id!r} "
                                         f"(first in {probes[probe.id].path}:{probes[probe.id].line})"))

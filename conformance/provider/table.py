@@ -27,6 +27,8 @@ def live_words(details: dict[str, Any]) -> str:
 
 
 def _evidence(details: dict[str, Any]) -> str:
+    if details.get("evidence_line"):
+        return str(details["evidence_line"])
     if details.get("error_code"):
         return f"error {details['error_code']}"
     parts = []
@@ -49,6 +51,8 @@ def _source(server: str) -> str:
 
 
 def _live(details: dict[str, Any]) -> str:
+    if details.get("provider") == "openai":
+        return f"live from input item {details.get('live_from_item')}"
     tools = ",".join(details.get("live_tool_use_ids") or []) or "none"
     turns = ",".join(map(str, details.get("live_thinking_turns") or [])) or "none"
     return f"live tool uses {tools}, thinking turns {turns}"
@@ -100,13 +104,15 @@ def probe_table(results: Sequence[CheckResult]) -> list[str]:
 
 
 def strategy_table(results: Sequence[CheckResult]) -> list[str]:
-    """Returns one line per (server, strategy configuration): does it reach live work, from which task size."""
-    groups: dict[tuple[str, str, str], list[CheckResult]] = {}
+    """Returns one line per (provider, server, strategy configuration): does it reach live work, from
+    which task size, with the evidence; both providers' strategies side by side."""
+    groups: dict[tuple[str, str, str, str], list[CheckResult]] = {}
     for r in results:
         if r.outcome in ("pass", "fail"):
-            groups.setdefault((r.target, r.family, r.details["config"]), []).append(r)
-    rows = [["SERVER", "STRATEGY", "REACHES TASK IN FLIGHT", "CONFIGURATION", "EVIDENCE", "AVOIDED IN"]]
-    for (server, family, config), members in sorted(groups.items()):
+            key = (r.details.get("provider", "anthropic"), r.target, r.family, r.details["config"])
+            groups.setdefault(key, []).append(r)
+    rows = [["PROVIDER", "SERVER", "STRATEGY", "REACHES TASK IN FLIGHT", "CONFIGURATION", "EVIDENCE", "AVOIDED IN"]]
+    for (provider, server, family, config), members in sorted(groups.items()):
         reached = [m for m in members if m.details["reached_live"]]
         rejected = [m for m in members if m.details["verdict"] == "rejected"]
         spared = [m for m in members if not m.details["reached_live"] and m.details["verdict"] != "rejected"]
@@ -122,7 +128,7 @@ def strategy_table(results: Sequence[CheckResult]) -> list[str]:
             largest = max(m.details["live_task"]["tool_steps"] for m in spared)
             answer = f"no, in the tasks recorded (up to {largest} step{'' if largest == 1 else 's'})"
             evidence = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in members)
-        rows.append([server, family, answer, config, evidence, avoided])
+        rows.append([provider, server, family, answer, config, evidence, avoided])
     return grid(rows) if len(rows) > 1 else []
 
 

@@ -25,7 +25,9 @@ from . import cassettes
 from .anthropic import live
 from .anthropic import semantics as sem
 from .anthropic.analyzer import Analysis, ApiFailure, analyze, compare
-from .probes import Probe
+from .openai import replay as openai_replay
+from .openai.probes import OpenAIProbe
+from .probes import AnyProbe, Probe
 
 VERDICT = "provider.verdict-matches-prediction"
 VALID = "provider.cassette-valid"
@@ -174,10 +176,14 @@ def live_size(probe: Probe) -> dict[str, int]:
             "input_tokens": tokens}
 
 
-def _result(probe: Probe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
+def _result(probe: AnyProbe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
             details: dict[str, Any]) -> CheckResult:
     family = probe.family if probe else "unknown"
-    if probe is not None:  # every line about a probe can name its configuration and its task in flight
+    if isinstance(probe, OpenAIProbe):
+        details = {"config": probe.config_label(), "provider": probe.provider, "live_from_item": probe.live_from,
+                   "live_tool_use_ids": [], "live_thinking_turns": [],
+                   "emulator": server.startswith("emulator"), **details}
+    elif probe is not None:  # every line about a probe can name its configuration and its task in flight
         details = {"config": probe.config_label(), "live_tool_use_ids": list(probe.live.tool_use_ids),
                    "live_thinking_turns": list(probe.live.thinking_turns),
                    "emulator": server.startswith("emulator"), **details}
@@ -203,6 +209,8 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
     if unavailable:
         return _result(probe, probe_id, server, VALID, "error", f"{path}: {unavailable}",
                        {"path": str(path), INPUT_ERROR: True})
+    if isinstance(probe, OpenAIProbe):
+        return _check_openai(probe, probe_id, server, path, data)
     try:
         replayed, probe = replay(probe, path, data)
         found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
@@ -216,6 +224,25 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
     details = _details(probe, found, path)
     if differences:
         return _result(probe, probe_id, server, VERDICT, "fail", "; ".join(differences + found.unexplained), details)
+    return _result(probe, probe_id, server, VERDICT, "pass", f"{found.verdict} as predicted", details)
+
+
+def _check_openai(probe: OpenAIProbe, probe_id: str, server: str, path: Path, data: dict[str, Any]) -> CheckResult:
+    """Returns the verdict check of one OpenAI cassette, or an error naming why it cannot be judged."""
+    try:
+        found, ran = openai_replay.judge_cassette(probe, path, data)
+    except openai_replay.ReplayProblem as exc:
+        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}",
+                       {"path": str(path), INPUT_ERROR: exc.unreadable})
+    except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others
+        return _result(probe, probe_id, server, VALID, "error",
+                       f"{path}: cannot replay: {type(exc).__name__}: {exc}", {"path": str(path)})
+    differences = openai_replay.differences(probe, found)
+    details = {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
+               "live_task": openai_replay.live_size(probe, ran.exchange.items), "cassette": str(path),
+               "evidence_line": openai_replay.evidence(found), "built_live": probe.before is not None}
+    if differences:
+        return _result(probe, probe_id, server, VERDICT, "fail", "; ".join(differences), details)
     return _result(probe, probe_id, server, VERDICT, "pass", f"{found.verdict} as predicted", details)
 
 
@@ -243,7 +270,7 @@ def is_input_error(result: CheckResult) -> bool:
     return result.invariant == PROBE_VALID or bool(result.details.get(INPUT_ERROR))
 
 
-def verify(paths: Iterable[Path], probes: dict[str, Probe], spec_errors: Iterable[SpecError] = ()) -> list[CheckResult]:
+def verify(paths: Iterable[Path], probes: dict[str, AnyProbe], spec_errors: Iterable[SpecError] = ()) -> list[CheckResult]:
     """Returns one result per cassette, per spec error, and a skip per probe a recorded server lacks."""
     results = [_result(None, Path(e.path).stem, "specs", PROBE_VALID, "error", str(e), {"path": e.path})
                for e in spec_errors]
@@ -252,11 +279,15 @@ def verify(paths: Iterable[Path], probes: dict[str, Probe], spec_errors: Iterabl
         results.append(check_cassette(path, probes))
     if folders:
         covered: dict[str, set[str]] = {}
+        speaks: dict[str, set[str]] = {}  # server -> the providers its recordings are probes of
         for r in results:
             if r.kind == "probe" and r.invariant != PROBE_VALID:
                 covered.setdefault(r.target, set()).add(r.scenario)
+                if r.scenario in probes:
+                    speaks.setdefault(r.target, set()).add(probes[r.scenario].provider)
         for server, seen in sorted(covered.items()):
-            for probe_id in sorted(set(probes) - seen):
+            providers = speaks.get(server, set())
+            for probe_id in sorted(p for p in set(probes) - seen if probes[p].provider in providers):
                 results.append(_result(probes[probe_id], probe_id, server, VERDICT, "skip",
                                        f"no recording of this probe from {server}", {}))
     return results

@@ -137,8 +137,50 @@ def explain_scenario(scenario: Scenario, target: Target | None = None,
     return "\n".join(lines[:1] + fit(lines[1:]))  # the head names the file: whole, to copy
 
 
+def _item_label(item: dict[str, Any]) -> str:
+    kind = item.get("type", "message")
+    if kind == "message":
+        return f"message {item.get('role')}"
+    return f"{kind} {item.get('call_id') or item.get('id') or ''}".rstrip()
+
+
+def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> str:
+    """Returns the terminal explanation of an OpenAI probe: calls, input items, live span, prediction, recordings."""
+    items = probe.full_input()
+    lines = [f"probe {probe.id}  ({probe.path}:{probe.line})", f"  {probe.description}",
+             f"  family {probe.family} · {probe.config_label()}",
+             f"  request: {json.dumps({k: v for k, v in probe.call.request.items() if k != 'tools'})}"]
+    if probe.before is not None:
+        lines.append(f"  after an earlier call ({probe.chain}): {len(probe.before.input)} input item(s)")
+    lines += ["", f"input items of the judged call ({len(items)}, as predicted):"]
+    lines += [f"  {n:>3} {'live' if n >= probe.live_from else '    '} {_item_label(i)}" for n, i in enumerate(items)]
+    lines += ["", "truth (declared live span):", f"  from item {probe.live_from}", "",
+              "expected (documented prediction):"]
+    lines += [f"  {key}: {json.dumps(value)}" for key, value in probe.predict.items()]
+    from ..provider import default_cassettes
+    from ..provider.verify import check_cassette
+
+    roots = list(cassette_roots) if cassette_roots is not None else [default_cassettes()]
+    files = sorted(p for root in roots if root.is_dir() for p in root.rglob(f"{probe.id}.yaml"))
+    lines += ["", "recorded:" if files else
+              f"recorded: no recording of this probe (run `conformance record --probe {probe.id}`)"]
+    for path in files:
+        result = check_cassette(path, {probe.id: probe})
+        d = result.details
+        source = " (local emulator, not the real service)" if result.target.startswith("emulator") else ""
+        lines.append(f"  {result.target}{source}: {path}")
+        if result.outcome not in ("pass", "fail"):
+            lines.append(f"    {result.outcome.upper()}: {result.message}")
+            continue
+        match = "as predicted" if result.outcome == "pass" else "CONTRADICTS the prediction"
+        lines += [f"    verdict {d['verdict']}, {match} ({d['predicted']})", f"    evidence: {d['evidence_line']}"]
+    return "\n".join(lines[:1] + fit(lines[1:]))
+
+
 def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> str:
     """Returns the terminal explanation of a provider probe: request, messages, live span, prediction, recordings."""
+    if getattr(probe, "provider", "anthropic") == "openai":
+        return explain_openai_probe(probe, cassette_roots)
     messages = probe.messages()
     live = probe.live
     edits = (probe.request.get("context_management") or {}).get("edits") or []

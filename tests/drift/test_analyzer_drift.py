@@ -31,7 +31,7 @@ SPECS = ROOT / "specs" / "provider"
 
 @pytest.fixture(scope="module")
 def probes() -> dict[str, Any]:
-    found, errors = load_probes([SPECS])
+    found, errors = load_probes([SPECS], provider="anthropic")
     assert not errors
     return found
 

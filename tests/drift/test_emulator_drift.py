@@ -25,7 +25,7 @@ pytestmark = pytest.mark.xdist_group("emulator-drift")  # one worker records eac
 
 
 def _record(out: Path, faults: list[str]) -> Path:
-    probes, errors = probes_module.load_probes([SPECS])
+    probes, errors = probes_module.load_probes([SPECS], provider="anthropic")
     assert probes and not errors
     with emulator.Emulator(faults=faults) as server:
         done = record.record(list(probes.values()), "test-key-not-secret", server.url, out)
@@ -120,7 +120,7 @@ def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path
 @pytest.mark.parametrize("fault", sorted(set(emulator.edits.FAULTS) - {"overloaded"}))
 def test_every_probe_verify_marks_red_under_a_fault_is_breaking(before: Path, tmp_path: Path, fault: str) -> None:
     after = _after(tmp_path, fault)
-    probes, _ = probes_module.load_probes([SPECS])
+    probes, _ = probes_module.load_probes([SPECS], provider="anthropic")
     red = {r.scenario for r in verify([after], probes) if r.outcome in ("fail", "error")}
     assert red, f"{fault}: verify finds nothing to catch"
     drift = _drift(before, tmp_path, fault)

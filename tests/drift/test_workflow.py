@@ -70,8 +70,15 @@ def test_every_command_line_parses(workflow: dict[str, Any]) -> None:
 def test_verifies_audits_then_drifts_the_fresh_recordings(workflow: dict[str, Any]) -> None:
     commands = [c.split()[1] for c in _commands(workflow)]
     assert commands == ["record", "verify", "audit", "drift"]
-    verify_line = next(c for c in _commands(workflow) if c.split()[1] == "verify")
-    assert "fresh-cassettes/api.anthropic.com" in verify_line
+    [verify_step] = [s for s in _steps(workflow) if "conformance verify" in s.get("run", "")]
+    assert "$FRESH/$server" in verify_step["run"]
+    assert workflow["jobs"]["drift"]["env"]["SERVERS"].split() == ["api.anthropic.com", "api.openai.com"]
+
+
+def test_both_keys_reach_the_record_step_and_either_alone_records(workflow: dict[str, Any]) -> None:
+    [record] = [s for s in _steps(workflow) if "conformance record" in s.get("run", "")]
+    assert record["env"]["OPENAI_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
+    assert record["env"]["ANTHROPIC_API_KEY"] == "${{ secrets.ANTHROPIC_API_KEY }}"
 
 
 def test_recordings_that_fail_the_audit_are_never_uploaded(workflow: dict[str, Any]) -> None:
@@ -167,3 +174,14 @@ def test_the_job_says_what_failed_and_publishes_only_what_passed_the_audit(
     for step in expected.get("skips", []):
         assert step not in found["ran"]
     assert "NOTREALBUTLEAKY" not in found["summary"] + found["log"]  # audit's matched text is withheld
+
+
+def test_an_openai_key_alone_records_verifies_and_drifts_openai(workflow: dict[str, Any], tmp_path: Path) -> None:
+    globals()["FAKE"], saved = FAKE.replace("api.anthropic.com", "api.openai.com"), FAKE
+    try:
+        (tmp_path / "cassettes" / "api.openai.com").mkdir(parents=True)
+        found = _simulate(workflow, tmp_path, {"drift": 1}, baseline=False)
+    finally:
+        globals()["FAKE"] = saved
+    assert found["exit"] == 1 and "drift (api.openai.com): **breaking drift**" in found["summary"]
+    assert "# Drift: fake" in found["summary"] and found["uploaded"]

@@ -228,7 +228,7 @@ def test_settled_tool_uses_crossing_the_trigger_reach_a_four_step_task(tmp_path:
 
 
 def test_lint_reaches_wherever_a_shipped_probe_was_predicted_to_reach() -> None:
-    probes, errors = load_probes([SPECS])
+    probes, errors = load_probes([SPECS], provider="anthropic")
     assert not errors
     checked = 0
     for probe in probes.values():
@@ -245,7 +245,7 @@ def test_lint_reaches_wherever_a_shipped_probe_was_predicted_to_reach() -> None:
 
 
 def test_on_demand_compaction_gives_the_answer_of_verifys_strategy_table() -> None:
-    probes, _ = load_probes([SPECS])
+    probes, _ = load_probes([SPECS], provider="anthropic")
     results = verify([CASSETTES], probes)
     reached = [r.details["live_task"]["tool_steps"] for r in results
                if r.family == "compaction" and r.outcome == "pass" and r.details["reached_live"]]

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="emulator port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--quiet", action="store_true", help="print only failures")
     args = parser.parse_args(argv)
-    probes, errors = load_probes([default_specs()])
+    probes, errors = load_probes([default_specs()], provider="anthropic")
     for error in errors:
         print(error, file=sys.stderr)
     if errors:

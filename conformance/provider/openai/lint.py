@@ -1,0 +1,105 @@
+"""``conformance lint-config`` for an OpenAI configuration: say whether ``context_management``
+compaction or ``truncation`` can reach into a task in flight, and from which task size.
+
+The answers are the documented rules of ``semantics`` (the ones the probes are checked against):
+threshold compaction, as recorded, fires only after a response's own final answer, so with function
+tools it folds settled work only (hosted tools run inside one response, where the documented pass
+may fall between their steps); ``truncation: "auto"`` drops items from the beginning, so it cuts into the task
+in flight once that task alone outgrows the model's window less its output allowance.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..._yamlsource import read_text
+from ...errors import SpecError
+from . import semantics as sem
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One mechanism's lint result: does it reach live work, from which task, and what avoids it."""
+
+    edit: str
+    label: str
+    reaches: bool
+    smallest_task: str
+    avoid: str
+    smallest_tokens: int | None = None
+
+
+def _parse(path: Path) -> Any:
+    text = read_text(path)
+    return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_LOADER)
+
+
+def is_openai_config(path: Path) -> bool:
+    """Returns whether the file reads as an OpenAI configuration (``provider: openai``, a
+    ``context_management`` list, or ``truncation``); False for anything unreadable."""
+    try:
+        data = _parse(path)
+    except (SpecError, ValueError, yaml.YAMLError, OSError):
+        return False
+    return isinstance(data, dict) and (data.get("provider") == "openai" or "truncation" in data
+                                       or isinstance(data.get("context_management"), list))
+
+
+def load_config(path: Path, validator: Any) -> dict[str, Any]:
+    """Returns the configuration checked against ``validator`` (the schema's ``openaiLintConfig``);
+    raises ``SpecError`` naming the field."""
+    try:
+        data = _parse(path)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise SpecError(path, None, "", f"does not parse: {str(exc).splitlines()[0]}") from None
+    errors = sorted(validator.iter_errors(data), key=lambda e: len(list(e.absolute_path)), reverse=True)
+    if errors:
+        raise SpecError(path, None, ".".join(str(p) for p in errors[0].absolute_path), errors[0].message)
+    return data
+
+
+def lint(config: dict[str, Any]) -> list[Finding]:
+    """Returns one finding per mechanism the configuration turns on (none for a configuration that turns none on)."""
+    findings = []
+    hosted = sorted({str(t.get("type")) for t in config.get("tools") or [] if t.get("type") != "function"})
+    for entry in config.get("context_management") or []:
+        threshold = entry.get("compact_threshold")
+        label = f"compact_threshold {threshold if threshold is not None else '(server default)'}"
+        if hosted:
+            findings.append(Finding("context_management compaction", label, True,
+                                    f"one response that runs hosted tools ({', '.join(hosted)}) past the threshold: "
+                                    "the documented pass compacts mid-response, between their steps",
+                                    "keep hosted tools out of requests that carry context_management, or compact "
+                                    "on demand between tasks (compaction_trigger after a final answer)",
+                                    threshold))
+            continue
+        findings.append(Finding("context_management compaction", label, False,
+                                "none with function tools: the service compacts after a response's own final "
+                                "answer, not while a call is open (as recorded; check your server with "
+                                "`conformance verify`)", "-"))
+    if config.get("truncation") == "auto":
+        model = config.get("model")
+        limit = sem.window_limit(str(model)) if model else None
+        size = f"more than {limit} input tokens ({model})" if limit else \
+            "larger than the model's context window less its output allowance"
+        findings.append(Finding("truncation", "auto", True, f"a task in flight of {size}",
+                                "truncation: disabled (an oversized request fails with context_length_exceeded "
+                                "instead of losing its first items), or compact between tasks before one "
+                                "outgrows the window", limit + 1 if limit else None))
+    return findings
+
+
+def render(findings: list[Finding]) -> list[str]:
+    """Returns the findings as text lines a user can act on."""
+    lines = []
+    for f in findings:
+        lines += [f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
+                  f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}"]
+    return lines or ["no context_management compaction and no auto truncation: nothing is folded or dropped"]

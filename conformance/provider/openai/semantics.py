@@ -1,0 +1,227 @@
+"""OpenAI's server-side context management as documented, over Responses API items (plain dicts).
+
+Four mechanisms: threshold compaction on ``responses.create`` (``context_management``), the
+standalone ``/v1/responses/compact`` endpoint, the on-demand ``compaction_trigger`` input item and
+``truncation: "auto"``. Where the task in flight starts is the project's one rule
+(``conformance.transcript.find_live_start``) applied to the items after converting them with
+``conformance.formats.openai_responses``; nothing here asks a compactor where it starts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...formats.base import FormatError
+from ...formats.openai_responses import from_format
+from ...transcript import find_live_start
+
+Item = Mapping[str, Any]
+
+VERDICTS = ("settled-only", "reached-live-task", "no-edit", "rejected", "inconsistent")
+MECHANISMS = ("threshold", "compact", "trigger", "truncation")
+COMPACTION = "compaction"
+TRIGGER = "compaction_trigger"
+NO_TOOL_OUTPUT = "No tool output found for function call"
+TRIGGER_NOT_LAST = "The 'compaction_trigger' item must be the final input item."
+CONTEXT_EXCEEDED = "context_length_exceeded"
+# Items the server runs itself inside one response (no client output follows them).
+HOSTED_CALLS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
+                          "mcp_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call",
+                          "tool_search_call", "custom_tool_call"})
+# Context windows and the largest output allowance the API subtracts from them ("auto" truncation).
+CONTEXT_WINDOWS = {"gpt-4o-mini": (128_000, 16_384), "gpt-4o": (128_000, 16_384),
+                   "gpt-4.1": (1_047_576, 32_768), "gpt-4.1-mini": (1_047_576, 32_768),
+                   "gpt-5-mini": (400_000, 128_000), "gpt-5.4-mini": (400_000, 128_000)}
+_FILLER_WORDS = ("cat", "dog", "sun", "sky", "red", "map", "box", "cup",
+                 "pen", "oak", "ice", "fog", "bay", "elm", "fig", "jar")
+
+
+def filler(tokens: int, seed: int = 0) -> str:
+    """Returns about ``tokens`` tokens of plain filler words (deterministic for a seed)."""
+    words = [_FILLER_WORDS[(seed * 7 + i * 3 + i // 16) % len(_FILLER_WORDS)] for i in range(max(tokens, 0))]
+    return " ".join(words)
+
+
+def estimate_text(text: str) -> int:
+    """Returns an estimate of the tokens of ``text``: one per word of at most four letters, else chars/4."""
+    return sum(1 if len(w) <= 4 else math.ceil(len(w) / 4) for w in text.split())
+
+
+def item_text(item: Item) -> str:
+    """Returns the text an item carries (message parts, call arguments, call output, reasoning text)."""
+    kind = item.get("type", "message")
+    if kind == "message":
+        content = item.get("content")
+        if isinstance(content, str):
+            return content
+        return " ".join(str(p.get("text", "")) for p in content or [] if isinstance(p, Mapping))
+    if kind == "function_call":
+        return f"{item.get('name', '')} {item.get('arguments', '')}"
+    if kind == "function_call_output":
+        body = item.get("output")
+        return body if isinstance(body, str) else " ".join(str(p.get("text", "")) for p in body or [])
+    if kind == "reasoning":
+        return " ".join(str(p.get("text", "")) for p in (item.get("summary") or []) + (item.get("content") or []))
+    return ""
+
+
+def item_tokens(item: Item) -> int:
+    """Returns the estimated tokens of one input item (its text plus a small framing overhead)."""
+    if item.get("type") == COMPACTION:
+        return 64
+    if item.get("type") == "reasoning":
+        return 16 + estimate_text(item_text(item))
+    return 4 + estimate_text(item_text(item))
+
+
+def input_tokens(items: Sequence[Item], instructions: str | None = None) -> int:
+    """Returns the estimated input tokens of a request with these items and instructions."""
+    return 3 + sum(item_tokens(i) for i in items) + (4 + estimate_text(instructions) if instructions else 0)
+
+
+def _normalised(item: Item) -> dict[str, Any] | None:
+    """Returns the item as the Responses format converter reads it, or None for an item with no
+    counterpart in the rule (a compaction item, a trigger, a system or developer message)."""
+    kind = item.get("type", "message")
+    if kind == "message":
+        if item.get("role") not in ("user", "assistant"):
+            return None
+        content = item.get("content")
+        if isinstance(content, list):
+            content = [{"type": p.get("type"), "text": str(p.get("text", ""))} for p in content if isinstance(p, Mapping)]
+        return {"type": "message", "role": item["role"], "content": content if content is not None else []}
+    if kind in ("function_call", "function_call_output"):
+        return dict(item)
+    if kind == "reasoning":  # opaque to the rule: a reasoning block without text
+        return {"type": "reasoning", "encrypted_content": "opaque"}
+    if kind in HOSTED_CALLS:  # the server ran it within the response: reads like reasoning, not an open call
+        return {"type": "reasoning", "encrypted_content": "hosted"}
+    return None
+
+
+def live_start(items: Sequence[Item]) -> int:
+    """Returns the index of the first item of the task in flight; ``len(items)`` when it ends settled.
+
+    Raises ``FormatError`` for items the converter cannot read (a malformed call, for instance).
+    """
+    kept = [(i, n) for i, n in ((i, _normalised(item)) for i, item in enumerate(items)) if n is not None]
+    history = from_format([n for _, n in kept])
+    start = find_live_start(history)
+    if start >= len(history):
+        return len(items)
+    # the message index -> the first kept item that belongs to it
+    for position in range(len(kept)):
+        if len(from_format([n for _, n in kept[: position + 1]])) == start + 1:
+            return kept[position][0]
+    return len(items)  # pragma: no cover - from_format grows one message at a time
+
+
+def open_calls(items: Sequence[Item]) -> list[str]:
+    """Returns the ``call_id`` of every function call with no output among the items, in order."""
+    answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
+    return [str(i.get("call_id")) for i in items if i.get("type") == "function_call" and i.get("call_id") not in answered]
+
+
+def fingerprint(item: Item) -> tuple[str, str, str]:
+    """Returns what identifies an item across a compaction: type, role and canonical content (never the id)."""
+    kind = str(item.get("type", "message"))
+    if kind == "message":
+        content = item.get("content")
+        texts = [content] if isinstance(content, str) else [str(p.get("text", "")) for p in content or []
+                                                              if isinstance(p, Mapping)]
+        return kind, str(item.get("role")), json.dumps(texts)
+    if kind in ("function_call", "function_call_output"):
+        return kind, str(item.get("call_id")), item_text(item)
+    return kind, "", str(item.get("encrypted_content") or item_text(item))
+
+
+@dataclass
+class Prediction:
+    """What the documented rules give for one probe: the verdict, the cut, and the reasons."""
+
+    verdict: str
+    error: dict[str, str] | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+def window_limit(model: str) -> int | None:
+    """Returns the input tokens ``model`` takes before ``auto`` truncation drops items, or None if unknown."""
+    window = CONTEXT_WINDOWS.get(model)
+    return None if window is None else window[0] - window[1]
+
+
+def truncation_cut(items: Sequence[Item], limit: int, instructions: str | None = None) -> int | None:
+    """Returns how many leading items ``auto`` truncation drops to fit ``limit``; None when nothing fits."""
+    for cut in range(len(items)):
+        if input_tokens(items[cut:], instructions) <= limit:
+            return cut
+    return None
+
+
+def answer_kind(request: Mapping[str, Any]) -> str:
+    """Returns what the model is asked to answer with: ``function_call`` when a call is forced, else ``message``."""
+    choice = request.get("tool_choice")
+    forced = choice == "required" or (isinstance(choice, Mapping) and choice.get("type") == "function")
+    return "function_call" if forced and request.get("tools") else "message"
+
+
+def predict(mechanism: str, request: Mapping[str, Any], items: Sequence[Item], live_from: int) -> Prediction:
+    """Returns the documented verdict for the judged call of a probe whose full input is ``items``."""
+    live = live_from < len(items)
+    if mechanism == "compact":
+        if open_calls(items):
+            return Prediction("rejected", {"type": "invalid_request_error", "message": NO_TOOL_OUTPUT},
+                              ["the window holds a function call without its output"])
+        folded = [n for n, i in enumerate(items) if i.get("type", "message") != "message" or i.get("role") == "assistant"]
+        if live and any(n >= live_from for n in folded):
+            return Prediction("reached-live-task", reasons=["the endpoint folds every assistant and tool item, "
+                                                            "those of the task in flight too"])
+        return Prediction("settled-only" if folded else "no-edit")
+    if mechanism == "trigger":
+        position = next(n for n, i in enumerate(items) if i.get("type") == TRIGGER)
+        if position != len(items) - 1:
+            return Prediction("rejected", {"type": "invalid_request_error", "message": TRIGGER_NOT_LAST},
+                              ["the trigger is not the last input item"])
+        return Prediction("reached-live-task" if live_from < position else "settled-only",
+                          reasons=["the compaction item stands for the whole input"])
+    if mechanism == "truncation":
+        limit = window_limit(str(request.get("model")))
+        if limit is None:
+            raise ValueError(f"no context window known for model {request.get('model')!r}")
+        cut = truncation_cut(items, limit, request.get("instructions"))
+        if request.get("truncation") != "auto":
+            if cut == 0:
+                return Prediction("no-edit")
+            return Prediction("rejected", {"type": "invalid_request_error", "code": CONTEXT_EXCEEDED},
+                              ["the input exceeds the context window and truncation is disabled"])
+        if cut is None:
+            return Prediction("rejected", {"type": "invalid_request_error", "code": CONTEXT_EXCEEDED},
+                              ["no suffix of the input fits the context window"])
+        if cut == 0:
+            return Prediction("no-edit")
+        return Prediction("reached-live-task" if cut > live_from else "settled-only",
+                          reasons=[f"auto truncation drops the first {cut} item(s)"])
+    # threshold compaction: the recorded service compacts only after the response's final answer
+    threshold = next((e.get("compact_threshold") for e in request.get("context_management") or []
+                      if e.get("type") == COMPACTION), None)
+    if threshold is None or input_tokens(items, request.get("instructions")) < threshold:
+        return Prediction("no-edit", reasons=["the input stays below compact_threshold"])
+    if answer_kind(request) == "function_call":
+        return Prediction("no-edit", reasons=["the response ends in a function call; the service waits for the "
+                                              "final answer before it compacts"])
+    return Prediction("settled-only", reasons=["compaction follows the response's own final answer"])
+
+
+def check_live(items: Sequence[Item], declared: int) -> str | None:
+    """Returns why ``declared`` is not where the task in flight starts among ``items``, or None."""
+    try:
+        found = live_start(items)
+    except FormatError as exc:
+        return f"the items cannot be read: {exc}"
+    if found != declared:
+        return f"the task in flight starts at item {found}, not {declared}"
+    return None

@@ -1,0 +1,63 @@
+"""`conformance analyze` judges OpenAI traffic with the same rules verify uses: the shipped emulator
+cassettes get their probes' predicted verdicts, faulty servers' recordings get the verdicts verify
+gives them, and the real recordings other projects made get their README's verdicts
+(tests/provider/test_analyze_real.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from conformance.provider.analyze import analyze_file, judges
+from conformance.provider.openai.probes import OpenAIProbe
+
+from .conftest import SHIPPED
+from .test_verify import RED
+
+
+def _judged(path: Path) -> str:
+    """Returns the verdict of the probe's judged call: the last one that is not a token count."""
+    result = analyze_file(path)
+    assert result.error is None
+    [found] = [j for j in result.judgements if not j.endpoint.endswith("/input_tokens")][-1:]
+    return found.verdict
+
+
+def _expected(probe: OpenAIProbe, verdict: str) -> str:
+    # analyze sees a recording only up to each interaction: the suffix counts a truncation probe
+    # records after its call are not there yet, so it cannot tell what was dropped, and says so
+    return "cannot-tell" if probe.mechanism == "truncation" else verdict
+
+
+def test_the_openai_judge_is_registered() -> None:
+    assert "openai" in {j.provider for j in judges()}
+
+
+def test_shipped_cassettes_get_their_predicted_verdict(openai_probes: dict[str, OpenAIProbe]) -> None:
+    for probe in openai_probes.values():
+        assert _judged(SHIPPED / f"{probe.id}.yaml") == _expected(probe, probe.predict["verdict"]), probe.id
+
+
+@pytest.mark.parametrize("fault", sorted(RED))
+def test_faulty_recordings_get_the_verdict_verify_gives(fault: str, faulty_recordings: Callable[[str], Path],
+                                                        openai_probes: dict[str, OpenAIProbe]) -> None:
+    folder = faulty_recordings(fault)
+    for probe_id, verdict in RED[fault].items():
+        assert _judged(folder / f"{probe_id}.yaml") == _expected(openai_probes[probe_id], verdict), probe_id
+
+
+def test_analyze_exits_1_on_a_reached_task(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(SHIPPED / "openai-compact.window-mid-task.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "reached-live-task" in out and "openai" in out
+    assert main(["analyze", str(SHIPPED / "openai-compact.settled.yaml")]) == 0
+
+
+def test_explain_shows_an_openai_probe_and_its_recording(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "openai-compact.window-mid-task"]) == 0
+    out = capsys.readouterr().out
+    assert "2 live message user" in out and "from item 2" in out
+    assert "verdict reached-live-task, as predicted" in out and "LIVE: items 3-4" in out
