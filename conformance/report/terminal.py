@@ -234,6 +234,8 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             verdict = "NO VERDICT (interrupted)"
         elif verdict == "CONFORMS" and totals["xfail"]:
             verdict += f" (with {plural(totals['xfail'], 'known-gap failure')})"
+        if verdict.startswith("CONFORMS") and probe_results:  # the recordings' part is no conformance
+            verdict += "; every recording as predicted"
         if report.spec_errors:
             verdict = f"SPEC ERRORS ({len(report.spec_errors)})"
     out.extend(fit(["total: " + ", ".join(_count_words(totals, not_run(everything))) + f" -- {verdict}"]))
