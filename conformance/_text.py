@@ -20,3 +20,8 @@ def fit(lines: Iterable[str], width: int = WIDTH) -> list[str]:
         out += textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
                              replace_whitespace=False, drop_whitespace=True) or [line[:width]]
     return out
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """Returns ``n`` and ``word``, in the plural unless ``n`` is 1 ("1 message", "2 findings")."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._text import WIDTH, fit
+from .._text import WIDTH, fit, plural
 from ..results import CheckResult
 
 
@@ -162,6 +162,7 @@ def render(results: Sequence[CheckResult]) -> str:
         counts["finding"] = len(found)
     emulated = {r.target for r in results if r.outcome in ("pass", "fail") and r.target.startswith("emulator")}
     note = " (local emulator: evidence of the rules, not of the real service)" if emulated else ""
-    out.append("verify: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + note
+    out.append("verify: " + ", ".join(plural(n, k) if k == "finding" else f"{n} {k}"
+                                      for k, n in sorted(counts.items())) + note
                if counts else "verify: nothing to verify")
     return "\n".join(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._text import fit
+from .._text import fit, plural
 from ..invariants import CATALOG
 from ..results import CheckResult, must_checked, summarize, without_output
 from ..runner import RunReport
@@ -24,11 +24,6 @@ def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str], sh
         if key in rows:
             lines.append(f"{key:<{width}}" + "".join(f"{rows[key].get(o, 0):>{w}}" for o, w in zip(shown, cols)))
     return lines
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """Returns ``n`` and ``word``, in the plural unless ``n`` is 1 ("1 message", "2 findings")."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def _counted(results: Sequence[CheckResult], no_output: set[tuple[str, str]]) -> dict[str, Any]:
