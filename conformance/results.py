@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -12,6 +12,8 @@ OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skip", "xfail", "xpass")
 # Of the skips, those not run because the call raised or hung or its output was malformed: they are
 # no pass, and a "passing / checked" tally counts them as checked and not passing.
 NOT_RUN = "not_run"
+NO_OUTPUT = "no-output"  # checks that passed on a call that returned nothing (raised, hung, declined)
+SHOWN: tuple[str, ...] = (*OUTCOMES, NO_OUTPUT)  # the counts a report shows: no-output passes apart
 # The message of a ``call.completes`` pass whose call declined (raised a refusal the scenario allows).
 DECLINED = "declined: "
 
@@ -76,3 +78,21 @@ def without_output(results: Iterable[CheckResult]) -> set[tuple[str, str]]:
     record is an error (raised, hung), a known-gap error, or a pass of a declined call."""
     return {(r.target, r.scenario) for r in results if r.invariant == "call.completes" and r.kind == "scenario"
             and (r.outcome in ("error", "xfail") or (r.outcome == "pass" and r.message.startswith(DECLINED)))}
+
+
+def summarize_shown(results: Sequence[CheckResult]) -> dict[str, Any]:
+    """Returns ``summarize`` of ``results`` where a pass on a call that returned nothing is counted
+    as ``no-output``, not as a pass (a target that always raises passes nothing)."""
+    no_output = without_output(results)
+    summary = summarize(results)
+    idle = summarize([r for r in results if r.outcome == "pass" and (r.target, r.scenario) in no_output])
+    for name in ("outcomes", "families", "invariants"):
+        table, lost = summary[name], idle[name]
+        rows = [table] if name == "outcomes" else [table.get(k, {}) for k in lost]
+        keys = [None] if name == "outcomes" else list(lost)
+        for row, key in zip(rows, keys):
+            gone = (lost if key is None else lost[key])["pass"]
+            row["pass"] -= gone
+            row[NO_OUTPUT] = gone
+    summary["outcomes"].setdefault(NO_OUTPUT, 0)
+    return summary

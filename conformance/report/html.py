@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from html import escape as e
 from typing import Any
 
-from ..results import OUTCOMES
+from ..results import SHOWN
 from . import html_timeline
 from .html_style import CSS
 
@@ -49,7 +49,7 @@ def _why(view: Mapping[str, Any]) -> str:
 def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
     ok = view["ok"]
     chips = "".join(f'<span class="chip o-{o}"><b>{view["totals"][o]}</b> {o}</span>'
-                    for o in OUTCOMES if view["totals"][o])
+                    for o in SHOWN if view["totals"].get(o))
     info = header.get("run_info", {})
     sdk = info.get("sdk", {})
     meta = (f'context-conformance {e(str(header.get("suite_version")))} · command {e(str(header.get("command")))}'
@@ -77,7 +77,7 @@ def _targets(view: Mapping[str, Any]) -> str:
     for t in view["targets"]:
         o = t["summary"]["outcomes"]
         ok = t["gating"] == 0
-        counts = " ".join(f'<span class="chip o-{k}">{o[k]} {k}</span>' for k in OUTCOMES if o[k])
+        counts = " ".join(f'<span class="chip o-{k}">{o[k]} {k}</span>' for k in SHOWN if o.get(k))
         cards.append(f'<div class="card {"ok" if ok else "bad"}"><h3><code>{e(t["name"])}</code></h3>'
                      f'<p class="cv">{e(t["verdict"])}</p><p>{counts}</p>'
                      f'<p>{t["gating"]} gating failures{" · reference" if t["reference"] else ""}</p></div>')

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 
-from ..results import CheckResult, summarize
+from ..results import CheckResult, summarize_shown
 from .runinfo import header
 
 SCHEMA_FILE = "results.schema.json"
@@ -37,7 +37,7 @@ def records(report: Any, results: Sequence[CheckResult], exit_code: int, *, comm
         lines.append({"record": "drift", "seq": seq, **{k: change[k] for k in
                       ("probe", "category", "change", "path", "rule", "before", "after") if k in change}})
     footer: dict[str, Any] = {
-        "record": "footer", "counts": summarize(results)["outcomes"], "gating_failures": gating,
+        "record": "footer", "counts": summarize_shown(results)["outcomes"], "gating_failures": gating,
         "exit_code": exit_code,
         "spec_errors": [{"path": e.path, "line": e.line, "field": e.field, "message": e.message}
                         for e in report.spec_errors]}

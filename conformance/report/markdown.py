@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._markdown import cell
-from ..results import OUTCOMES
+from ..results import NO_OUTPUT, OUTCOMES, SHOWN
 
 MAX_FAILURES = 40
 MAX_DIFF_LINES = 12
@@ -31,11 +31,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 def _targets(view: Mapping[str, Any]) -> list[str]:
     rows = []
+    shown = OUTCOMES + ((NO_OUTPUT,) if any(t["summary"]["outcomes"].get(NO_OUTPUT) for t in view["targets"]) else ())
     for t in view["targets"]:
         outcomes = t["summary"]["outcomes"]
-        rows.append([f"`{cell(t['name'])}`", t["verdict"]] + [str(outcomes[o]) for o in OUTCOMES]
+        rows.append([f"`{cell(t['name'])}`", t["verdict"]] + [str(outcomes.get(o, 0)) for o in shown]
                     + [str(t["gating"])])
-    return ["## Targets", ""] + _table(["target", "verdict", *OUTCOMES, "gating failures"], rows) + [""]
+    note = [f"({NO_OUTPUT}: checks that passed on a call that returned nothing; not counted as passes)", ""] \
+        if NO_OUTPUT in shown else []
+    return ["## Targets", ""] + _table(["target", "verdict", *shown, "gating failures"], rows) + [""] + note
 
 
 def _by_target(title: str, column: str, table: Mapping[str, Mapping[str, Sequence[int]]],
@@ -120,7 +123,7 @@ def render(view: Mapping[str, Any]) -> str:
     """Returns summary.md for a report view built by ``model.build``."""
     targets = [t["name"] for t in view["targets"]]
     totals = view["totals"]
-    counts = ", ".join(f"{totals[o]} {o}" for o in OUTCOMES if totals[o]) or "no checks"
+    counts = ", ".join(f"{totals[o]} {o}" for o in SHOWN if totals.get(o)) or "no checks"
     lines = [f"# context-conformance: {view['verdict']}", "",
              (f"{view['checks']} checks ({counts}) · {len(targets)} target(s) · "
               f"{len(view['scenarios'])} scenarios · exit code {view['exit_code']}"), ""]

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..invariants import CATALOG
 from ..redaction import Redactor, secrets_in
-from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize
+from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize_shown
 from ..tracebacks import scrub_credentials
 from .timeline import align, counts, labeller
 
@@ -42,11 +42,12 @@ def verdict_of(gating: int, spec_errors: int) -> str:
 
 
 def _summaries(results: Sequence[CheckResult], targets: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Returns ``summarize`` of each target's results, by target name."""
+    """Returns ``summarize_shown`` of each target's results, by target name (a pass on a call that
+    returned nothing counts as no-output)."""
     mine: dict[str, list[CheckResult]] = {t: [] for t in targets}
     for r in results:
         mine.setdefault(r.target, []).append(r)
-    return {t: summarize(mine[t]) for t in targets}
+    return {t: summarize_shown(mine[t]) for t in targets}
 
 
 def _target_rows(report: Any, summaries: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -147,7 +148,7 @@ def build(report: Any, results: Sequence[CheckResult], probes: Sequence[CheckRes
         "verdict": verdict,
         "ok": gating + breaking == 0 and not report.spec_errors,
         "exit_code": exit_code,
-        "totals": summarize([*results, *probes])["outcomes"],
+        "totals": summarize_shown([*results, *probes])["outcomes"],
         "checks": len(results) + len(probes),
         "gating": gating,
         "targets": _target_rows(report, summaries),

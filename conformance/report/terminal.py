@@ -7,13 +7,12 @@ from typing import Any
 
 from .._text import fit, plural
 from ..invariants import CATALOG
-from ..results import CheckResult, must_checked, summarize, without_output
+from ..results import NO_OUTPUT, CheckResult, must_checked, summarize_shown, without_output
 from ..runner import RunReport
 
 _SHOWN = ("pass", "fail", "error", "skip", "xfail", "xpass")
 
 
-NO_OUTPUT = "no-output"  # the column of checks that passed on a call that returned nothing
 
 
 def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str], shown: Sequence[str] = _SHOWN) -> list[str]:
@@ -24,22 +23,6 @@ def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str], sh
         if key in rows:
             lines.append(f"{key:<{width}}" + "".join(f"{rows[key].get(o, 0):>{w}}" for o, w in zip(shown, cols)))
     return lines
-
-
-def _counted(results: Sequence[CheckResult], no_output: set[tuple[str, str]]) -> dict[str, Any]:
-    """Returns ``summarize`` of ``results`` where a pass on a call that returned nothing is not a
-    pass but a ``no-output`` count (a target that always raises passes nothing)."""
-    summary = summarize(results)
-    idle = summarize([r for r in results if r.outcome == "pass" and (r.target, r.scenario) in no_output])
-    for name in ("outcomes", "families", "invariants"):
-        table, lost = summary[name], idle[name]
-        rows = [table] if name == "outcomes" else [table.get(k, {}) for k in lost]
-        keys = [None] if name == "outcomes" else list(lost)
-        for row, key in zip(rows, keys):
-            gone = (lost if key is None else lost[key])["pass"]
-            row["pass"] -= gone
-            row[NO_OUTPUT] = gone
-    return summary
 
 
 def _group_failures(shown: Sequence[CheckResult], sizes: dict[str, int]) -> list[tuple[str, list[CheckResult]]]:
@@ -135,7 +118,7 @@ def target_verdict(target: str, report: RunReport, no_output: set[tuple[str, str
     """Returns the one verdict line of one target: CONFORMS, DOES NOT CONFORM or NO VERDICT (an
     interrupted run), then its counts, errors first, passes counted only on an output."""
     mine = [r for r in report.results if r.target == target]
-    totals = _counted(mine, no_output)["outcomes"]
+    totals = summarize_shown(mine)["outcomes"]
     failing = [r for r in report.failures() if r.target == target]
     if failing:
         word = "DOES NOT CONFORM"
@@ -187,7 +170,7 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
     no_output = without_output(report.results)
     for target in report.targets:
         mine = [r for r in report.results if r.target == target]
-        summary = _counted(mine, no_output)
+        summary = summarize_shown(mine)
         columns = _SHOWN + ((NO_OUTPUT,) if summary["outcomes"][NO_OUTPUT] else ())
         out.append("")
         out.append(f"target {target}: {plural(len({r.scenario for r in mine}), 'scenario')}, "
@@ -221,7 +204,7 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
     if probe_results:
         out.extend(fit([provider_verdict(probe_results)]))
     everything = [*report.results, *probe_results]
-    totals = _counted(everything, no_output)["outcomes"]
+    totals = summarize_shown(everything)["outcomes"]
     failing = len(report.failures()) + sum(1 for r in probe_results if r.level == "MUST" and r.outcome in ("fail", "error", "xpass"))
     if verdict is None:
         verdict = "CONFORMS" if failing == 0 else "DOES NOT CONFORM"

@@ -12,7 +12,7 @@ import pytest
 from conformance import __version__
 from conformance.report import jsonl, write_all
 from conformance.report.runinfo import library_version
-from conformance.results import CheckResult, summarize
+from conformance.results import CheckResult, summarize_shown
 from conformance.runner import RunReport
 
 from . import targets
@@ -59,7 +59,7 @@ def test_one_record_per_check_and_footer_counts(mixed_dir: Path, mixed_report: R
     assert [r["seq"] for r in results] == list(range(1, len(results) + 1))
     assert {(r["target"], r["scenario"], r["invariant"], r["outcome"]) for r in results} == {
         (r.target, r.scenario, r.invariant, r.outcome) for r in mixed_report.results}
-    assert lines[-1]["counts"] == summarize(mixed_report.results)["outcomes"]
+    assert lines[-1]["counts"] == summarize_shown(mixed_report.results)["outcomes"]
     assert lines[-1]["exit_code"] == 1
 
 
@@ -222,3 +222,16 @@ def test_validate_agrees_with_the_whole_schema_on_every_kind_of_line(mixed_dir: 
 def test_write_refuses_records_that_break_the_schema(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="schema"):
         jsonl.write(tmp_path / "x.jsonl", [{"record": "result", "seq": 0}])
+
+
+def test_a_target_that_always_raises_passes_nothing_in_the_reports(tmp_path: Path) -> None:
+    report = run_fixtures(targets.raises)
+    write_all(tmp_path, report, [], report.exit_code)
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    row = next(line for line in summary.splitlines() if line.startswith("| `targets:raises`"))
+    header = next(line for line in summary.splitlines() if line.startswith("| target | verdict"))
+    cells = dict(zip([c.strip() for c in header.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
+    assert cells["pass"] == "0" and int(cells["no-output"]) > 0 and int(cells["error"]) > 0, cells
+    assert " pass" not in summary.splitlines()[2].split("(")[1].split(")")[0]  # the head line counts no pass
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "no-output</span>" in page and not re.search(r"<b>\d+</b> pass</span>", page)
