@@ -3,7 +3,7 @@
 ``use_attributes=False``, as log events; content capture set by ``TRACELOOP_TRACE_CONTENT`` as shown.
 The calls go through the SDK's own mock transport; the payload is every finished span's attributes
 from an ``InMemorySpanExporter``, or every log record's body and attributes from an
-``InMemoryLogExporter``."""
+``InMemoryLogRecordExporter``."""
 
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ def _spans(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
 def _events(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
     from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import InMemoryLogExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
     from opentelemetry.sdk.trace import TracerProvider
 
-    exporter = InMemoryLogExporter()
+    exporter = InMemoryLogRecordExporter()
     logs = LoggerProvider()
     logs.add_log_record_processor(SimpleLogRecordProcessor(exporter))
     instrumentor = AnthropicInstrumentor(use_attributes=False)
