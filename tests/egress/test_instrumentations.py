@@ -18,7 +18,7 @@ from conformance.egress.run import run
 from conformance.egress.surfaces import surface
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-LIBRARIES = ("opentelemetry-instrumentation-genai-anthropic", "opentelemetry-instrumentation-anthropic")
+LIBRARIES = ("opentelemetry-instrumentation-genai-anthropic", "opentelemetry-instrumentation-anthropic", "langsmith")
 ROWS = [c for c in COMPONENTS if c.library in LIBRARIES]
 
 
@@ -45,8 +45,18 @@ def test_each_instrumentation_has_a_leaking_default_and_a_row_that_loses_the_ans
         rows = [row for row in published if row["library"] == library]
         assert any("egress.no-reasoning-text" in row["failures"] for row in rows), library
         assert any(set(row["failures"]) == {"egress.answer-kept"} for row in rows), library
-    fixed = [row for row in published if row["component"].endswith(".span_only_rewrite")]
-    assert fixed and fixed[0]["failures"] == {} and fixed[0]["conversations"] > 0
+    fixed = {row["component"]: row for row in published
+             if row["component"].endswith((".span_only_rewrite", ".hide_reasoning"))}
+    assert len(fixed) == 2 and all(row["failures"] == {} and row["conversations"] > 0 for row in fixed.values())
+
+
+def test_langsmith_keeps_thinking_on_a_text_reply_and_drops_it_on_a_tool_call(conversations) -> None:
+    published = {row["component"]: row for row in json.loads((DOCS / "egress-matrix.json").read_text("utf-8"))["rows"]}
+    assert published["langsmith.wrap_anthropic"]["failures"]["egress.no-reasoning-text"] == 3
+    report = run(["conformance.egress.adapters.langsmith_anthropic:default"],
+                 [c for c in conversations if c.id == "anthropic.in-flight.tool-call"], surface("trace"),
+                 in_process=True, time_limit=TIME_LIMIT)
+    assert report.results and all(r.outcome == "pass" for r in report.results if r.level == "MUST")
 
 
 def test_environment_restores_what_it_set(monkeypatch: pytest.MonkeyPatch) -> None:

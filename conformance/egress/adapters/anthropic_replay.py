@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
-def replay(history: list[dict[str, Any]]) -> None:
+def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None) -> None:
     """Calls ``messages.create`` once per assistant message of ``history`` through a client whose
-    transport answers with that message; returns nothing (the instrumentation records the calls)."""
+    transport answers with that message (``wrap(client)`` when given, for a library that wraps the
+    client); returns nothing (the instrumentation records the calls)."""
     import anthropic
     import httpx2
 
@@ -23,6 +24,8 @@ def replay(history: list[dict[str, Any]]) -> None:
 
     client = anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    if wrap is not None:
+        client = wrap(client)
     for i, message in enumerate(history):
         if message["role"] != "assistant":
             continue
