@@ -1,0 +1,58 @@
+"""Drives an instrumented Anthropic client offline: each assistant message of a conversation is one
+``client.messages.create`` call, the messages before it the request, the message itself the reply
+served by the SDK's own mock transport. Shared by the tracing instrumentations' adapters."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+
+def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None) -> None:
+    """Calls ``messages.create`` once per assistant message of ``history`` through a client whose
+    transport answers with that message (``wrap(client)`` when given, for a library that wraps the
+    client); returns nothing (the instrumentation records the calls)."""
+    import anthropic
+    import httpx2
+
+    replies: list[dict[str, Any]] = []
+
+    def handler(request: Any) -> Any:
+        return httpx2.Response(200, json=replies.pop(0))
+
+    client = anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    if wrap is not None:
+        client = wrap(client)
+    for i, message in enumerate(history):
+        if message["role"] != "assistant":
+            continue
+        content = message["content"] if isinstance(message["content"], list) else [
+            {"type": "text", "text": message["content"]}]
+        uses_tools = any(b.get("type") == "tool_use" for b in content)
+        replies.append({"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+                        "content": content, "stop_reason": "tool_use" if uses_tools else "end_turn",
+                        "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10}})
+        client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=history[:i])
+
+
+@contextlib.contextmanager
+def environment(**values: str) -> Iterator[None]:
+    """Sets the environment variables given for the duration of the block, then restores them."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, old in before.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+
+
+def span_attributes(exporter: Any) -> list[dict[str, Any]]:
+    """Returns every finished span's attributes from an ``InMemorySpanExporter``."""
+    return [dict(span.attributes or {}) for span in exporter.get_finished_spans()]
