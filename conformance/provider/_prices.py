@@ -20,7 +20,7 @@ class Prices:
 
 
 def load_prices(package: str) -> Prices:
-    """Returns the price table ``prices.yaml`` shipped in ``package``; raises OSError or KeyError when it is missing or incomplete."""
+    """Returns the ``prices.yaml`` table shipped in ``package``; raises OSError or KeyError if missing or incomplete."""
     text = resources.files(package).joinpath(PRICES_FILE).read_text(encoding="utf-8")
     data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Prices(str(data["date"]), str(data["source"]), dict(data["models"]))

@@ -20,7 +20,7 @@ from .probes import load_probes
 def regenerate_main(argv: list[str] | None, *, prog: str, description: str | None, provider: str,
                     emulator: Callable[[int], AbstractContextManager[Any]],
                     record: Callable[..., Sequence[Any]], stored_url: str) -> int:
-    """Records every ``provider`` probe against a fresh emulator; returns 0 when all were written, else 1 (2: bad specs)."""
+    """Records every ``provider`` probe against a fresh emulator; returns 0 if all were written, else 1 (2: bad specs)."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--out", type=Path, default=None, help="cassette root (default: cassettes/)")
     parser.add_argument("--port", type=int, default=0, help="emulator port on 127.0.0.1 (default: a free one)")
