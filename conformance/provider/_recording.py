@@ -5,9 +5,10 @@ filed under, and filing a finished scratch cassette as ``<out>/<server>/<probe-i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import yaml
@@ -15,6 +16,7 @@ import yaml
 from . import cassettes
 
 _SAFE = re.compile(r"[^A-Za-z0-9.+_-]")
+_Probe = TypeVar("_Probe")
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,14 @@ def file_cassette(data: dict[str, Any], *, probe_id: str, probe_sha256: str, sdk
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(cassettes.dump(data), encoding="utf-8")
     return target
+
+
+def record_in_order(probes: Iterable[_Probe], record_one: Callable[[_Probe], Recorded]) -> list[Recorded]:
+    """Returns ``record_one``'s outcome for each probe in order, stopping after the first one the
+    provider stays unavailable for (that outcome is the last one)."""
+    outcomes: list[Recorded] = []
+    for probe in probes:
+        outcomes.append(record_one(probe))
+        if outcomes[-1].unavailable:
+            break
+    return outcomes

@@ -24,7 +24,7 @@ from typing import Any
 import anthropic
 
 from .. import cassettes
-from .._recording import Recorded, default_server, file_cassette, read_scratch
+from .._recording import Recorded, default_server, file_cassette, read_scratch, record_in_order
 from . import live
 from ..probes import Probe
 
@@ -180,11 +180,6 @@ def record(probes: list[Probe], api_key: str, base_url: str | None, out_root: Pa
     Stops after the first probe the provider stays unavailable for; that outcome is the last one.
     """
     url = resolve_base_url(base_url)
-    outcomes: list[Recorded] = []
     with make_client(api_key, url) as client:
-        for probe in probes:
-            outcomes.append(record_probe(probe, client, url, out_root, attempts=attempts, sleep=sleep,
-                                         stored_url=stored_url))
-            if outcomes[-1].unavailable:
-                break
-    return outcomes
+        return record_in_order(probes, lambda probe: record_probe(probe, client, url, out_root, attempts=attempts,
+                                                                  sleep=sleep, stored_url=stored_url))

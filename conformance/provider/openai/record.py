@@ -22,7 +22,7 @@ from pathlib import Path
 import openai
 
 from .. import cassettes
-from .._recording import Recorded, default_server, file_cassette, read_scratch
+from .._recording import Recorded, default_server, file_cassette, read_scratch, record_in_order
 from .probes import OpenAIProbe
 from .run import RunProblem, make_client, run
 
@@ -96,11 +96,6 @@ def record(probes: list[OpenAIProbe], api_key: str, base_url: str | None, out_ro
     """Records every probe in order into ``out_root``; stops after the first one the provider stays
     unavailable for (that outcome is the last one)."""
     url = resolve_base_url(base_url)
-    outcomes: list[Recorded] = []
     with make_client(api_key, url) as client:
-        for probe in probes:
-            outcomes.append(record_probe(probe, client, url, out_root, attempts=attempts, sleep=sleep,
-                                         stored_url=stored_url))
-            if outcomes[-1].unavailable:
-                break
-    return outcomes
+        return record_in_order(probes, lambda probe: record_probe(probe, client, url, out_root, attempts=attempts,
+                                                                  sleep=sleep, stored_url=stored_url))
