@@ -65,6 +65,16 @@ def file_cassette(data: dict[str, Any], *, probe_id: str, probe_sha256: str, sdk
     return target
 
 
+def finish(scratch: Path, notes: list[str], *, probe_id: str, probe_sha256: str, sdk: str, base_url: str,
+           stored_url: str | None, out_root: Path, extra: dict[str, Any] | None = None) -> Recorded:
+    """Returns the outcome of a recording vcrpy wrote to ``scratch``: filed by ``file_cassette``, or
+    not ok when nothing was recorded."""
+    if not scratch.is_file():
+        return Recorded(probe_id, False, "nothing was recorded")
+    target = file_cassette(read_scratch(scratch), probe_id=probe_id, probe_sha256=probe_sha256, sdk=sdk,
+                           base_url=base_url, stored_url=stored_url, out_root=out_root, extra=extra)
+    return Recorded(probe_id, True, "; ".join(notes) or "recorded", target)
+
 def record_in_order(probes: Iterable[_Probe], record_one: Callable[[_Probe], Recorded]) -> list[Recorded]:
     """Returns ``record_one``'s outcome for each probe in order, stopping after the first one the
     provider stays unavailable for (that outcome is the last one)."""

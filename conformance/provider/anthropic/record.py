@@ -24,7 +24,7 @@ from typing import Any
 import anthropic
 
 from .. import cassettes
-from .._recording import Recorded, default_server, file_cassette, read_scratch, record_in_order
+from .._recording import Recorded, default_server, finish, record_in_order
 from . import live
 from ..probes import Probe
 
@@ -144,13 +144,9 @@ def _attempt(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root:
             return exc
         except _Failed as exc:
             return Recorded(probe.id, False, str(exc))
-        if not scratch_path.is_file():
-            return Recorded(probe.id, False, "nothing was recorded")
-        data = read_scratch(scratch_path)
-    target = file_cassette(data, probe_id=probe.id, probe_sha256=probe_digest(probe),
-                           sdk=f"anthropic {anthropic.__version__}", base_url=base_url, stored_url=stored_url,
-                           out_root=out_root, extra=extra)
-    return Recorded(probe.id, True, "; ".join(notes) or "recorded", target)
+        return finish(scratch_path, notes, probe_id=probe.id, probe_sha256=probe_digest(probe),
+                      sdk=f"anthropic {anthropic.__version__}", base_url=base_url, stored_url=stored_url,
+                      out_root=out_root, extra=extra)
 
 
 def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root: Path, *,

@@ -22,7 +22,7 @@ from pathlib import Path
 import openai
 
 from .. import cassettes
-from .._recording import Recorded, default_server, file_cassette, read_scratch, record_in_order
+from .._recording import Recorded, default_server, finish, record_in_order
 from .probes import OpenAIProbe
 from .run import RunProblem, make_client, run
 
@@ -65,13 +65,9 @@ def _attempt(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root:
             if exc.transport:
                 return Recorded(probe.id, False, f"cannot connect ({exc})")
             return Recorded(probe.id, False, str(exc))
-        if not scratch_path.is_file():
-            return Recorded(probe.id, False, "nothing was recorded")
-        data = read_scratch(scratch_path)
-    target = file_cassette(data, probe_id=probe.id, probe_sha256=probe_digest(probe),
-                           sdk=f"openai {openai.__version__}", base_url=base_url, stored_url=stored_url,
-                           out_root=out_root)
-    return Recorded(probe.id, True, "; ".join(notes) or "recorded", target)
+        return finish(scratch_path, notes, probe_id=probe.id, probe_sha256=probe_digest(probe),
+                      sdk=f"openai {openai.__version__}", base_url=base_url, stored_url=stored_url,
+                      out_root=out_root)
 
 
 def record_probe(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root: Path, *,
