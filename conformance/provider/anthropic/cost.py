@@ -13,34 +13,19 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from .._prices import Prices, load_prices
 from . import semantics as sem
 from .live import script_kwargs
 from ..probes import Probe
 from ..table import grid
 
-PRICES_FILE = "prices.yaml"
-
-
-@dataclass(frozen=True)
-class Prices:
-    """The price table: its date, its source and USD per million input/output tokens by model."""
-
-    date: str
-    source: str
-    models: dict[str, dict[str, float]]
-
 
 @cache
 def prices() -> Prices:
     """Returns the shipped price table (``conformance/provider/anthropic/prices.yaml``)."""
-    text = resources.files(__package__).joinpath(PRICES_FILE).read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return Prices(str(data["date"]), str(data["source"]), dict(data["models"]))
+    return load_prices(__package__)
 
 
 @dataclass(frozen=True)

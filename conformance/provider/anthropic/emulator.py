@@ -8,23 +8,20 @@ purpose so tests can show the analyzer catches each one. Run it with
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import hmac
 import json
 import re
-import socket
 import sys
-import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .. import _emulator_server as _serving
+from .._emulator_server import SERVER_HEADER
 from . import emulator_edits as edits
 from . import emulator_stream as streamed
 
-SERVER_HEADER = "x-conformance-server"
 _ORG_ID = "6f0c4a51-2b9e-4d1c-9a57-0d3e8c2b7f10"
 # Signs the thinking this emulator writes, as the real API signs its own; not a credential.
 _THINKING_KEY = b"context-conformance emulator thinking signature"
@@ -255,19 +252,11 @@ def count_tokens(body: dict[str, Any], faults: set[str]) -> dict[str, Any]:
 
 def server_name(faults: Iterable[str]) -> str:
     """Returns the name the emulator reports in ``x-conformance-server``: ``emulator[+fault...]``."""
-    return "+".join(["emulator", *sorted(faults)])
+    return _serving.server_name("emulator", faults)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(_serving.QuietHandler):
     server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        return
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -318,68 +307,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    faults: set[str]
-    name: str
+class _Server(_serving.EmulatorServer):
+    pass
 
 
-class Emulator:
-    """A running emulator on 127.0.0.1; use as a context manager or call ``start``/``stop``."""
+class Emulator(_serving.LocalEmulator):
+    """A running emulator on 127.0.0.1; use as a context manager or call ``start``/``stop``.
+
+    ``url`` is the base URL, ``http://127.0.0.1:PORT``.
+    """
 
     def __init__(self, port: int = 0, faults: Iterable[str] = ()) -> None:
-        unknown = sorted(set(faults) - set(edits.FAULTS))
-        if unknown:
-            raise ValueError(f"unknown fault(s): {', '.join(unknown)}; known: {', '.join(edits.FAULTS)}")
+        _serving.check_faults(faults, edits.FAULTS)
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.faults = set(faults)
         self._server.name = server_name(faults)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
-
-    @property
-    def url(self) -> str:
-        """Returns the base URL, ``http://127.0.0.1:PORT``."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    @property
-    def name(self) -> str:
-        """Returns the server name recorded with every cassette made against it."""
-        return self._server.name
-
-    def start(self) -> Emulator:
-        """Starts serving in a daemon thread; returns self."""
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stops serving and closes the socket."""
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> Emulator:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._serve_in_thread()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the emulator in the foreground until interrupted; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.provider.anthropic.emulator", description=__doc__)
-    parser.add_argument("--port", type=int, default=8089, help="port on 127.0.0.1 (0 picks a free one)")
-    parser.add_argument("--fault", action="append", default=[], choices=sorted(edits.FAULTS),
-                        help="misbehave on purpose; repeatable")
-    args = parser.parse_args(argv)
-    emulator = Emulator(args.port, args.fault)
-    print(f"emulator '{emulator.name}' listening on {emulator.url}", flush=True)
-    try:
-        emulator._server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        emulator._server.server_close()
-    return 0
+    return _serving.serve_main(argv, prog="python -m conformance.provider.anthropic.emulator", description=__doc__,
+                               default_port=8089, faults=edits.FAULTS, emulator=Emulator)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import yaml
 from ..._text import fit
 from ..._yamlsource import read_text
 from ...errors import SpecError
+from .._lint import LintFinding
 from . import semantics as sem
 from ..probes import subschema_validator
 
@@ -41,14 +42,12 @@ LIVE_RESULT_TOKENS = 8
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One edit's lint result: does it reach live work, from which task, and what avoids it."""
+class Finding(LintFinding):
+    """One edit's lint result: does it reach live work, from which task, and what avoids it.
 
-    edit: str
-    label: str
-    reaches: bool
-    smallest_task: str
-    avoid: str
+    The fields after ``avoid`` are this provider's own.
+    """
+
     smallest_steps: int | None = None
     safer_edit: dict[str, Any] | None = None  # replaces the edit in the safer configuration; None drops it
     needs_task_size: bool = False  # the safer form depends on the task size, which was not given

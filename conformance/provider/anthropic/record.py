@@ -14,20 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import anthropic
-import yaml
 
 from .. import cassettes
+from .._recording import Recorded, default_server, finish, record_in_order
 from . import live
 from ..probes import Probe
 
@@ -37,21 +34,6 @@ ATTEMPTS = 4
 BACKOFF_SECONDS = 2.0
 MAX_WAIT_SECONDS = 60.0
 SLEEP: Callable[[float], None] = time.sleep  # the wait between attempts; tests replace it
-_SAFE = re.compile(r"[^A-Za-z0-9.+_-]")
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """What happened to one probe: ``ok`` (written to ``path``) or not, with a one-line note.
-
-    ``unavailable`` means the server kept answering with a retryable error (overloaded, rate limited).
-    """
-
-    probe: str
-    ok: bool
-    note: str
-    path: Path | None = None
-    unavailable: bool = False
 
 
 class _Retryable(Exception):
@@ -75,11 +57,6 @@ def probe_digest(probe: Probe) -> str:
     """Returns a sha256 over the probe's request and padded history, to spot edited specs later."""
     canonical = json.dumps(probe.create_kwargs(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def default_server(base_url: str) -> str:
-    """Returns the server name assumed when the server does not name itself: the URL's host."""
-    return _SAFE.sub("_", urlsplit(base_url).hostname or "unknown")
 
 
 def make_client(api_key: str, base_url: str) -> anthropic.Anthropic:
@@ -167,22 +144,9 @@ def _attempt(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root:
             return exc
         except _Failed as exc:
             return Recorded(probe.id, False, str(exc))
-        if not scratch_path.is_file():
-            return Recorded(probe.id, False, "nothing was recorded")
-        data = yaml.load(scratch_path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    if stored_url:
-        for item in data["interactions"]:
-            uri = item["request"]["uri"]
-            if uri.startswith(base_url):
-                item["request"]["uri"] = stored_url + uri[len(base_url):]
-    headers = data["interactions"][-1]["response"].get("headers", {})
-    server = _SAFE.sub("_", (headers.get("x-conformance-server") or [fallback])[0])
-    data["metadata"] = {"server": server, "probe": probe.id, "probe_sha256": probe_digest(probe),
-                        "sdk": f"anthropic {anthropic.__version__}", **extra}
-    target = out_root / server / f"{probe.id}.yaml"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(cassettes.dump(data), encoding="utf-8")
-    return Recorded(probe.id, True, "; ".join(notes) or "recorded", target)
+        return finish(scratch_path, notes, probe_id=probe.id, probe_sha256=probe_digest(probe),
+                      sdk=f"anthropic {anthropic.__version__}", base_url=base_url, stored_url=stored_url,
+                      out_root=out_root, extra=extra)
 
 
 def record_probe(probe: Probe, client: anthropic.Anthropic, base_url: str, out_root: Path, *,
@@ -212,11 +176,6 @@ def record(probes: list[Probe], api_key: str, base_url: str | None, out_root: Pa
     Stops after the first probe the provider stays unavailable for; that outcome is the last one.
     """
     url = resolve_base_url(base_url)
-    outcomes: list[Recorded] = []
     with make_client(api_key, url) as client:
-        for probe in probes:
-            outcomes.append(record_probe(probe, client, url, out_root, attempts=attempts, sleep=sleep,
-                                         stored_url=stored_url))
-            if outcomes[-1].unavailable:
-                break
-    return outcomes
+        return record_in_order(probes, lambda probe: record_probe(probe, client, url, out_root, attempts=attempts,
+                                                                  sleep=sleep, stored_url=stored_url))

@@ -10,34 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
-import yaml
-
+from .._prices import Prices, load_prices
 from . import semantics as sem
 from .probes import OpenAIProbe
 
-PRICES_FILE = "prices.yaml"
 # The most output a compaction pass or a compact call is assumed to bill (recorded: about 800 tokens).
 COMPACTION_ALLOWANCE = 2000
 DEFAULT_OUTPUT = 1024  # a call that sets no max_output_tokens is priced at this bound
 
 
-@dataclass(frozen=True)
-class Prices:
-    """The price table: its date, its source and USD per million input/output tokens by model."""
-
-    date: str
-    source: str
-    models: dict[str, dict[str, float]]
-
-
 @cache
 def prices() -> Prices:
     """Returns the shipped price table (``conformance/provider/openai/prices.yaml``)."""
-    text = resources.files(__package__).joinpath(PRICES_FILE).read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return Prices(str(data["date"]), str(data["source"]), dict(data["models"]))
+    return load_prices(__package__)
 
 
 @dataclass(frozen=True)

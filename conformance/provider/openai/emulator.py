@@ -14,20 +14,18 @@ tests only (the judge never reads it).
 
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import json
-import socket
 import sys
 import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .. import _emulator_server as _serving
+from .._emulator_server import SERVER_HEADER
 from . import semantics as sem
 
-SERVER_HEADER = "x-conformance-server"
 FAULTS = {
     "compacts-open-call": "threshold compaction fires in a response that ends in a function call "
                           "(the recorded service waits for the final answer)",
@@ -60,7 +58,7 @@ def _digest(value: Any) -> str:
 
 def server_name(faults: Iterable[str]) -> str:
     """Returns the name reported in ``x-conformance-server``: ``emulator-openai[+fault...]``."""
-    return "+".join(["emulator-openai", *sorted(faults)])
+    return _serving.server_name("emulator-openai", faults)
 
 
 def _items(value: Any) -> list[dict[str, Any]]:
@@ -299,16 +297,8 @@ def sse(response: dict[str, Any]) -> bytes:
     return b"".join(events)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(_serving.QuietHandler):
     server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        return
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -347,70 +337,31 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    faults: set[str]
-    name: str
+class _Server(_serving.EmulatorServer):
     state: State
 
 
-class Emulator:
-    """A running emulator on 127.0.0.1; use as a context manager or call ``start``/``stop``."""
+class Emulator(_serving.LocalEmulator):
+    """A running emulator on 127.0.0.1; use as a context manager or call ``start``/``stop``.
+
+    ``url`` is the base URL the SDK takes, ``http://127.0.0.1:PORT/v1``.
+    """
+
+    url_path = "/v1"
 
     def __init__(self, port: int = 0, faults: Iterable[str] = ()) -> None:
-        unknown = sorted(set(faults) - set(FAULTS))
-        if unknown:
-            raise ValueError(f"unknown fault(s): {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+        _serving.check_faults(faults, FAULTS)
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.faults = set(faults)
         self._server.name = server_name(faults)
         self._server.state = State()
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
-
-    @property
-    def url(self) -> str:
-        """Returns the base URL the SDK takes, ``http://127.0.0.1:PORT/v1``."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    @property
-    def name(self) -> str:
-        """Returns the server name recorded with every cassette made against it."""
-        return self._server.name
-
-    def start(self) -> Emulator:
-        """Starts serving in a daemon thread; returns self."""
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stops serving and closes the socket."""
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> Emulator:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._serve_in_thread()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the emulator in the foreground until interrupted; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.provider.openai.emulator", description=__doc__)
-    parser.add_argument("--port", type=int, default=8090, help="port on 127.0.0.1 (0 picks a free one)")
-    parser.add_argument("--fault", action="append", default=[], choices=sorted(FAULTS),
-                        help="misbehave on purpose; repeatable")
-    args = parser.parse_args(argv)
-    emulator = Emulator(args.port, args.fault)
-    print(f"emulator '{emulator.name}' listening on {emulator.url}", flush=True)
-    try:
-        emulator._server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        emulator._server.server_close()
-    return 0
+    return _serving.serve_main(argv, prog="python -m conformance.provider.openai.emulator", description=__doc__,
+                               default_port=8090, faults=FAULTS, emulator=Emulator)
 
 
 if __name__ == "__main__":

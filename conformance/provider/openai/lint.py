@@ -19,20 +19,19 @@ import yaml
 
 from ..._yamlsource import read_text
 from ...errors import SpecError
+from .._lint import LintFinding
 from . import semantics as sem
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One mechanism's lint result: does it reach live work, from which task, and what avoids it."""
+class Finding(LintFinding):
+    """One mechanism's lint result: does it reach live work, from which task, and what avoids it.
 
-    edit: str
-    label: str
-    reaches: bool
-    smallest_task: str
-    avoid: str
+    The fields after ``avoid`` are this provider's own.
+    """
+
     smallest_tokens: int | None = None
 
 

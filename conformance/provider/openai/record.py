@@ -14,18 +14,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import openai
-import yaml
 
 from .. import cassettes
+from .._recording import Recorded, default_server, finish, record_in_order
 from .probes import OpenAIProbe
 from .run import RunProblem, make_client, run
 
@@ -35,18 +32,6 @@ KEY_VARIABLE = "OPENAI_API_KEY"
 ATTEMPTS = 4
 BACKOFF_SECONDS = 2.0
 SLEEP: Callable[[float], None] = time.sleep  # the wait between attempts; tests replace it
-_SAFE = re.compile(r"[^A-Za-z0-9.+_-]")
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """What happened to one probe: ``ok`` (written to ``path``) or not, with a one-line note."""
-
-    probe: str
-    ok: bool
-    note: str
-    path: Path | None = None
-    unavailable: bool = False
 
 
 def resolve_base_url(given: str | None) -> str:
@@ -60,11 +45,6 @@ def probe_digest(probe: OpenAIProbe) -> str:
     canonical = json.dumps({"mechanism": probe.mechanism, "stream": probe.stream, "chain": probe.chain,
                             "calls": calls}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def default_server(base_url: str) -> str:
-    """Returns the server name assumed when the server does not name itself: the URL's host."""
-    return _SAFE.sub("_", urlsplit(base_url).hostname or "unknown")
 
 
 def _attempt(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root: Path,
@@ -85,22 +65,9 @@ def _attempt(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root:
             if exc.transport:
                 return Recorded(probe.id, False, f"cannot connect ({exc})")
             return Recorded(probe.id, False, str(exc))
-        if not scratch_path.is_file():
-            return Recorded(probe.id, False, "nothing was recorded")
-        data = yaml.load(scratch_path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    if stored_url:
-        for item in data["interactions"]:
-            uri = item["request"]["uri"]
-            if uri.startswith(base_url):
-                item["request"]["uri"] = stored_url + uri[len(base_url):]
-    headers = data["interactions"][-1]["response"].get("headers", {})
-    server = _SAFE.sub("_", (headers.get("x-conformance-server") or [fallback])[0])
-    data["metadata"] = {"server": server, "probe": probe.id, "probe_sha256": probe_digest(probe),
-                        "sdk": f"openai {openai.__version__}"}
-    target = out_root / server / f"{probe.id}.yaml"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(cassettes.dump(data), encoding="utf-8")
-    return Recorded(probe.id, True, "; ".join(notes) or "recorded", target)
+        return finish(scratch_path, notes, probe_id=probe.id, probe_sha256=probe_digest(probe),
+                      sdk=f"openai {openai.__version__}", base_url=base_url, stored_url=stored_url,
+                      out_root=out_root)
 
 
 def record_probe(probe: OpenAIProbe, client: openai.OpenAI, base_url: str, out_root: Path, *,
@@ -125,11 +92,6 @@ def record(probes: list[OpenAIProbe], api_key: str, base_url: str | None, out_ro
     """Records every probe in order into ``out_root``; stops after the first one the provider stays
     unavailable for (that outcome is the last one)."""
     url = resolve_base_url(base_url)
-    outcomes: list[Recorded] = []
     with make_client(api_key, url) as client:
-        for probe in probes:
-            outcomes.append(record_probe(probe, client, url, out_root, attempts=attempts, sleep=sleep,
-                                         stored_url=stored_url))
-            if outcomes[-1].unavailable:
-                break
-    return outcomes
+        return record_in_order(probes, lambda probe: record_probe(probe, client, url, out_root, attempts=attempts,
+                                                                  sleep=sleep, stored_url=stored_url))
