@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepdiff import DeepDiff
 
 from . import transcript as tx
 from .results import Level
@@ -37,6 +36,8 @@ class Invariant:
 def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
     """Returns up to ``limit`` readable lines of what changed from ``expected`` to ``actual``;
     reasoning text shows only as its hash and length."""
+    from deepdiff import DeepDiff  # only when a target changed its input: a costly import
+
     lines = DeepDiff(tx.redact_reasoning(expected), tx.redact_reasoning(actual), verbose_level=2).pretty().splitlines()
     return lines[:limit] + ([f"... {len(lines) - limit} more"] if len(lines) > limit else [])
 
