@@ -7,41 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from .anthropic_replay import replay
 from .base import Component
 
 
 def _traced(history: list[dict[str, Any]], **config: bool) -> list[dict[str, Any]]:
-    import anthropic
-    import httpx2
+    """Returns the attributes of every span the instrumentor recorded for ``history``'s calls."""
     from openinference.instrumentation import TraceConfig
     from openinference.instrumentation.anthropic import AnthropicInstrumentor
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    replies: list[dict[str, Any]] = []
-
-    def handler(request: Any) -> Any:
-        return httpx2.Response(200, json=replies.pop(0))
-
-    client = anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
-                                 http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     instrumentor = AnthropicInstrumentor()
     instrumentor.instrument(tracer_provider=provider, config=TraceConfig(**config))
     try:
-        for i, message in enumerate(history):
-            if message["role"] != "assistant":
-                continue
-            content = message["content"] if isinstance(message["content"], list) else [
-                {"type": "text", "text": message["content"]}]
-            uses_tools = any(b.get("type") == "tool_use" for b in content)
-            replies.append({"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-                            "content": content, "stop_reason": "tool_use" if uses_tools else "end_turn",
-                            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10}})
-            client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=history[:i])
+        replay(history)
     finally:
         instrumentor.uninstrument()
     return [dict(span.attributes or {}) for span in exporter.get_finished_spans()]
