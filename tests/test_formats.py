@@ -281,3 +281,22 @@ def test_a_scenario_whose_messages_hold_only_reasoning_stays_skipped() -> None:
                {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}]}]
     scenario = Scenario("x.only-reasoning", "d", "x", history, Truth(0))
     assert adapted(scenario, get("openai-chat")) is None  # removing it would remove a message
+
+
+@pytest.mark.parametrize("hostile", ["segfaults", "exits"])
+def test_a_target_in_another_format_runs_in_a_worker(hostile: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A target wrapped in a format is called in a worker as any other: its crash is an error record
+    of the run, which goes on, never the end of the harness's process."""
+    import pickle
+    from pathlib import Path
+
+    from conformance.cli import main
+    from conformance.target import resolve
+
+    wrapped = wrap(resolve(f"tests.zoo.hostile:{hostile}"), get("openai-chat"))
+    assert pickle.loads(pickle.dumps(wrapped)).name == wrapped.name  # it can travel to a worker
+    edges = Path(__file__).resolve().parents[1] / "specs" / "edges.yaml"
+    code = main(["run", "--no-provider", "--no-progress", "--specs", str(edges), "--format", "openai-chat",
+                 "--target", f"tests.zoo.hostile:{hostile}", "--time-limit", "2"])
+    out = capsys.readouterr().out
+    assert code == 1 and "call.completes" in out and "DOES NOT CONFORM" in out, out

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import UsageError
 from ..invariants import CATALOG
 from ..spec import Scenario
-from ..target import Target
+from ..target import Target, resolve
 from . import FORMATS, get
 from .base import Format, FormatError
 
@@ -137,20 +137,42 @@ def _span_in(items: list[Any], count: Callable[[int], int], index: int) -> tuple
     return start, items[start:stop]
 
 
-def wrap(target: Target, fmt: Format) -> Target:
-    """Returns a ``Target`` that takes Anthropic-shaped histories and calls ``target`` in ``fmt``.
+class InFormat:
+    """The call of a target wrapped in a message format. It pickles, so a wrapped target runs in a
+    worker process as any other: a target named ``module:attr`` travels by its name and is resolved
+    in the worker, any other one travels pickled."""
 
-    A change the target makes to the messages it was given shows as a change to the history it was
-    given; output that is not valid in the format raises ``FormatError``.
-    """
-    def call(history: History, **params: Any) -> History:
+    def __init__(self, target: Target, fmt: Format) -> None:
+        self._target: Target | str = target
+        self.fmt = fmt
+        self.__name__ = self.__qualname__ = f"{target.name}@{fmt.name}"
+
+    def __getstate__(self) -> dict[str, Any]:
+        target = self._target
+        if isinstance(target, Target):
+            try:
+                target = target.name if resolve(target.name).func is target.func else target
+            except Exception:  # noqa: BLE001 - not a module:attr name: it travels pickled
+                pass
+        return {"target": target, "format": self.fmt.name, "name": self.__name__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._target, self.fmt = state["target"], get(state["format"])
+        self.__name__ = self.__qualname__ = state["name"]
+
+    def __call__(self, history: History, **params: Any) -> History:
+        """Returns the target's output in ``fmt`` converted back, as a ``FormatOutput``; raises
+        ``NotExpressible`` for a history the format cannot carry, ``FormatError`` for invalid output."""
+        if isinstance(self._target, str):
+            self._target = resolve(self._target)
+        fmt = self.fmt
         why = skip_reason(fmt, history)
         if why is not None:
             raise NotExpressible(why)
         given = copy.deepcopy(history)
         items = fmt.to_format(history)
         before = copy.deepcopy(items)
-        output = target.func(items, **params)
+        output = self._target.func(items, **params)
         if items != before:
             history[:] = fmt.back(items, given)
         try:
@@ -158,8 +180,14 @@ def wrap(target: Target, fmt: Format) -> Target:
         except FormatError as exc:
             raise FormatError(f"the output is not valid {fmt.title}: {exc}") from None
 
-    call.__name__ = call.__qualname__ = f"{target.name}@{fmt.name}"
-    return Target(f"{target.name}@{fmt.name}", call, target.accepts)
+
+def wrap(target: Target, fmt: Format) -> Target:
+    """Returns a ``Target`` that takes Anthropic-shaped histories and calls ``target`` in ``fmt``.
+
+    A change the target makes to the messages it was given shows as a change to the history it was
+    given; output that is not valid in the format raises ``FormatError``.
+    """
+    return Target(f"{target.name}@{fmt.name}", InFormat(target, fmt), target.accepts)
 
 
 def skipped_note(scenarios: Iterable[Scenario], fmt: Format) -> str:
