@@ -31,7 +31,7 @@ from ..runner import RunOptions, check_scenario, checked_in_worker, observe, shi
 from ..spec import Scenario
 from .storage import hypothesis_storage
 from .strategies import histories
-from ..target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..target import DEFAULT_TIME_LIMIT, Target
 from ..worker import Pool, output_captured
 
 CACHE_DIR = Path(".conformance_cache") / "hypothesis"
@@ -109,31 +109,6 @@ def failing_checks(target: Target, scenario: Scenario, options: FuzzOptions) -> 
     return _failing(check_scenario(target, scenario, run_options, obs), options)
 
 
-@dataclass(frozen=True)
-class _InFormat:
-    """A picklable stand-in for ``formats.wrap.wrap(target, format)``: it wraps the target in the
-    worker, where the target is resolved by name (or arrives pickled)."""
-
-    shipped: str | Target
-    format: str
-
-    def __call__(self, history: list[dict[str, Any]], **params: Any) -> Any:
-        from ..formats import get
-        from ..formats.wrap import wrap
-
-        inner = _resolved(self.shipped) if isinstance(self.shipped, str) else self.shipped
-        return wrap(inner, get(self.format)).func(history, **params)
-
-
-_RESOLVED: dict[str, Target] = {}
-
-
-def _resolved(name: str) -> Target:
-    if name not in _RESOLVED:
-        _RESOLVED[name] = resolve(name)
-    return _RESOLVED[name]
-
-
 Checks = Callable[[Scenario], "tuple[list[CheckResult], bool]"]
 
 
@@ -146,7 +121,7 @@ def _checker(target: Target, named: Target, options: FuzzOptions) -> Iterator[Ch
     run_options = _run_options(options)
     shipped = None if options.in_process else shipping(named)
     if shipped is not None and options.format is not None:
-        shipped = Target(target.name, _InFormat(shipped, options.format), target.accepts)
+        shipped = target  # the format wrapper pickles, sending the inner target by its name
     if shipped is None:
         yield lambda scenario: (failing_checks(target, scenario, options), False)
         return
