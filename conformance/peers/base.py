@@ -16,17 +16,12 @@ class PeerNotInstalled(Exception):
     """Raised for a peer whose library is not installed (``pip install "context-conformance[peers]"``)."""
 
 
-@dataclass(frozen=True)
-class Peer:
-    """A real compactor under test: its library, component, settings and the format it speaks."""
+class InstalledLibrary:
+    """What a row of a matrix knows of its library: whether it is installed, and its version.
+    Needs ``library`` (the distribution's name) and ``module`` (an importable module of it)."""
 
-    name: str        # stable id, e.g. ``langchain-core.trim_messages.last``
-    library: str     # the distribution, as pip names it
-    component: str   # the library's class or function
-    setting: str     # the settings the adapter fixes, as the library spells them
-    format: str      # the message format its callable takes and returns
-    callable: str    # ``module:attr`` of the callable
-    module: str      # the importable module that shows the library is installed
+    library: str
+    module: str
 
     @property
     def installed(self) -> bool:
@@ -43,6 +38,19 @@ class Peer:
             return importlib.metadata.version(self.library)
         except importlib.metadata.PackageNotFoundError:
             return None
+
+
+@dataclass(frozen=True)
+class Peer(InstalledLibrary):
+    """A real compactor under test: its library, component, settings and the format it speaks."""
+
+    name: str        # stable id, e.g. ``langchain-core.trim_messages.last``
+    library: str     # the distribution, as pip names it
+    component: str   # the library's class or function
+    setting: str     # the settings the adapter fixes, as the library spells them
+    format: str      # the message format its callable takes and returns
+    callable: str    # ``module:attr`` of the callable
+    module: str      # the importable module that shows the library is installed
 
     def target(self) -> Target:
         """Returns the peer as a ``Target`` on Anthropic-shaped histories, named after the peer.

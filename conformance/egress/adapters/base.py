@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ...peers.base import InstalledLibrary
+from ...transcript import blocks  # noqa: F401 - the adapters read messages through it
+
 
 @dataclass(frozen=True)
-class Component:
+class Component(InstalledLibrary):
     """A real library's code that writes a conversation somewhere, as the matrix runs it."""
 
     name: str       # stable id, e.g. ``haystack-ai.ChatMessage.to_dict``
@@ -22,33 +22,6 @@ class Component:
     callable: str   # ``module:attr``: a serializer, or for ``task-record`` a store factory
     module: str     # the importable module that shows the library is installed
     stops: str = ""  # the library's own setting that stops the leak, when it has one
-
-    @property
-    def installed(self) -> bool:
-        """Returns whether the library can be imported."""
-        try:
-            return importlib.util.find_spec(self.module) is not None
-        except ModuleNotFoundError:
-            return False
-
-    @property
-    def version(self) -> str | None:
-        """Returns the installed version of the library, or None."""
-        try:
-            return importlib.metadata.version(self.library)
-        except importlib.metadata.PackageNotFoundError:
-            return None
-
-
-def blocks(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Yields the content blocks of an Anthropic message (a string content as one text block)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        yield {"type": "text", "text": content}
-        return
-    for block in content or []:
-        if isinstance(block, dict):
-            yield block
 
 
 def tool_result_text(block: dict[str, Any]) -> str:
