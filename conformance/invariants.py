@@ -232,13 +232,19 @@ def _reasoning_keys(messages: Sequence[Any]) -> Counter[str]:
     return Counter(keys[i][j] for i, j, _ in tx.reasoning_blocks(messages))
 
 
-def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
+def _kept_intact(scenario: Scenario, obs: Observation, select: Callable[[Sequence[Any]], Any],
+                 input_keys: Callable[[Sequence[Any]], Counter[str]], what: str) -> list[str]:
+    """Returns one line per block ``select`` picks from the output that is not byte-identical to one
+    of the input's (``input_keys``: their canonical JSON, counted), each match used once."""
     out = _output(obs)
     keys = of_history(_keys_of, out)
-    wanted = ((i, j, block, keys[i][j]) for i, j, block in tx.reasoning_blocks(out))
-    return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any reasoning "
-            "block of the input"
-            for i, j, block in _unmatched(wanted, of_history(_reasoning_keys, scenario.history))]
+    wanted = ((i, j, block, keys[i][j]) for i, j, block in select(out))
+    return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any {what}"
+            for i, j, block in _unmatched(wanted, of_history(input_keys, scenario.history))]
+
+
+def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    return _kept_intact(scenario, obs, tx.reasoning_blocks, _reasoning_keys, "reasoning block of the input")
 
 
 def _opaque_keys(messages: Sequence[Any]) -> Counter[str]:
@@ -248,12 +254,8 @@ def _opaque_keys(messages: Sequence[Any]) -> Counter[str]:
 
 
 def opaque_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
-    out = _output(obs)
-    keys = of_history(_keys_of, out)
-    wanted = ((i, j, block, keys[i][j]) for i, j, block in tx.opaque_blocks(out))
-    return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any opaque block "
-            "of the input (compaction, encrypted content, signatures are sent back verbatim)"
-            for i, j, block in _unmatched(wanted, of_history(_opaque_keys, scenario.history))]
+    return _kept_intact(scenario, obs, tx.opaque_blocks, _opaque_keys, "opaque block of the input "
+                        "(compaction, encrypted content, signatures are sent back verbatim)")
 
 
 def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
