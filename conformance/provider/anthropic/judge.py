@@ -57,12 +57,12 @@ def strategy(request: Mapping[str, Any], count_tokens: bool) -> str:
     return f"count_tokens {label}" if count_tokens else label
 
 
-def _source(block: Mapping[str, Any], earlier: Sequence[Interaction]) -> int | None:
-    """Returns the index of the latest earlier interaction whose response returned this compaction block."""
+def _source(block: Mapping[str, Any], earlier: Sequence[Interaction]) -> Interaction | None:
+    """Returns the latest earlier interaction whose response returned this compaction block, or None."""
     for item in reversed(earlier):
         response = item.response if isinstance(item.response, Mapping) else {}
         if any(b.get("type") == "compaction" and b.get("content") == block.get("content") for b in _blocks(response)):
-            return item.index
+            return item
     return None
 
 
@@ -72,7 +72,8 @@ def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Seq
     if not positions:
         return None
     k, b = positions[-1]
-    source = _source(_blocks(messages[k])[b], earlier)
+    source_item = _source(_blocks(messages[k])[b], earlier)
+    source = source_item.index if source_item is not None else None
     where = f"the compaction block at message {k} ({'from interaction ' + str(source) if source is not None else 'not produced in this recording'})"
     before = "message 0" if k == 1 else f"messages 0-{k - 1}" if k else "nothing before it"
     if live_start > k:
@@ -82,10 +83,10 @@ def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Seq
         return Finding(REACHED, [f"{where} lies inside the task in flight; the server drops what precedes it: "
                                  + ", ".join(folded(messages[:k] if live_start < k else messages[: k + 1],
                                                     live_start, live_start))])
-    if source is None:
+    if source_item is None:
         return Finding(CANNOT_TELL, [f"the task in flight starts at {where}: whether the summary folds its request "
                                      "cannot be told without the interaction that produced it"])
-    history = list(earlier[source].request.get("messages") or []) if isinstance(earlier[source].request, Mapping) else []
+    history = list(source_item.request.get("messages") or []) if isinstance(source_item.request, Mapping) else []
     # The summary stands for ``history``; what message k holds besides the block follows it.
     rest = [blk for i, blk in enumerate(_blocks(messages[k])) if i != b]
     full = [*history, *([{**messages[k], "content": rest}] if rest else []), *messages[k + 1:]]
