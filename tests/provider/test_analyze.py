@@ -285,8 +285,23 @@ def test_without_context_management_counted_not_judged(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("req, resp, says", [
-    (request(HISTORY, {"type": "clear_everything_20991231"}), message(), "unknown edit type 'clear_everything_20991231'"),
-    (request(HISTORY, tool_edit()), message(applied=[{"type": "forget_20991231"}]), "unknown applied edit type"),
+    (request(HISTORY, {"type": "clear_everything_20991231"}), message(),
+     "edit `clear_everything_20991231` at context_management.edits[0] is not a type this judge models"),
+    (request(HISTORY, tool_edit()), message(applied=[{"type": "forget_20991231"}]),
+     "applied edit `forget_20991231` at context_management.applied_edits[0] is not a type this judge models"),
+])
+def test_an_unmodelled_edit_type_is_named_and_cannot_be_told(tmp_path: Path, req: Any, resp: Any, says: str) -> None:
+    found = one(tmp_path, req, resp)
+    assert found.verdict == "cannot-tell" and says in found.evidence and found.error is None
+
+
+def test_an_unmodelled_type_does_not_hide_a_modelled_finding(tmp_path: Path) -> None:
+    req = request(HISTORY, tool_edit(keep=1), {"type": "forget_20991231"})
+    found = one(tmp_path, req, message(applied=[cleared(1, 4000)]))
+    assert found.verdict == "reached-live-task" and any("forget_20991231" in line for line in found.evidence)
+
+
+@pytest.mark.parametrize("req, resp, says", [
     (request(HISTORY, tool_edit()), {**message(), "content": [{"text": "no type"}]}, "content[0]"),
     ({"model": "m", "context_management": {"edits": []}}, message(), "no 'messages' list"),
 ])

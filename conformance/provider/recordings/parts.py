@@ -68,8 +68,19 @@ def _status(response: Mapping[str, Any]) -> int | None:
     return None
 
 
+CARRIER_KEYS = frozenset({"headers", "body", "postData", *PARSED_KEYS})
+
+
 def looks_like_body(part: Mapping[str, Any]) -> bool:
-    """Returns whether a mapping is itself an API body, with no recorder's wrapping around it."""
+    """Returns whether a mapping is itself an API body, with no recorder's wrapping around it.
+
+    An API object (a string ``type`` or ``object``) is a body even with a ``status`` of its own
+    (a Responses API ``"status": "completed"``), unless it carries headers or a body.
+    """
+    if set(part) & CARRIER_KEYS:
+        return False
+    if isinstance(part.get("type"), str) or isinstance(part.get("object"), str):
+        return True
     if set(part) & WRAPPER_KEYS:
         return False
     content = part.get("content")
