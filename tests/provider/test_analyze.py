@@ -310,7 +310,7 @@ def test_unreadable_interactions_are_errors_and_the_rest_run(tmp_path: Path, req
     bad, good = judged(path)
     assert bad.verdict == "error" and says in (bad.error or "") and (bad.file, bad.index) == (str(path), 0)
     assert good.verdict == "settled-only"
-    assert exit_code(analyze_paths([path])) == 2
+    assert exit_code(analyze_paths([path])) == 0  # listed and counted; the settled verdict still stands
 
 
 class Raising:
@@ -368,7 +368,15 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli([str(settled), str(reached)], capsys)[0] == 1
     assert _cli([str(counted)], capsys)[0] == 2  # nothing to judge is not a pass
     code, out = _cli([str(settled), str(broken)], capsys)
-    assert code == 2 and f"{broken}: 'interactions' is not a list" in out
+    assert code == 0 and f"{broken}: 'interactions' is not a list" in out and ", 1 unreadable" in out
+    code, out = _cli([str(reached), str(broken)], capsys)  # an unreadable file hides no finding
+    assert code == 1 and "REACHED-LIVE-TASK" in out and f"  {broken}: 'interactions' is not a list" in out
+    lines = tmp_path / "log.jsonl"
+    lines.write_text("{not json\n{}\n")
+    code, out = _cli([str(lines)], capsys)
+    assert code == 2 and f"{lines}#0: line 1 is not JSON" in out and "2 unreadable" in out
+    assert f"{lines}#1: line 2 has no request or response" in out
+    assert _cli([str(broken)], capsys)[0] == 2  # nothing could be judged
     assert _cli([str(tmp_path / "missing.yaml")], capsys)[0] == 2
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..recordings import Interaction, RecordingError, read_recording
-from .model import ERROR, FAILING, NOT_JUDGED, Judgement, failed, start
+from .model import FAILING, NOT_JUDGED, Judgement, failed, start
 from .registry import Judge, judges
 
 RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".gz")
@@ -50,6 +50,8 @@ def _raised(judge: Judge, exc: Exception) -> str:
 
 def judge_one(item: Interaction, earlier: Sequence[Interaction], available: Sequence[Judge]) -> Judgement:
     """Returns the verdict of the first judge that claims ``item``; a judge that raises is an error, not a crash."""
+    if item.unreadable:  # the record itself (a line, an entry) is not readable: an error, whoever's traffic
+        return failed(item, _guess_provider(item), item.error or "unreadable record")
     for judge in available:
         try:
             if not judge.claims(item):
@@ -85,11 +87,10 @@ def analyze_paths(paths: Iterable[Path]) -> list[FileResult]:
 
 
 def exit_code(results: Sequence[FileResult]) -> int:
-    """Returns 2 for an unreadable file or interaction or nothing judged, else 1 if any interaction
-    reached into a task in flight or is inconsistent, else 0."""
+    """Returns 1 if any interaction reached into a task in flight or is inconsistent, whatever else
+    failed to read; else 2 when nothing could be judged; else 0 (unreadable files and records are
+    listed and counted, and do not hide the verdicts of the rest)."""
     every = [j for r in results for j in r.judgements]
-    if any(r.error for r in results) or any(j.verdict == ERROR for j in every):
-        return 2
     if any(j.verdict in FAILING for j in every):
         return 1
     return 0 if any(j.judged for j in every) else 2

@@ -139,8 +139,8 @@ def iter_opened(file: str, opener: Opener) -> Iterator[Interaction]:
     try:
         data = _load(file, text)
     except RecordingError:
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) > 1 and _is_json_lines(lines[0].encode() + b"\n" + lines[1].encode()):
+        lines = [line for line in text.splitlines() if line.strip()][:20]
+        if len(lines) > 1 and any(_is_json_lines(line.encode() + b"\n{}") for line in lines):
             yield from jsonl.iter_lines(file, ((n, line.encode()) for n, line in enumerate(text.splitlines(), 1)))
             return
         raise
