@@ -24,6 +24,8 @@ from .model import Interaction, RecordingError
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 HEAD = 1 << 16  # bytes read to decide the dialect
+# What ``analyze`` and ``audit`` read in a folder (a file given by name is read whatever it is called).
+RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".gz")
 CHUNK = 1 << 20
 
 
@@ -33,6 +35,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 
 _Loader.add_constructor("!binary", yaml.SafeLoader.construct_yaml_binary)
 _Loader.add_constructor("tag:yaml.org,2002:binary", yaml.SafeLoader.construct_yaml_binary)
+YAML_LOADER = _Loader
 
 Opener = Callable[[], IO[bytes]]
 
@@ -98,7 +101,7 @@ def _load(file: str, text: str) -> Any:
         except ValueError:
             pass  # YAML is a superset of JSON's flow style; let it say where the problem is
     try:
-        return yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=YAML_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RecordingError(file, f"neither JSON nor YAML: {str(exc).splitlines()[0]}",
