@@ -37,8 +37,8 @@ SECRET_HEADER_NAME = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|
 # Counts and limits, not credentials, whatever their names say ("...-Tokens-Remaining").
 HARMLESS_HEADER_NAME = re.compile(r"rate[-_]?limit|retry-after", re.IGNORECASE)
 # A value a recorder put in place of the real one: ``<ANTHROPIC_API_KEY>``, ``REDACTED``, ``[scrubbed:...]``.
-PLACEHOLDER_VALUE = re.compile(r"^\s*(<[^<>]*>|\[?scrubbed[^\s]*|\**|x+|)\s*$|redacted|filtered|scrubbed|dummy|placeholder"
-                               r"|fake|test[-_]?key", re.IGNORECASE)
+PLACEHOLDER_VALUE = re.compile(r"^\s*(\**|x+|)\s*$|<[^<>\s]+>|redacted|filtered|scrubbed|dummy|placeholder|fake"
+                               r"|test[-_]?key", re.IGNORECASE)
 TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")),
     ("API key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}")),

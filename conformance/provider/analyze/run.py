@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..recordings import Interaction, RecordingError, read_recording
+from ..recordings.reader import RECORDING_SUFFIXES
 from .model import FAILING, NOT_JUDGED, Judgement, failed, start
 from .registry import Judge, judges
-
-RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".gz")
 
 
 @dataclass

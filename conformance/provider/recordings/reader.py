@@ -25,7 +25,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 HEAD = 1 << 16  # bytes read to decide the dialect
 # What ``analyze`` and ``audit`` read in a folder (a file given by name is read whatever it is called).
-RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".gz")
+RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".sse", ".gz", ".zst")
 CHUNK = 1 << 20
 
 
