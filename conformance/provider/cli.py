@@ -291,10 +291,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     code = exit_code(results)
-    if args.json:
+    if args.json == "-":  # ``--json`` alone or ``--json -``: the records on stdout instead of the tables
         print(json.dumps(records(results), indent=2))
     else:
         print(render(results))
+    if args.json not in (None, "-"):
+        try:
+            Path(args.json).write_text(json.dumps(records(results), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if args.report:
         from ..report import write_all
         from ..runner import RunReport
@@ -339,9 +345,11 @@ def register(subparsers: Any) -> None:
     lc.add_argument("--json", action="store_true", help="print the findings as JSON")
     lc.set_defaults(func=cmd_lint_config)
 
-    an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (vcrpy, HAR, JSON lines): "
+    an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (VCR, HAR, nock, JSON lines...): "
                                                "did server-side context management reach into a task in flight?")
     an.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
-    an.add_argument("--json", action="store_true", help="print one JSON record per interaction instead of tables")
+    an.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                    help="write one JSON record per interaction to FILE (as run, verify, drift and egress do); "
+                         "'-' or no FILE prints them instead of the tables")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     an.set_defaults(func=cmd_analyze)
