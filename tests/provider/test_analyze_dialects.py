@@ -4,6 +4,7 @@ real recordings re-expressed by ``tests/provider/dialects/build.py`` in each rec
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 from pathlib import Path
 
@@ -92,3 +93,12 @@ def test_a_json_mapping_of_no_dialect_names_them_all(tmp_path: Path) -> None:
     path.write_text('{"hello": "world"}')
     with pytest.raises(RecordingError, match="ruby-vcr, go-vcr, vcrpy, polly, har, nock, sse, jsonl, response"):
         read_recording(path)
+
+
+def test_the_fixtures_are_what_the_build_script_writes() -> None:
+    spec = importlib.util.spec_from_file_location("dialects_build", DIALECTS / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    for name, text in build.fixtures().items():
+        assert (DIALECTS / name).read_text(encoding="utf-8") == text, f"{name}: run python tests/provider/dialects/build.py"
