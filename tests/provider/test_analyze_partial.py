@@ -57,7 +57,7 @@ PASSES = [{"type": "compaction", "input_tokens": 99195, "output_tokens": 81}, {"
     ({"input_tokens": 1200, "context_management": {"original_input_tokens": 1200}}, "no-edit", "nothing cleared"),
     ({"input_tokens": 800, "context_management": {"original_input_tokens": 1200}}, "cannot-tell", "without the request"),
     (_message(), "not-judged", "reports no context management"),
-    (_message({"type": "text", "text": "Hi"}, SUMMARY, report={"applied_edits": []}), "inconsistent",
+    (_message({"type": "text", "text": "Hi"}, SUMMARY, report={"applied_edits": []}), "cannot-tell",
      "does not open the response"),
 ])
 def test_an_anthropic_response_alone(tmp_path: Path, body: dict[str, Any], verdict: str, says: str) -> None:

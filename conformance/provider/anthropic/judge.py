@@ -273,8 +273,9 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
         if passes:
             line += f"; usage.iterations: compaction over {_iteration_tokens(passes[0])} input tokens" + (
                 f", then the answer from {_iteration_tokens(answers[-1])}" if answers else "")
-        if len(positions) > 1 or positions[0] != 0:
-            return Finding("inconsistent", [line, "a compaction block that does not open the response, or more than one"])
+        if len(positions) > 1 or positions[0] != 0:  # not the documented shape: said, not guessed
+            return Finding(CANNOT_TELL, [line, "the compaction block does not open the response (or there are several): "
+                                               "what it folded cannot be told without the request"])
         return Finding(REACHED, [line, "a compaction summarises the whole input, so the request this response "
                                        "answers (the task in flight) was folded into the summary"])
     applied = [a for a in (report or {}).get("applied_edits") or [] if isinstance(a, Mapping)
