@@ -188,3 +188,11 @@ def test_a_request_without_its_response_cannot_be_told(tmp_path: Path) -> None:
     (found,) = _lines(tmp_path, {"custom_id": "a", "method": "POST", "url": "/v1/responses",
                                  "body": {"model": "gpt-5", "input": "hi", "truncation": "auto"}})
     assert found.verdict == "cannot-tell" and "no response was recorded" in found.evidence[-1]
+
+
+def test_an_aliased_item_keeps_a_modelled_contradiction_inconsistent(tmp_path: Path) -> None:
+    body = _response(ANSWER, ITEM, {**ITEM, "type": "compaction_summary"})
+    found = _only(_file(tmp_path, body))
+    assert found.verdict == "inconsistent", found.evidence
+    assert any("output item 2 `compaction_summary` is the ChatGPT Codex backend's name" in line
+               for line in found.evidence)
