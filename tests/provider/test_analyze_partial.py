@@ -161,7 +161,7 @@ def test_a_chain_names_its_source_and_a_carried_item_its_origin(tmp_path: Path) 
     second = _pair(OPENAI, {"model": "gpt-5", "previous_response_id": "resp_1", "input": [_user("c")],
                             "context_management": [{"type": "compaction", "compact_threshold": 100}]},
                    {**_response(_said("d")), "id": "resp_2"})
-    outside = _pair(OPENAI, {"model": "gpt-5", "input": [{**ITEM, "encrypted_content": "elsewhere"}, _user("e")],
+    outside = _pair(OPENAI, {"model": "gpt-5", "input": [{**ITEM, "id": "cmp_9", "encrypted_content": "elsewhere"}, _user("e")],
                              "context_management": [{"type": "compaction", "compact_threshold": 100}]},
                     {**_response(_said("f")), "id": "resp_3"})
     _, chained, carried = _lines(tmp_path, first, second, outside)

@@ -84,13 +84,14 @@ def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str,
 def origin(item: Mapping[str, Any], earlier: Sequence[Interaction]) -> str:
     """Returns where a carried compaction item came from: the earlier interaction that returned it, or
     that it was not produced in this recording."""
-    key = item.get("encrypted_content") or item.get("id")
+    keys = {("id", item.get("id")), ("encrypted_content", item.get("encrypted_content"))} - {("id", None),
+                                                                                             ("encrypted_content", None)}
     for before in reversed(earlier):
         response = before.response if isinstance(before.response, Mapping) else {}
         for o in response.get("output") or []:
-            if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES) and key \
-                    and (o.get("encrypted_content") or o.get("id")) == key:
-                return f"returned by interaction {before.index}"
+            if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES) \
+                    and keys & {("id", o.get("id")), ("encrypted_content", o.get("encrypted_content"))}:
+                return f"returned by interaction {before.index}"  # by id or by ciphertext
     return "not produced in this recording"
 
 
