@@ -196,3 +196,16 @@ def test_an_aliased_item_keeps_a_modelled_contradiction_inconsistent(tmp_path: P
     assert found.verdict == "inconsistent", found.evidence
     assert any("output item 2 `compaction_summary` is the ChatGPT Codex backend's name" in line
                for line in found.evidence)
+
+
+def test_a_chain_through_a_redacted_uri_is_followed_and_a_missing_one_without_context_management_is_counted(
+        tmp_path: Path) -> None:
+    redacted = "**REDACTED**"
+    first = _pair(redacted, {"model": "gpt-5", "input": [_user("a")]}, _response(_said("b")))
+    chained = _pair(redacted, {"model": "gpt-5", "previous_response_id": "resp_1", "input": [_user("c")],
+                               "truncation": "auto"}, {**_response(_said("d")), "id": "resp_2"})
+    orphan = _pair(redacted, {"model": "gpt-5", "previous_response_id": "resp_404", "input": [_user("e")]},
+                   {**_response(_said("f")), "id": "resp_3"})
+    _, followed, counted = _lines(tmp_path, first, chained, orphan)
+    assert "the input is rebuilt from previous_response_id through interaction(s) 0: 3 items" in followed.evidence
+    assert counted.verdict == "not-judged" and "resp_404" in counted.evidence[0]

@@ -123,7 +123,8 @@ def resolved_input(request: Mapping[str, Any], earlier: Sequence[Interaction],
     for position in range(len(earlier) - 1, -1, -1):
         before = earlier[position]
         response = before.response if isinstance(before.response, Mapping) else {}
-        if response.get("id") == previous and _endpoint(before) == "/responses":
+        if response.get("id") == previous and _endpoint(before) not in ("/responses/compact", "/responses/input_tokens"):
+            # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
             if sources is not None:
                 sources.append(before.index)
             request_before = before.request if isinstance(before.request, Mapping) else {}
@@ -212,6 +213,10 @@ class OpenAIJudge:
         try:
             items = resolved_input(request, earlier, sources)
         except ChainMissing as exc:
+            if not _uses_context_management(request, _own_input(request), endpoint):
+                found = start(item, PROVIDER, NOT_JUDGED)  # nothing to judge, whatever the chain held
+                found.evidence.append(f"no context management in the request ({exc})")
+                return found
             found = start(item, PROVIDER, CANNOT_TELL)
             found.evidence.append(str(exc))
             return found
