@@ -209,3 +209,20 @@ def test_a_chain_through_a_redacted_uri_is_followed_and_a_missing_one_without_co
     _, followed, counted = _lines(tmp_path, first, chained, orphan)
     assert "the input is rebuilt from previous_response_id through interaction(s) 0: 3 items" in followed.evidence
     assert counted.verdict == "not-judged" and "resp_404" in counted.evidence[0]
+
+
+def test_other_traffic_of_a_provider_is_counted_not_an_error(tmp_path: Path) -> None:
+    batch_results = [{"custom_id": "0", "result": {"type": "succeeded", "message": _message()}}] * 2
+    records = [
+        {"url": "https://api.anthropic.com/v1/messages/batches/b1/results", "method": "GET",
+         "response": {"status": 200, "body": "\n".join(json.dumps(r) for r in batch_results)}},
+        {"url": "https://api.anthropic.com/v1/messages/batches", "method": "GET",
+         "response": {"status": 200, "body": json.dumps({"type": "message_batch", "id": "b1"})}},
+        {"url": "https://api.openai.com/v1/files", "request": {"body": '{"a": 1}\n{"a": 2}'},
+         "response": {"status": 200, "body": json.dumps({"object": "file", "id": "f1"})}},
+        {"url": "https://api.openai.com/v1/files/f1", "method": "GET",
+         "response": {"status": 200, "body": json.dumps({"object": "file", "id": "f1"})}},
+    ]
+    found = _lines(tmp_path, *records)
+    assert [j.verdict for j in found] == ["not-judged"] * 4, [(j.verdict, j.error, j.evidence) for j in found]
+    assert all(j.error is None for j in found)

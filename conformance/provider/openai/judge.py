@@ -204,10 +204,18 @@ class OpenAIJudge:
     def judge(self, item: Interaction, earlier: Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one Responses API interaction (see the module docstring)."""
         request = item.request
-        if request is None and isinstance(item.response, Mapping):
+        if request is None and isinstance(item.response, Mapping) and item.error is None:
             return response_only(item, item.response)
+        if request is not None and not isinstance(request, Mapping):  # a JSON-lines upload, a list
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a Responses request")
+            return found
+        if request is None and item.error is None:  # a GET without a body answered by a list, or nothing
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append("no request body, and the response is not a Responses API answer")
+            return found
         if not isinstance(request, Mapping):
-            return failed(item, PROVIDER, "the request body is not a JSON object")
+            return failed(item, PROVIDER, item.error or "the request body is not a JSON object")
         endpoint = _endpoint(item)
         sources: list[int] = []
         try:
@@ -222,9 +230,12 @@ class OpenAIJudge:
             return found
         if endpoint == "/responses/input_tokens" or not _uses_context_management(request, items, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
-                                  else "no context management in the request")
+            found.evidence.append(("a token count" if endpoint == "/responses/input_tokens"
+                                   else "no context management in the request")
+                                  + (f" ({item.error})" if item.error else ""))
             return found
+        if item.error is not None:
+            return failed(item, PROVIDER, item.error)
         found = start(item, PROVIDER)
         found.strategy = _strategy(request, endpoint, items)
         if sources:
@@ -294,7 +305,11 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
     """
     found = start(item, PROVIDER)
     found.strategy = "response only"
-    where = "no request was recorded (a response-only file)"
+    where = "no request body was recorded (a response-only file or a request without a body)"
+    if not str(raw.get("object", "")).startswith("response"):
+        found.verdict = NOT_JUDGED  # a file, a batch, a model listing: not an answer to judge
+        found.evidence = [f"{where}; the response is not a Responses API object ({raw.get('object')!r})"]
+        return found
     output = [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]
     unknown = unmodelled([], output)
     positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
