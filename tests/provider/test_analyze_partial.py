@@ -54,6 +54,10 @@ PASSES = [{"type": "compaction", "input_tokens": 99195, "output_tokens": 81}, {"
                                          "cleared_input_tokens": 0}]}), "no-edit", "cleared 0 item(s)"),
     (_message(report={"applied_edits": [{"type": "forget_20991231"}]}), "cannot-tell",
      "applied edit `forget_20991231` at context_management.applied_edits[0] is not a type this judge models"),
+    (_message({"type": "fallback"}, {"type": "text", "text": "x"}), "not-judged",
+     "response block `fallback` at content[0] is not a type this judge models"),
+    (_message({"type": "fallback"}, {"type": "text", "text": "x"}, report={"applied_edits": []}), "cannot-tell",
+     "response block `fallback` at content[0] is not a type this judge models"),
     ({"input_tokens": 1200, "context_management": {"original_input_tokens": 1200}}, "no-edit", "nothing cleared"),
     ({"input_tokens": 800, "context_management": {"original_input_tokens": 1200}}, "cannot-tell", "without the request"),
     (_message(), "not-judged", "reports no context management"),
@@ -84,8 +88,10 @@ ITEM = {"type": "compaction", "id": "cmp_1", "encrypted_content": "opaque"}
     (_response(ANSWER, truncation="auto"), "cannot-tell", "truncation auto"),
     (_response(ANSWER, truncation="disabled"), "not-judged", "no compaction item"),
     (_response(ANSWER, {**ITEM, "type": "compaction_summary"}), "settled-only", "the ChatGPT Codex backend's name"),
-    (_response(ANSWER, {"type": "memory_digest", "id": "x"}), "cannot-tell",
+    (_response(ANSWER, {"type": "memory_digest", "id": "x"}), "not-judged",
      "output item 1 `memory_digest` is not a type this judge models"),
+    (_response({"type": "memory_digest", "id": "x"}, ANSWER, truncation="auto"), "cannot-tell",
+     "output item 0 `memory_digest` is not a type this judge models"),
 ])
 def test_an_openai_response_alone(tmp_path: Path, body: dict[str, Any], verdict: str, says: str) -> None:
     found = _only(_file(tmp_path, body))
@@ -226,3 +232,8 @@ def test_other_traffic_of_a_provider_is_counted_not_an_error(tmp_path: Path) -> 
     found = _lines(tmp_path, *records)
     assert [j.verdict for j in found] == ["not-judged"] * 4, [(j.verdict, j.error, j.evidence) for j in found]
     assert all(j.error is None for j in found)
+
+
+def test_a_bare_openai_error_body_is_one_response_counted(tmp_path: Path) -> None:
+    found = _only(_file(tmp_path, {"error": {"message": "quota", "type": "insufficient_quota", "code": None}}))
+    assert found.verdict == "not-judged" and found.error is None

@@ -314,9 +314,9 @@ def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judg
         return failed(item, PROVIDER, problem)
     finding = response_only(response, is_count_tokens(item))
     unknown = unmodelled(None, response)
-    if finding is None and not unknown:
+    if finding is None and "context_management" not in response:  # nothing says context management was used
         found.verdict = NOT_JUDGED
-        found.evidence = [f"{where}; the response reports no context management"]
+        found.evidence = [f"{where}; the response reports no context management", *unknown]
         return found
     findings = [f for f in (finding, Finding(CANNOT_TELL, unknown) if unknown else None) if f is not None]
     found.verdict = worst([f.verdict for f in findings])

@@ -347,11 +347,9 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
     elif raw.get("truncation") == "auto":
         found.verdict = CANNOT_TELL
         lines.append("truncation auto: what was dropped cannot be told without the request's input")
-    elif unknown:
-        found.verdict = CANNOT_TELL
-    else:
+    else:  # nothing in the response says context management was used; an unmodelled item is named
         found.verdict = NOT_JUDGED
-        lines = [f"{where}; the response has no compaction item and no truncation"]
+        lines = [f"{where}; the response has no compaction item and no truncation", *unknown]
     found.evidence = lines
     return found
 
