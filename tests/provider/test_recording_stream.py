@@ -127,3 +127,11 @@ def test_a_stream_capture_with_a_bad_first_line_is_one_unreadable_record(tmp_pat
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
     (item,) = read_recording(path)
     assert item.response_only and item.dialect == "sse-events" and item.error is None
+
+
+def test_byte_ranges_refuse_a_stream_capture(tmp_path: Path) -> None:
+    path = tmp_path / "chunks.jsonl"
+    path.write_text(json.dumps({"type": "message_start", "message": {"type": "message", "content": []}}) + "\n"
+                    + json.dumps({"type": "message_stop"}) + "\n")
+    with pytest.raises(RecordingError, match="one response"):
+        list(iter_jsonl_range(path, 0, 10))
