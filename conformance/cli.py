@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -253,12 +254,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_gone() -> int:
+    """Points standard output at the null device, so that nothing more fails at exit; returns 141,
+    the shell's code for a writer whose reader closed the pipe."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a file descriptor (a captured stream)
+        pass
+    return 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code (0 conforms, 1 MUST failed, 2 usage/spec error)."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not (sys.argv[1:] if argv is None else argv):  # bare `conformance`: what it can do
+            parser.print_usage(sys.stderr)
+            print("conformance: error: give a command (run, explain, ...); conformance --help lists them",
+                  file=sys.stderr)
+            return 2
+        args = parser.parse_args(argv)
         with reaped():  # no worker or helper process this command started outlives it
-            return int(args.func(args))
+            code = int(args.func(args))
+        sys.stdout.flush()  # a reader that has gone away shows here, not as a traceback at exit
+        return code
+    except BrokenPipeError:  # `conformance ... | head`: a closed pipe is a normal end
+        return _stdout_gone()
     except (TargetError, UsageError) as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2

@@ -259,3 +259,44 @@ def test_the_report_fits_100_columns(capsys: pytest.CaptureFixture[str]) -> None
     evidence = [line for line in lines if not line.startswith("[")]
     assert any(line.startswith("    expected input[") for line in evidence)
     assert max(len(line) for line in evidence) <= 100
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly() -> None:
+    """``conformance ... | head``: no traceback, and exit 141 (or 0 when everything was written first)."""
+    import os
+    import subprocess
+    import sys
+
+    read, write_end = os.pipe()
+    os.close(read)  # the reader is gone before the command writes a line
+    try:
+        done = subprocess.run([sys.executable, "-m", "conformance", "catalog"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""
+
+
+def test_a_closed_pipe_in_process_is_141_without_a_traceback(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    class Gone:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    assert main(["catalog"]) == 141
+    assert capsys.readouterr().err == ""
+
+
+def test_bare_conformance_prints_usage_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: conformance")
+    assert "{run," in err and "conformance --help" in err
