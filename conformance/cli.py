@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from ._paths import shipped
@@ -116,14 +117,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     failed) is a usage error, exit 2, never CONFORMS.
     """
     _check_options(args)
+    missing = [p for p in args.specs or [] if not Path(p).exists()]
+    if missing:  # seen up front: nothing is started
+        raise SpecError(missing[0], None, "", "no such file or folder")
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     if not args.in_process:
         warm_up()  # the fork server imports the harness while the specs load
-    replay = beside(_provider_results, args, unless_imported="anthropic") if _replays_recordings(args) else None
+    def replay_beside() -> Any:
+        return beside(_provider_results, args, unless_imported="anthropic") if _replays_recordings(args) else None
+
+    # the shipped specs load while the recordings replay; specs named by --specs load first, so
+    # that when none of them loads nothing is replayed
+    replay = None if args.specs else replay_beside()
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
     if not (loaded.scenarios or loaded.errors or args.generated):  # nothing of ours to run
         raise UsageError(_nothing_selected(args, 0, 0))
+    if loaded.errors and not loaded.scenarios and not args.generated:  # no spec loaded: nothing is run
+        for error in loaded.errors:
+            print(f"conformance: spec error: {error}", file=sys.stderr)
+        raise UsageError(f"no scenario loaded from {' '.join(args.specs or ['the shipped specs'])}, "
+                         "so nothing was run")
+    if args.specs:
+        replay = replay_beside()
     probes = replay.result() if replay is not None else []  # the replay ran beside the loading
     gaps = []
     run_targets = [t.name for t in targets] + sorted({p.target for p in probes})
