@@ -238,7 +238,8 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> 
 
 
 def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any | None, list[str]]:
-    """Returns the scenario or probe called ``subject`` under ``spec_paths`` (or None and near ids)."""
+    """Returns the scenario or probe called ``subject`` under ``spec_paths``, or the one whose id
+    starts with it; else None and the ids it starts (when several) or near ids."""
     scenarios = {s.id: s for s in load(spec_paths).scenarios}
     if subject in scenarios:
         return scenarios[subject], []
@@ -251,4 +252,10 @@ def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any
         probes, _ = load_probes([Path(p) for p in spec_paths])
     if subject in probes:
         return probes[subject], []
+    known = {**probes, **scenarios}
+    starting = sorted(name for name in known if name.startswith(subject))
+    if len(starting) == 1:  # a prefix that names one scenario or probe is taken, as -k takes it
+        return known[starting[0]], []
+    if starting:  # several: those it names, not the merely similar
+        return None, starting
     return None, difflib.get_close_matches(subject, [*scenarios, *probes], n=5, cutoff=0.4)
