@@ -38,7 +38,7 @@ def test_a_failed_must_exits_1_with_ids_and_a_focused_diff(specs: Path, capsys: 
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking")
     assert code == 1
     assert "[MUST] tiny.inflight :: live.untouched-suffix" in out
-    assert "output[3] is not input[3] (message 1 of the task in flight):" in out
+    assert "output[3] is input[3] (message 1 of the task in flight), changed:" in out
     assert "content[0] (thinking) is missing" in out
 
 
