@@ -17,7 +17,7 @@ from . import __version__
 from ._paths import shipped
 from .egress.command import register as register_egress
 from .errors import ConformanceError, SpecError, TargetError, UsageError
-from ._text import fit
+from ._text import fit, plural
 from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
 from .formats.wrap import FORMAT_HELP, in_format
 from .fuzz.cli import fuzz_all
@@ -80,7 +80,7 @@ def _nothing_selected(args: argparse.Namespace, loaded: int, probes: int) -> str
     if not loaded:
         return f"no scenario found in {where}"
     probe_note = f" and none of the {probes} provider probes" if args.keyword and probes else ""
-    return f"-k {args.keyword!r} selects none of the {loaded} scenario{'' if loaded == 1 else 's'} in {where}{probe_note}"
+    return f"-k {args.keyword!r} selects none of the {plural(loaded, 'scenario')} in {where}{probe_note}"
 
 
 def spec_folder_line(specs: Sequence[str] | None) -> list[str]:
@@ -106,7 +106,7 @@ def _write_gaps(path: str, report: RunReport) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
     count = len(document["gaps"])  # type: ignore[arg-type]
-    print(f"wrote {count} known gap{'' if count == 1 else 's'} of {target} to {path}; "
+    print(f"wrote {plural(count, 'known gap')} of {target} to {path}; "
           f"rerun with --expectations {path}", file=sys.stderr)
 
 
@@ -247,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", action="store_true",
                    help="also replay the provider recordings (the default only when no --target is given)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
-    p.add_argument("-v", "--verbose", action="store_true", help="also show expected failures")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every failure in full, known gaps too (default: each invariant's smallest scenario)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                    help="worker processes running scenarios at once (default: one per core)")
     p.add_argument("--in-process", action="store_true",

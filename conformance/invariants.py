@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
+from ._text import a_type, plural
 from . import transcript as tx
 from .results import Level
 from .spec import Scenario
@@ -45,7 +46,7 @@ def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
 def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     """Returns lines naming the first block that differs between two messages, with a diff."""
     if not isinstance(actual, Mapping):
-        return [f"a {type(actual).__name__} stands where the message was"]
+        return [f"{a_type(actual)} stands where the message was"]
     if expected.get("role") != actual.get("role"):
         return [f"role {expected.get('role')!r} became {actual.get('role')!r}"]
     want, got = tx.blocks(expected), tx.blocks(actual)
@@ -492,10 +493,10 @@ def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
     if tx.same_json(out, again):
         return []
     if not isinstance(again, list):
-        return [f"compacting the output again returned a {type(again).__name__}"]
+        return [f"compacting the output again returned {a_type(again)}"]
     k = next((k for k, (a, b) in enumerate(zip(out, again)) if not tx.same_json(a, b)), None)
     if k is None:
-        return [f"compacting the output again turned {len(out)} messages into {len(again)}"]
+        return [f"compacting the output again turned {plural(len(out), 'message')} into {len(again)}"]
     return [f"compacting the output again changed output[{k}]:"] + [
         "  " + line for line in message_diff(out[k], again[k])]
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ._text import plural
 from ._paths import shipped
 from .errors import ConformanceError, SpecError
 from .expectations import KnownGap, apply_gaps, load_gaps
@@ -35,7 +36,7 @@ class ConformanceFailure(Exception):
 
     def __init__(self, results: list[CheckResult]) -> None:
         self.results = results
-        super().__init__(f"{len(results)} gating check(s) failed")
+        super().__init__(f"{plural(len(results), 'gating check')} failed")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -300,3 +300,12 @@ def test_bare_conformance_prints_usage_and_exits_2(capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert err.startswith("usage: conformance")
     assert "{run," in err and "conformance --help" in err
+
+
+def test_the_help_of_v_says_what_the_output_says_it_does(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "-v, --verbose show every failure in full, known gaps too" in help_text
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking")
+    assert code == 1 and "-v: every one, known gaps too)" in out

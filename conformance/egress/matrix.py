@@ -189,7 +189,7 @@ def check_against(matrix: dict[str, Any], path: Path, named: bool = False) -> in
     changes = changed_cells(published, matrix, named)
     missing = [row["component"] for row in matrix["rows"] if not row.get("installed", True)]
     if changes:
-        print(f"egress-matrix: {len(changes)} change(s) against {path}; run `conformance egress-matrix` and commit:")
+        print(f"egress-matrix: {plural(len(changes), 'change')} against {path}; run `conformance egress-matrix` and commit:")
         print("\n".join(f"  {line}" for line in changes))
         return 1
     if missing:

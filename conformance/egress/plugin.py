@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from .._text import plural
 from ..errors import ConformanceError
 from ..results import CheckResult, must_checked
 from ..target import DEFAULT_TIME_LIMIT, resolve
@@ -23,7 +24,7 @@ class EgressFailure(Exception):
 
     def __init__(self, results: list[CheckResult]) -> None:
         self.results = results
-        super().__init__(f"{len(results)} egress check(s) failed")
+        super().__init__(f"{plural(len(results), 'egress check')} failed")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

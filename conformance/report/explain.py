@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._text import fit
+from .._text import fit, plural
 from ..redaction import Redactor, block_label, secrets_in
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
@@ -151,7 +151,7 @@ def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = Non
              f"  family {probe.family} · {probe.config_label()}",
              f"  request: {json.dumps({k: v for k, v in probe.call.request.items() if k != 'tools'})}"]
     if probe.before is not None:
-        lines.append(f"  after an earlier call ({probe.chain}): {len(probe.before.input)} input item(s)")
+        lines.append(f"  after an earlier call ({probe.chain}): {plural(len(probe.before.input), 'input item')}")
     lines += ["", f"input items of the judged call ({len(items)}, as predicted):"]
     lines += [f"  {n:>3} {'live' if n >= probe.live_from else '    '} {_item_label(i)}" for n, i in enumerate(items)]
     lines += ["", "truth (declared live span):", f"  from item {probe.live_from}", "",
