@@ -77,8 +77,7 @@ def test_unknown_id_exits_2_with_suggestions(capsys: pytest.CaptureFixture[str])
 
 def test_probe_shows_live_span_and_prediction(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     specs = Path(__file__).resolve().parents[2] / "specs" / "provider"
-    if not any(specs.glob("*.yaml")):
-        pytest.skip("no probe specs in this checkout")
+    assert any(specs.glob("*.yaml")), "the checkout ships probe specs"  # the project's own: never a skip
     from conformance.provider.probes import load_probes
     probes, _ = load_probes([specs])
     probe = next(iter(probes.values()))
