@@ -97,3 +97,9 @@ def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None
     assert any(r.invariant == "reference.exact-output" and r.outcome == "fail" for r in report.results)
     assert report.exit_code == 1
     assert not [r for r in report.results if r.level == "MUST" and r.outcome == "fail"]
+
+
+def test_every_broken_compactor_has_a_defect_class() -> None:
+    """The kill rate is reported by defect class (benchmarks/kill_rate.py): every compactor has one."""
+    assert set(broken.DEFECT_CLASS) == set(broken.CAUGHT_BY)
+    assert len(set(broken.DEFECT_CLASS.values())) >= 10

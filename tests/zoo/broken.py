@@ -502,3 +502,32 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "notice_into_step": ("tools.uses-answered-next",),
     "window_opens_on_notice": ("tools.results-answer-previous",),
 }
+
+
+# the defect class of each broken compactor: several compactors may be variants of one defect (the
+# settled-block rewrites of ``_settled_blocks`` are one class, caught by one invariant), so kill rates
+# are reported by class as well as by compactor (``benchmarks/kill_rate.py``, docs/fuzz.md)
+DEFECT_CLASS: dict[str, str] = {
+    **dict.fromkeys(["essay_whitelist", "keep_last_n", "cap_live_task", "boundary_off_by_one", "prune_large_text"],
+                    "cuts into the task in flight"),
+    **dict.fromkeys(["strip_all_thinking", "rewrite_thinking", "essay_reference"],
+                    "drops or rewrites reasoning that must stay"),
+    **dict.fromkeys(["trailing_thinking", "reasoning_after_text"], "puts reasoning out of its place in a turn"),
+    **dict.fromkeys(["rebuild_blocks", "live_zero_becomes_false", "live_ints_become_floats"],
+                    "rebuilds blocks, losing or retyping fields"),
+    "whitelist_settled": "drops blocks of kinds it does not know",
+    **dict.fromkeys(["reserialise_compaction", "rewrite_compaction_summary", "reencode_search_results"],
+                    "rewrites opaque blocks"),
+    **dict.fromkeys(["orphan_results", "drop_settled_results", "note_before_results", "notice_into_step",
+                     "window_opens_on_notice"], "separates a client call from its result"),
+    **dict.fromkeys(["drop_pending_calls", "compact_tool_summary_only"], "drops calls still awaiting results"),
+    **dict.fromkeys(["fixed_server_registry", "window_splits_paused_pairs"],
+                    "separates a server tool use from its result"),
+    **dict.fromkeys(["mutate_input", "mutate_zero_to_false"], "edits the caller's history in place"),
+    **dict.fromkeys(["wrong_type", "empty_content", "blank_settled_text", "whitespace_settled_text",
+                     "drop_settled_tool_input", "stringify_settled_tool_input", "unnamed_settled_tool_use",
+                     "stub_settled_results", "settled_blocks_as_strings", "blank_settled_requests"],
+                    "returns messages the API rejects (shape variants)"),
+    **dict.fromkeys(["raises", "hangs", "crash_on_unpaired_result"], "does not complete"),
+    "non_idempotent": "changes its own output when run again",
+}
