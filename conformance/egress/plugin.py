@@ -104,7 +104,8 @@ class EgressItem(pytest.Item):
         if failing:
             raise EgressFailure(failing)
         if not must_checked(results):
-            pytest.skip("nothing checked: " + ", ".join(sorted({r.message for r in results})))
+            raise pytest.skip.Exception("nothing checked: " + ", ".join(sorted({r.message for r in results})),
+                                        _use_item_location=True)  # at the conversation's file and line
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, EgressFailure):
