@@ -120,9 +120,10 @@ def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
     out = _output(obs)
     if not live:
         return []
-    if len(out) < len(live):
-        return [f"output has {len(out)} messages; the task in flight alone has {len(live)} "
-                f"(from input[{scenario.truth.live_start}])"]
+    if len(out) < len(live):  # then what went, aligned, so that both sides are quoted
+        first, *rest = describe_live_difference(live, out, scenario.truth.live_start)
+        return [f"output has {plural(len(out), 'message')}; the task in flight alone has {len(live)}: {first}",
+                *rest]
     offset = len(out) - len(live)
     if all(tx.same_json(want, got) for want, got in zip(live, out[offset:])):
         return []
