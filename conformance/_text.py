@@ -25,3 +25,15 @@ def fit(lines: Iterable[str], width: int = WIDTH) -> list[str]:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """Returns ``n`` and ``word``, in the plural unless ``n`` is 1 ("1 message", "2 findings")."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def article(word: str) -> str:
+    """Returns ``word`` after "a" or "an", as it is said ("an int", "a str", "an assistant", "a user")."""
+    w = word.lower()
+    vowel = w[:1] in ("a", "e", "i", "o") or (w[:1] == "u" and not w.startswith(("use", "usa", "uni", "uu", "uri", "url")))
+    return f"{'an' if vowel or w.startswith(('hour', 'honest')) else 'a'} {word}"
+
+
+def a_type(value: object) -> str:
+    """Returns the name of ``value``'s type after its article ("an int", "a NoneType")."""
+    return article(type(value).__name__)

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from ._paths import shipped
 from .egress.command import register as register_egress
 from .errors import ConformanceError, SpecError, TargetError, UsageError
-from ._text import fit
+from ._text import fit, plural
 from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
 from .formats.wrap import FORMAT_HELP, in_format
 from .fuzz.cli import fuzz_all
@@ -78,7 +80,7 @@ def _nothing_selected(args: argparse.Namespace, loaded: int, probes: int) -> str
     if not loaded:
         return f"no scenario found in {where}"
     probe_note = f" and none of the {probes} provider probes" if args.keyword and probes else ""
-    return f"-k {args.keyword!r} selects none of the {loaded} scenario{'' if loaded == 1 else 's'} in {where}{probe_note}"
+    return f"-k {args.keyword!r} selects none of the {plural(loaded, 'scenario')} in {where}{probe_note}"
 
 
 def spec_folder_line(specs: Sequence[str] | None) -> list[str]:
@@ -104,7 +106,7 @@ def _write_gaps(path: str, report: RunReport) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
     count = len(document["gaps"])  # type: ignore[arg-type]
-    print(f"wrote {count} known gap{'' if count == 1 else 's'} of {target} to {path}; "
+    print(f"wrote {plural(count, 'known gap')} of {target} to {path}; "
           f"rerun with --expectations {path}", file=sys.stderr)
 
 
@@ -115,14 +117,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     failed) is a usage error, exit 2, never CONFORMS.
     """
     _check_options(args)
+    missing = [p for p in args.specs or [] if not Path(p).exists()]
+    if missing:  # seen up front: nothing is started
+        raise SpecError(missing[0], None, "", "no such file or folder")
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     if not args.in_process:
         warm_up()  # the fork server imports the harness while the specs load
-    replay = beside(_provider_results, args, unless_imported="anthropic") if _replays_recordings(args) else None
+    def replay_beside() -> Any:
+        return beside(_provider_results, args, unless_imported="anthropic") if _replays_recordings(args) else None
+
+    # the shipped specs load while the recordings replay; specs named by --specs load first, so
+    # that when none of them loads nothing is replayed
+    replay = None if args.specs else replay_beside()
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
     if not (loaded.scenarios or loaded.errors or args.generated):  # nothing of ours to run
         raise UsageError(_nothing_selected(args, 0, 0))
+    if loaded.errors and not loaded.scenarios and not args.generated:  # no spec loaded: nothing is run
+        for error in loaded.errors:
+            print(f"conformance: spec error: {error}", file=sys.stderr)
+        raise UsageError(f"no scenario loaded from {' '.join(args.specs or ['the shipped specs'])}, "
+                         "so nothing was run")
+    if args.specs:
+        replay = replay_beside()
     probes = replay.result() if replay is not None else []  # the replay ran beside the loading
     gaps = []
     run_targets = [t.name for t in targets] + sorted({p.target for p in probes})
@@ -230,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", action="store_true",
                    help="also replay the provider recordings (the default only when no --target is given)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
-    p.add_argument("-v", "--verbose", action="store_true", help="also show expected failures")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every failure in full, known gaps too (default: each invariant's smallest scenario)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                    help="worker processes running scenarios at once (default: one per core)")
     p.add_argument("--in-process", action="store_true",
@@ -253,12 +270,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_gone() -> int:
+    """Points standard output at the null device, so that nothing more fails at exit; returns 141,
+    the shell's code for a writer whose reader closed the pipe."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a file descriptor (a captured stream)
+        pass
+    return 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code (0 conforms, 1 MUST failed, 2 usage/spec error)."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not (sys.argv[1:] if argv is None else argv):  # bare `conformance`: what it can do
+            parser.print_usage(sys.stderr)
+            print("conformance: error: give a command (run, explain, ...); conformance --help lists them",
+                  file=sys.stderr)
+            return 2
+        args = parser.parse_args(argv)
         with reaped():  # no worker or helper process this command started outlives it
-            return int(args.func(args))
+            code = int(args.func(args))
+        sys.stdout.flush()  # a reader that has gone away shows here, not as a traceback at exit
+        return code
+    except BrokenPipeError:  # `conformance ... | head`: a closed pipe is a normal end
+        return _stdout_gone()
     except (TargetError, UsageError) as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._text import plural
 from . import transcript as tx
 from ._paths import shipped
 from .spec import Scenario, load
@@ -267,7 +268,7 @@ def shortfalls(scenarios: Iterable[Scenario]) -> list[str]:
     for req in REQUIRED:
         _, cut = _held(req, tallied)
         if cut < req.minimum:
-            problems.append(f"{req.kind} / {req.field} / {' or '.join(req.positions)}: {cut} scenario(s) with a "
+            problems.append(f"{req.kind} / {req.field} / {' or '.join(req.positions)}: {plural(cut, 'scenario')} with a "
                             f"cutting window, minimum {req.minimum}")
     return problems
 

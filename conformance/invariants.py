@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
+from ._text import a_type, plural
 from . import transcript as tx
 from .results import Level
 from .spec import Scenario
@@ -45,7 +46,7 @@ def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
 def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     """Returns lines naming the first block that differs between two messages, with a diff."""
     if not isinstance(actual, Mapping):
-        return [f"a {type(actual).__name__} stands where the message was"]
+        return [f"{a_type(actual)} stands where the message was"]
     if expected.get("role") != actual.get("role"):
         return [f"role {expected.get('role')!r} became {actual.get('role')!r}"]
     want, got = tx.blocks(expected), tx.blocks(actual)
@@ -119,15 +120,81 @@ def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
     out = _output(obs)
     if not live:
         return []
-    if len(out) < len(live):
-        return [f"output has {len(out)} messages; the task in flight alone has {len(live)} "
-                f"(from input[{scenario.truth.live_start}])"]
+    if len(out) < len(live):  # then what went, aligned, so that both sides are quoted
+        first, *rest = describe_live_difference(live, out, scenario.truth.live_start)
+        return [f"output has {plural(len(out), 'message')}; the task in flight alone has {len(live)}: {first}",
+                *rest]
     offset = len(out) - len(live)
-    for k, (want, got) in enumerate(zip(live, out[offset:])):
-        if not tx.same_json(want, got):
-            return [f"output[{offset + k}] is not input[{scenario.truth.live_start + k}] "
-                    f"(message {k} of the task in flight):"] + ["  " + line for line in message_diff(want, got)]
-    return []
+    if all(tx.same_json(want, got) for want, got in zip(live, out[offset:])):
+        return []
+    return describe_live_difference(live, out, scenario.truth.live_start)
+
+
+def _describe_message(message: Any) -> str:
+    """Returns a short label of a message: its role and its first block's label."""
+    if not isinstance(message, Mapping):
+        return type(message).__name__
+    content = message.get("content")
+    first = "text" if isinstance(content, str) else tx.describe_block(content[0]) if content else "no content"
+    return f"{message.get('role')}: {first}"
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, Mapping) else None
+
+
+def _pair_by_role(live: Sequence[Any], out: Sequence[Any], i1: int, i2: int, j1: int,
+                  j2: int) -> tuple[str, int, int, int, int]:
+    """Returns the first difference inside a replaced stretch, its messages paired by role: a
+    message is "changed" only when a message of its role stands for it. At the start of the task
+    (``i1 == 0``) the stretch of output also holds the settled history kept, so it pairs from the end."""
+    import difflib
+
+    if i1 == 0:
+        k, m = i2, j2
+        while k > i1 and m > j1 and _role(live[k - 1]) == _role(out[m - 1]):
+            k, m = k - 1, m - 1
+        return ("delete", i1, k, m, m) if k > i1 else ("replace", i1, i1 + 1, m, m + 1)
+    roles = difflib.SequenceMatcher(None, [_role(x) for x in live[i1:i2]], [_role(x) for x in out[j1:j2]],
+                                    autojunk=False).get_opcodes()
+    tag, a1, a2, b1, b2 = next(op for op in roles if op[0] != "equal" or op[1] < op[2])
+    if tag == "equal":
+        return "replace", i1 + a1, i1 + a1 + 1, j1 + b1, j1 + b1 + 1
+    return ("replace" if tag == "replace" else tag), i1 + a1, i1 + a2, j1 + b1, j1 + b2
+
+
+def describe_live_difference(live: Sequence[Any], out: Sequence[Any], live_start: int) -> list[str]:
+    """Returns lines naming the first difference between the task in flight (``live``, from
+    ``input[live_start]``) and the output, after aligning the two as a diff does: a message
+    "removed", one "inserted", or one "changed" (with what changed in it)."""
+    import difflib
+
+    a, b = tx.canonical_each(live), tx.canonical_each(out)
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if ops and ops[0][0] == "insert" and ops[0][1] == 0:
+        ops = ops[1:]  # settled history kept before the task in flight
+    if not ops:  # pragma: no cover - the suffix differs, so something does
+        return ["the output does not end with the task in flight"]
+    tag, i1, i2, j1, j2 = ops[0]
+    if tag == "replace":
+        tag, i1, i2, j1, j2 = _pair_by_role(live, out, i1, i2, j1, j2)
+    if tag == "replace":
+        want, got = live[i1], out[j1]
+        return [f"output[{j1}] is input[{live_start + i1}] (message {i1} of the task in flight), changed:"] + [
+            "  " + line for line in message_diff(want, got)]
+    if tag == "delete":
+        gone = [f"input[{live_start + i}] ({_describe_message(live[i])})" for i in range(i1, i2)]
+        head = (f"{gone[0]}, message {i1} of the task in flight, was removed"
+                + (f", and {len(gone) - 1} after it: {', '.join(gone[1:4])}" + (", ..." if len(gone) > 4 else "")
+                   if len(gone) > 1 else ""))
+        after = (f"; output[{j1}] is input[{live_start + i2}]" if j1 < len(out) and i2 < len(live) else
+                 f"; the output ends at output[{j1 - 1}]" if 0 < j1 == len(out) else "")
+        return [head + after]
+    new = [f"output[{j}] ({_describe_message(out[j])})" for j in range(j1, j2)]
+    where = (f"before input[{live_start + i1}] (message {i1} of it)" if i1 < len(live) else
+             f"after its last message, input[{live_start + len(live) - 1}]")
+    return [f"{new[0]} was inserted into the task in flight {where}"
+            + (f", and {len(new) - 1} more after it" if len(new) > 1 else "")]
 
 
 def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
@@ -427,10 +494,10 @@ def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
     if tx.same_json(out, again):
         return []
     if not isinstance(again, list):
-        return [f"compacting the output again returned a {type(again).__name__}"]
+        return [f"compacting the output again returned {a_type(again)}"]
     k = next((k for k, (a, b) in enumerate(zip(out, again)) if not tx.same_json(a, b)), None)
     if k is None:
-        return [f"compacting the output again turned {len(out)} messages into {len(again)}"]
+        return [f"compacting the output again turned {plural(len(out), 'message')} into {len(again)}"]
     return [f"compacting the output again changed output[{k}]:"] + [
         "  " + line for line in message_diff(out[k], again[k])]
 

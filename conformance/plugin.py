@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ._text import plural
 from ._paths import shipped
 from .errors import ConformanceError, SpecError
 from .expectations import KnownGap, apply_gaps, load_gaps
@@ -35,15 +36,16 @@ class ConformanceFailure(Exception):
 
     def __init__(self, results: list[CheckResult]) -> None:
         self.results = results
-        super().__init__(f"{len(results)} gating check(s) failed")
+        super().__init__(f"{plural(len(results), 'gating check')} failed")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance", "history compaction conformance")
     group.addoption("--conformance-target", action="append", metavar="MODULE:ATTR", default=[],
                     help="compactor to test against the scenarios; repeat for several")
-    group.addoption("--conformance-specs", nargs="+", metavar="PATH", default=None,
-                    help="spec files or folders (default: the shipped specs)")
+    # one path a use (repeat for several), so a node id after it stays pytest's argument
+    group.addoption("--conformance-specs", action="append", metavar="PATH", default=None,
+                    help="spec file or folder; repeat for several (default: the shipped specs)")
     group.addoption("--conformance-expectations", action="append", metavar="FILE", default=[],
                     help="known gaps of the target, applied strictly")
     group.addoption("--conformance-format", metavar="NAME", default=None, help=FORMAT_HELP)
@@ -254,7 +256,8 @@ class ScenarioItem(pytest.Item):
             pytest.xfail(expected[0].message)
         if not must_checked(results):  # every MUST skipped: no evidence, so no pass
             reasons = ", ".join(sorted({r.message for r in results})) or "no invariant applies"
-            pytest.skip(f"nothing checked: {reasons}")
+            # reported at the scenario's file and line (``-rs``), not at this line
+            raise pytest.skip.Exception(f"nothing checked: {reasons}", _use_item_location=True)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, ConformanceFailure):

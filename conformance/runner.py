@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from ._text import a_type, plural
 from . import _memo
 from ._gc import gc_paused
 from .errors import SpecError, UsageError
@@ -277,7 +278,7 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
         unit = "scenarios" if len(targets) == 1 else "scenario runs (scenarios x targets)"
         stopped = f"interrupted (Ctrl-C): {len(done)} of {len(items)} {unit} finished"
     elif state.stopped_at is not None and state.stopped_at < len(items) - 1:
-        stopped = (f"stopped after {options.maxfail} failing scenario(s) (--maxfail {options.maxfail}): "
+        stopped = (f"stopped after {plural(options.maxfail, 'failing scenario')} (--maxfail {options.maxfail}): "
                    f"{len(items) - 1 - state.stopped_at} not run")
     kept = [s for s in chosen if s.id in ran_scenarios] if stopped else chosen
     return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], kept,
@@ -345,7 +346,7 @@ def _picklable(obs: Observation) -> Observation:
             pickle.dumps(obs.output)
             output = obs.output
         except Exception:  # noqa: BLE001
-            output = f"<a {type(obs.output).__name__} that cannot be sent between processes>"
+            output = f"<{a_type(obs.output)} that cannot be sent between processes>"
         return replace(obs, output=output, second=second)
 
 

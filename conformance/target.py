@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._text import a_type, plural
 from . import transcript
 from .errors import TargetError
 from .tracebacks import stack_of, target_traceback
@@ -108,7 +109,7 @@ def resolve(spec: str) -> Target:
         except AttributeError:
             raise TargetError(f"module {module_name!r} has no attribute {attr!r}") from None
     if not callable(obj):
-        raise TargetError(f"target {spec!r} is a {type(obj).__name__}, not a callable")
+        raise TargetError(f"target {spec!r} is {a_type(obj)}, not a callable")
     return Target(spec, obj, _accepted_keywords(obj))
 
 
@@ -225,10 +226,10 @@ def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
     from deepdiff import DeepDiff
 
     if not (isinstance(before, list) and isinstance(after, list)):
-        return (f"the history became a {type(after).__name__}",)
+        return (f"the history became {a_type(after)}",)
     lines: list[str] = []
     if len(after) != len(before):
-        lines.append(f"the history went from {len(before)} to {len(after)} message{'' if len(after) == 1 else 's'}")
+        lines.append(f"the history went from {len(before)} to {plural(len(after), 'message')}")
     for index in range(max(len(before), len(after))):
         if index >= len(after):
             lines.append(f"input[{index}] was removed")

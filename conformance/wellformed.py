@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ._text import a_type
 from . import transcript as tx
 from ._memo import of_history
 
@@ -25,7 +26,7 @@ def _has_text(value: Any) -> bool:
 def _block_malformations(block: Any, where: str) -> Iterator[Malformation]:
     """Yields what is wrong with one content block."""
     if not isinstance(block, Mapping):
-        yield block, where, f"is a {type(block).__name__}, not a block", True
+        yield block, where, f"is {a_type(block)}, not a block", True
         return
     kind = block.get("type")
     if not isinstance(kind, str) or not kind:
@@ -51,7 +52,7 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
     for i, message in enumerate(messages):
         where = f"[{i}]"
         if not isinstance(message, Mapping):
-            yield message, where, f"is a {type(message).__name__}, not a message", True
+            yield message, where, f"is {a_type(message)}, not a message", True
             continue
         if message.get("role") not in ROLES:
             yield message, f"{where}.role", f"is {message.get('role')!r}", False
@@ -74,7 +75,7 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
                         continue
                 yield from _block_malformations(block, f"{where}.content[{j}]")
         else:
-            yield message, f"{where}.content", f"is a {type(content).__name__}, not a string or a list", True
+            yield message, f"{where}.content", f"is {a_type(content)}, not a string or a list", True
 
 
 def _problem_counts(history: Sequence[Any]) -> Counter[tuple[str, str]]:
@@ -94,7 +95,7 @@ def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str
     as the input's, as many times as the input has it. ``where`` is like ``[3].content[1]``;
     ``unreadable`` says other checks cannot read the output at all."""
     if not isinstance(output, list):
-        yield "", f"returned a {type(output).__name__}, not a list of messages", True
+        yield "", f"returned {a_type(output)}, not a list of messages", True
         return
     if len(output) > longest_output(len(history)):
         yield "", (f"returned {len(output)} messages for an input of {len(history)}: more than a compaction "

@@ -1,16 +1,36 @@
-"""Shared fixtures: the shipped scenarios, loaded once."""
+"""Shared fixtures: the shipped scenarios, loaded once; and pytest-xdist, when it is installed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 from conformance import LoadResult, load
 
+# pytest-xdist comes with the `peers` extra; after a plain install the suite (and the conformance
+# plugin run from this checkout) runs without it, so it is loaded here, not in `addopts`
+XDIST = find_spec("xdist") is not None
+pytest_plugins = ["xdist.plugin"] if XDIST else []
+
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not XDIST:  # the mark the tests use to keep tests together on one worker, known without xdist too
+        config.addinivalue_line("markers", "xdist_group(name): run on the same xdist worker as its group")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Iterator[None]:
+    """Makes ``--dist loadgroup`` the default under ``-n``, before pytest-xdist reads it."""
+    if XDIST and config.option.dist == "no":
+        config.option.dist = "loadgroup"
+    return (yield)
 
 
 @cache
@@ -49,5 +69,5 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     """Returns pytest's ``pytester`` whose runs load the plugins the suite's own runs load (the
     conformance plugin and pytest-xdist) and no other installed one, as ``addopts`` does here."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setenv("PYTEST_PLUGINS", "conformance.plugin,xdist.plugin")
+    monkeypatch.setenv("PYTEST_PLUGINS", "conformance.plugin,xdist.plugin" if XDIST else "conformance.plugin")
     return pytester

@@ -38,7 +38,7 @@ def test_a_failed_must_exits_1_with_ids_and_a_focused_diff(specs: Path, capsys: 
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking")
     assert code == 1
     assert "[MUST] tiny.inflight :: live.untouched-suffix" in out
-    assert "output[3] is not input[3] (message 1 of the task in flight):" in out
+    assert "output[3] is input[3] (message 1 of the task in flight), changed:" in out
     assert "content[0] (thinking) is missing" in out
 
 
@@ -259,3 +259,53 @@ def test_the_report_fits_100_columns(capsys: pytest.CaptureFixture[str]) -> None
     evidence = [line for line in lines if not line.startswith("[")]
     assert any(line.startswith("    expected input[") for line in evidence)
     assert max(len(line) for line in evidence) <= 100
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly() -> None:
+    """``conformance ... | head``: no traceback, and exit 141 (or 0 when everything was written first)."""
+    import os
+    import subprocess
+    import sys
+
+    read, write_end = os.pipe()
+    os.close(read)  # the reader is gone before the command writes a line
+    try:
+        done = subprocess.run([sys.executable, "-m", "conformance", "catalog"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""
+
+
+def test_a_closed_pipe_in_process_is_141_without_a_traceback(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    class Gone:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    assert main(["catalog"]) == 141
+    assert capsys.readouterr().err == ""
+
+
+def test_bare_conformance_prints_usage_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: conformance")
+    assert "{run," in err and "conformance --help" in err
+
+
+def test_the_help_of_v_says_what_the_output_says_it_does(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "-v, --verbose show every failure in full, known gaps too" in help_text
+    code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking")
+    assert code == 1 and "-v: every one, known gaps too)" in out

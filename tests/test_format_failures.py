@@ -57,10 +57,10 @@ def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices
     out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat", "-v",  # -v: every failure
                "--target", "tests.test_format_failures:drop_tool_messages")
     lines = out.splitlines()
-    at = next(k for k, line in enumerate(lines) if "expected input[6]: " in line
+    at = next(k for k, line in enumerate(lines) if "expected input[8]: " in line
               and "window-edge-inside-settled-batch" in "\n".join(lines[k - 4:k]))
     # two tool messages stand for the one Anthropic message of two results: the numbering differs
-    assert any("as the target was given it (openai-chat): input[7]: {\"role\": \"user\"" in line
+    assert any("as the target was given it (openai-chat): input[9:11]: [{\"role\": \"tool\"" in line
                for line in lines[at:at + 4]), "\n".join(lines[at - 4:at + 8])
     assert any("as the target returned it (openai-chat)" in line and "tool_calls" in line
                for line in lines), out
@@ -92,4 +92,4 @@ def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str])
     assert main(["explain", "parallel-tools.window-edge-inside-settled-batch", "--specs", str(PARALLEL),
                  "--format", "openai-chat", "--target", "tests.test_format_failures:drop_tool_messages"]) == 0
     out = capsys.readouterr().out
-    assert "as the target was given it (openai-chat): input[7]" in out, out
+    assert "as the target was given it (openai-chat): input[9:11]" in out, out

@@ -271,7 +271,8 @@ def test_a_scenario_held_without_reasoning_keeps_its_truth_and_catches_what_the_
     targets, scenarios, note = in_format([from_callable(clear_tool_messages, "clear")], [scenario], "openai-chat")
     report = run(targets, scenarios, options=OPTIONS)
     assert "live.untouched-suffix" in {r.invariant for r in report.failures()}
-    assert "without the reasoning blocks" in note
+    assert ", 1 of them with their reasoning blocks removed (the format has no place for them)" in note
+    assert held.description.endswith("(run with its reasoning blocks removed: the format has no place for them)")
 
 
 def test_a_scenario_whose_messages_hold_only_reasoning_stays_skipped() -> None:

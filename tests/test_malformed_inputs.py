@@ -249,3 +249,31 @@ def test_smoke_in_a_real_process(tmp_path: Path) -> None:
     for argv, located in checks:
         done = _cli(*argv, cwd=tmp_path)
         _assert_usage_error(done.returncode, done.stdout, done.stderr, [located])
+
+
+def test_when_no_spec_loads_nothing_runs_and_nothing_is_replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing --specs path, or a folder whose every spec is broken: exit 2, no table, no replay."""
+    from conformance import cli
+
+    replayed: list[object] = []
+    monkeypatch.setattr(cli, "_provider_results", lambda args: replayed.append(args) or [])
+    (tmp_path / "b.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
+    for specs in (str(tmp_path / "nosuchdir"), str(tmp_path)):
+        code = main(["run", "--in-process", "--no-progress", "--specs", specs])
+        captured = capsys.readouterr()
+        assert code == 2 and captured.out == "", captured.out
+        assert "so nothing was run" in captured.err or "no such file or folder" in captured.err
+    assert replayed == []
+
+
+def test_when_some_specs_load_they_run_and_the_run_ends_spec_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "b.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
+    (tmp_path / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    code = main(["run", "--in-process", "--no-progress", "--no-provider", "--specs", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "b.yaml:2: invalid YAML" in out
+    assert "target conformance_reference:compact: 2 scenarios" in out, out
+    assert out.rstrip().endswith("pass -- SPEC ERRORS (1)"), out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from ._specs import GOOD
@@ -158,7 +160,8 @@ def test_a_scenario_with_every_check_skipped_is_skipped_not_passed(pytester: pyt
     result = pytester.runpytest("--conformance-target", "zoo_targets:noop", "--conformance-specs", spec_dir,
                                 "-rs", "-p", "no:cacheprovider")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*nothing checked: not today*"])
+    # at the scenario's own file and line (the id is on line 3), not at a line of the plugin
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] specs/tiny.yaml:3: nothing checked: not today*"])
 
 
 def test_the_plugin_is_registered_when_the_package_is_installed() -> None:
@@ -207,6 +210,19 @@ def test_a_node_id_with_a_target_suffix_pastes_back(pytester: pytest.Pytester, s
     both.assert_outcomes(passed=1, failed=1)
 
 
+def test_a_node_id_after_conformance_specs_stays_a_node_id(pytester: pytest.Pytester, spec_dir: str) -> None:
+    (pytester.path / "specs" / "again.yaml").write_text(
+        GOOD.replace("tiny.inflight", "again.inflight").replace("tiny.settled", "again.settled"), encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", "-p", "no:cacheprovider", "-rf",
+                                "--conformance-specs", spec_dir, "specs/tiny.yaml::tiny.inflight")
+    result.assert_outcomes(failed=1)
+    assert _failed_ids(result) == ["specs/tiny.yaml::tiny.inflight"]
+    several = pytester.runpytest("--conformance-target", "zoo_targets:strip", "-p", "no:cacheprovider",
+                                 "--conformance-specs", f"{spec_dir}/tiny.yaml", "--conformance-specs",
+                                 f"{spec_dir}/again.yaml")
+    several.assert_outcomes(passed=2, failed=2)
+
+
 def test_last_failed_reruns_only_the_failed_scenario(pytester: pytest.Pytester, spec_dir: str) -> None:
     args = ["--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir, "-rf"]
     pytester.runpytest(*args).assert_outcomes(passed=1, failed=1)
@@ -229,3 +245,42 @@ def test_specs_outside_the_rootdir_print_a_node_id_that_pastes_back(
     rerun = pytester.runpytest(*args[:-3], "-rf")
     rerun.assert_outcomes(passed=1, failed=1)
     assert pytester.runpytest(*args[:-3], "-rf", "--lf").parseoutcomes().get("failed") == 1
+
+
+_WITHOUT_XDIST = ("import sys; sys.modules['xdist'] = None; import pytest; "  # as after a plain `pip install .`
+                  "raise SystemExit(pytest.main(sys.argv[1:]))")
+
+
+def test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_pastes_back(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checkout's own pytest configuration, without pytest-xdist: run from the checkout, a
+    failing node id of specs under its ``.venv`` pastes back, from there and from outside."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    checkout = pytester.mkdir("checkout")
+    (checkout / "pyproject.toml").write_text((root / "pyproject.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (checkout / "tests").mkdir()
+    (checkout / "tests" / "__init__.py").write_text("", encoding="utf-8")
+    (checkout / "tests" / "conftest.py").write_text((root / "tests" / "conftest.py").read_text(encoding="utf-8"),
+                                                    encoding="utf-8")
+    (checkout / "my_compactor.py").write_text("def compact(history):\n    return history[-2:]\n", encoding="utf-8")
+    installed = checkout / ".venv" / "site-packages" / "specs"  # like the copy `pip install .` makes
+    installed.mkdir(parents=True)
+    (installed / "tiny.yaml").write_text(GOOD, encoding="utf-8")
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")  # what the checkout's configuration says, alone
+    monkeypatch.delenv("PYTEST_PLUGINS")
+    monkeypatch.chdir(checkout)
+    args = ["--conformance-target", "my_compactor:compact", "--conformance-specs", str(installed),
+            "-p", "no:cacheprovider", "-rf"]
+    first = pytester.run(sys.executable, "-c", _WITHOUT_XDIST, *args, "-m", "conformance")
+    first.assert_outcomes(failed=1, passed=1)
+    printed = _failed_ids(first)
+    assert printed == [".venv/site-packages/specs/tiny.yaml::tiny.inflight"], first.stdout.str()
+    pytester.run(sys.executable, "-c", _WITHOUT_XDIST, *args, printed[0]).assert_outcomes(failed=1)
+    outside = pytester.mkdir("elsewhere")
+    monkeypatch.chdir(outside)
+    (outside / "my_compactor.py").write_text((checkout / "my_compactor.py").read_text(encoding="utf-8"),
+                                             encoding="utf-8")
+    again = pytester.run(sys.executable, "-c", _WITHOUT_XDIST, *args, str(checkout / printed[0]))
+    again.assert_outcomes(failed=1)

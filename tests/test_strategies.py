@@ -158,9 +158,36 @@ def test_ids_name_the_content_and_truth_stays_in_range(sample: list[Scenario]) -
         assert len(scenario.description) <= 120
 
 
+def test_the_settled_split_and_moved_notice_arms_are_drawn(sample: list[Scenario]) -> None:
+    """A settled paused turn continued (and sometimes paused again), the window's edge on that
+    continuation, and a settled notice beside a request before a task in flight that ends on a result."""
+    def continuation(s: Scenario, i: int) -> bool:
+        if not 0 < i < s.truth.live_start:
+            return False
+        before, here = s.history[i - 1], s.history[i]
+        return (before["role"] == here["role"] == "assistant"
+                and bool(transcript.server_tool_use_ids(before)))
+
+    edges = [s for s in sample if "keep_turns" in s.params
+             and continuation(s, s.truth.live_start - s.params["keep_turns"])]
+    assert edges
+    def paused_again(message: dict[str, Any]) -> bool:  # a server use left open in the continuation
+        answered = {b.get("tool_use_id") for b in message["content"]} if isinstance(message["content"], list) else set()
+        return bool(set(transcript.server_tool_use_ids(message)) - answered)
+
+    twice = [s for s in sample if any(continuation(s, i) and paused_again(s.history[i])
+                                      for i in range(1, len(s.history)))]
+    assert twice
+    moved = [s for s in sample if any(transcript.opens_new_request(s.history[i]) and transcript.opens_new_request(
+        s.history[i - 1]) for i in range(1, s.truth.live_start))
+        and s.history and transcript.tool_result_ids(s.history[-1]) and s.truth.live_start < len(s.history)]
+    assert moved
+
+
 BLIND_SPOT_COMPACTORS = ("fixed_server_registry", "window_splits_paused_pairs", "reserialise_compaction",
                          "rewrite_compaction_summary", "reencode_search_results", "compact_tool_summary_only",
-                         "prune_large_text", "notice_into_step", "window_opens_on_notice")
+                         "prune_large_text", "notice_into_step", "window_opens_on_notice",
+                         "keep_request_and_answer", "notice_to_newest")
 
 
 @pytest.mark.parametrize("name", BLIND_SPOT_COMPACTORS)

@@ -97,3 +97,24 @@ def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None
     assert any(r.invariant == "reference.exact-output" and r.outcome == "fail" for r in report.results)
     assert report.exit_code == 1
     assert not [r for r in report.results if r.level == "MUST" and r.outcome == "fail"]
+
+
+def test_every_broken_compactor_has_a_defect_class() -> None:
+    """The kill rate is reported by defect class (benchmarks/kill_rate.py): every compactor has one."""
+    assert set(broken.DEFECT_CLASS) == set(broken.CAUGHT_BY)
+    assert len(set(broken.DEFECT_CLASS.values())) >= 10
+
+
+@pytest.mark.parametrize(("family", "name", "invariant"), [
+    ("paused-split", "keep_request_and_answer", "tools.server-results-kept"),
+    ("paused-split", "window_splits_paused_pairs", "tools.server-results-kept"),
+    ("moved-notices", "notice_to_newest", "tools.uses-answered-next"),
+])
+def test_each_new_family_catches_its_compactor_by_the_right_invariant(family: str, name: str,
+                                                                      invariant: str) -> None:
+    scenarios = [s for s in _scenarios() if s.family == family]
+    assert len(scenarios) >= 8
+    target = from_callable(getattr(broken, name), name)
+    caught = {r.scenario for s in scenarios for r in check_scenario(target, s, IN_PROCESS)
+              if r.invariant == invariant and r.outcome == "fail"}
+    assert len(caught) >= 3, f"{family} catches {name} by {invariant} in {sorted(caught)}"

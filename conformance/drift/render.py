@@ -8,7 +8,7 @@ from html import escape as e
 from typing import Any
 
 from .._markdown import cell as _cell
-from .._text import fit
+from .._text import fit, plural
 from .compare import CATEGORIES
 
 MAX_LINES = 60
@@ -45,7 +45,7 @@ def terminal(drift: Mapping[str, Any], verbose: bool = False) -> str:
         lines.append(f"  ... {len(shown) - MAX_LINES} more in the JSON report")
     unjudged = drift.get("unjudged_baseline") or []
     if unjudged:
-        lines.append(f"  note: {len(unjudged)} baseline recording(s) cannot be judged by the analyzer; only their "
+        lines.append(f"  note: {plural(len(unjudged), 'baseline recording')} cannot be judged by the analyzer; only their "
                      f"bodies are compared (first: {unjudged[0]})")
     lines.append(f"{c['breaking']} breaking, {c['additive']} additive, {c['noise']} noise -- {verdict(drift)}")
     return "\n".join(fit(lines))
@@ -59,7 +59,7 @@ def markdown_lines(drift: Mapping[str, Any], heading: str = "#") -> list[str]:
               f"{len(drift['probes'])} probes (`{_cell(drift['baseline'])}` → `{_cell(drift['current'])}`)"), ""]
     unjudged = drift.get("unjudged_baseline") or []
     if unjudged:
-        lines += [f"{len(unjudged)} baseline recording(s) cannot be judged by the analyzer; only their bodies are "
+        lines += [f"{plural(len(unjudged), 'baseline recording')} cannot be judged by the analyzer; only their bodies are "
                   f"compared: {_cell('; '.join(unjudged[:5]))}", ""]
     rows = [p for p in drift["probes"] if p["status"] != "unchanged" or p.get("counts", {}).get("breaking")]
     if rows:

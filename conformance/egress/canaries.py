@@ -82,7 +82,7 @@ class Finding:
         """Returns one line naming the canary and the place, without its text."""
         how = "whole" if self.whole else f"a {FRAGMENT}+ character fragment"
         return (f"{self.kind} canary {self.canary} (sha256 {self.digest}, {self.length} chars) "
-                f"found {how} at {self.where}")
+                f"found {how} at {self.where}" + (" (the payload itself)" if self.where == "$" else ""))
 
     def to_dict(self) -> dict[str, Any]:
         """Returns the finding as plain data."""
@@ -97,21 +97,27 @@ def find(payload: Any, canaries: Sequence[Canary], *, fragments: bool = True) ->
 
 def find_in(found_texts: Iterable[tuple[str, str]], canaries: Sequence[Canary], *,
             fragments: bool = True) -> list[Finding]:
-    """Returns one finding per canary found in the ``(where, text)`` pairs."""
+    """Returns one finding per canary found in the ``(where, text)`` pairs, at the innermost place
+    it was found whole (a canary in a JSON string is named at its field, not at the string)."""
     pieces = {c.id: c.fragments() for c in canaries} if fragments else {}
     whole: dict[str, Finding] = {}
     partial: dict[str, Finding] = {}
     for where, text in found_texts:
         for canary in canaries:
-            if canary.id in whole:
+            if canary.id in whole:  # a place inside the one found (decoded from it) names it better
+                if _inside(where, whole[canary.id].where) and any(form in text for form in canary.forms()):
+                    whole[canary.id] = _finding(canary, where, True)
                 continue
             if any(form in text for form in canary.forms()):
                 whole[canary.id] = _finding(canary, where, True)
             elif fragments and canary.id not in partial and _has_piece(text, pieces[canary.id]):
                 partial[canary.id] = _finding(canary, where, False)
-        if len(whole) == len(canaries):
-            break
     return [whole.get(c.id) or partial[c.id] for c in canaries if c.id in whole or c.id in partial]
+
+
+def _inside(where: str, outer: str) -> bool:
+    """Returns whether the place ``where`` lies inside ``outer`` (a key, an index or a decoding of it)."""
+    return len(where) > len(outer) and where.startswith(outer) and where[len(outer)] in ".[>"
 
 
 def _has_piece(text: str, pieces: frozenset[str]) -> bool:

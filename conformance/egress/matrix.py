@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._text import plural
 from ..results import CheckResult
 from .adapters import Component, select
 from .conversations import Conversation, load
@@ -188,7 +189,7 @@ def check_against(matrix: dict[str, Any], path: Path, named: bool = False) -> in
     changes = changed_cells(published, matrix, named)
     missing = [row["component"] for row in matrix["rows"] if not row.get("installed", True)]
     if changes:
-        print(f"egress-matrix: {len(changes)} change(s) against {path}; run `conformance egress-matrix` and commit:")
+        print(f"egress-matrix: {plural(len(changes), 'change')} against {path}; run `conformance egress-matrix` and commit:")
         print("\n".join(f"  {line}" for line in changes))
         return 1
     if missing:
@@ -205,6 +206,12 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
         components = select(args.components)
     except KeyError as exc:
         print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    missing = [c for c in components if not c.installed]
+    if missing and not args.check:  # as `conformance matrix`: no file of "not installed" rows
+        names = ", ".join(sorted({c.library for c in missing}))
+        print(f"conformance: error: {plural(len(missing), 'component')} not installed ({names}), so no file "
+              "was written; install them with pip install \"context-conformance[peers]\"", file=sys.stderr)
         return 2
     loaded = load(args.specs)
     if loaded.errors:

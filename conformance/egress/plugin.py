@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from .._text import plural
 from ..errors import ConformanceError
 from ..results import CheckResult, must_checked
 from ..target import DEFAULT_TIME_LIMIT, resolve
@@ -23,7 +24,7 @@ class EgressFailure(Exception):
 
     def __init__(self, results: list[CheckResult]) -> None:
         self.results = results
-        super().__init__(f"{len(results)} egress check(s) failed")
+        super().__init__(f"{plural(len(results), 'egress check')} failed")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -103,7 +104,8 @@ class EgressItem(pytest.Item):
         if failing:
             raise EgressFailure(failing)
         if not must_checked(results):
-            pytest.skip("nothing checked: " + ", ".join(sorted({r.message for r in results})))
+            raise pytest.skip.Exception("nothing checked: " + ", ".join(sorted({r.message for r in results})),
+                                        _use_item_location=True)  # at the conversation's file and line
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, EgressFailure):

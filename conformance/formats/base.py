@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._text import article
 from ..transcript import canonical
 
 History = list[dict[str, Any]]
@@ -113,10 +114,10 @@ def shape_reason(history: History, carried: Mapping[str, Mapping[str, frozenset[
             kind = block.get("type") if isinstance(block, dict) else None
             fields = carried[role].get(str(kind))
             if fields is None:
-                return f"{kind} block in a {role} message: not carried by {format_title}"
+                return f"{kind} block in {article(str(role))} message: not carried by {format_title}"
             extra = sorted(set(block) - fields - {"type"})
             if extra:
-                return f"field {extra[0]!r} of a {kind} block: not carried by {format_title}"
+                return f"field {extra[0]!r} of {article(str(kind))} block: not carried by {format_title}"
             if kind == "text" and not isinstance(block.get("text"), str):
                 return f"a text block without text (message {i})"
             if kind == "tool_use" and not isinstance(block.get("input"), dict):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .._text import article
 from .base import Block, Format, FormatError, History, require
 
 TITLE = "LangChain messages"
@@ -109,7 +110,7 @@ def _user_blocks(message: Any) -> list[Block] | str:
         if message.status == "error":
             block["is_error"] = True
         return [block]
-    require(kind == "HumanMessage", f"a {kind} has no Anthropic counterpart")
+    require(kind == "HumanMessage", f"{article(kind)} has no Anthropic counterpart")
     content = message.content
     return content if isinstance(content, str) else [dict(b) for b in content]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._text import a_type
 from ..transcript import blocks as content_blocks
 from .base import Format, FormatError, History, require, shape_reason, text_only
 
@@ -116,7 +117,7 @@ def from_format(messages: list[Any]) -> History:
     out: History = []
     pending: list[dict[str, Any]] = []  # tool results waiting for the user message they open
     for n, message in enumerate(messages):
-        require(isinstance(message, dict), f"message {n} is a {type(message).__name__}, not a dict")
+        require(isinstance(message, dict), f"message {n} is {a_type(message)}, not a dict")
         role = message.get("role")
         if role == "tool":
             body = message.get("content")

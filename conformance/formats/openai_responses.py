@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._text import a_type
 from .base import Format, FormatError, History, consecutive_roles, require, shape_reason, text_only
 
 TITLE = "Responses input items"
@@ -143,7 +144,7 @@ def from_format(items: list[Any]) -> History:
     """Returns Responses input items as an Anthropic-shaped history; raises ``FormatError``."""
     out: History = []
     for n, item in enumerate(items):
-        require(isinstance(item, dict), f"item {n} is a {type(item).__name__}, not a dict")
+        require(isinstance(item, dict), f"item {n} is {a_type(item)}, not a dict")
         side = _side(item)
         alone = item.get("type", "message") == "message" and isinstance(item.get("content"), str)
         if alone or (item.get("type", "message") == "message" and item.get("content") == []):

@@ -53,6 +53,9 @@ def without_blocks(history: History, kinds: tuple[str, ...]) -> History | None:
     return out
 
 
+REMOVED_NOTE = "run with its reasoning blocks removed: the format has no place for them"
+
+
 def adapted(scenario: Scenario, fmt: Format) -> Scenario | None:
     """Returns ``scenario`` as an agent speaking ``fmt`` would hold it: unchanged when the format
     expresses it, without the reasoning blocks the format has no place for when that is all that
@@ -64,6 +67,7 @@ def adapted(scenario: Scenario, fmt: Format) -> Scenario | None:
         if history is not None and history != scenario.history and fmt.why_not(history) is None:
             expect = replace(scenario.expect, reference_output=None, reference_raises=None)
             return replace(scenario, history=history, expect=expect,
+                           description=f"{scenario.description} ({REMOVED_NOTE})",
                            features=tuple(dict.fromkeys([*scenario.features, "reasoning-removed"])))
     return None
 
@@ -201,8 +205,10 @@ def skipped_note(scenarios: Iterable[Scenario], fmt: Format) -> str:
             stripped += 1
         elif why is not None:
             reasons[re.sub(r" \((message|block|content|item) \d+[^)]*\)", "", why)] += 1
-    lines = [f"format {fmt.name}: {total - sum(reasons.values())} of {total} scenarios expressible as {fmt.title}"
-             + (f" ({stripped} without the reasoning blocks it has no place for)" if stripped else "")
+    ran = total - sum(reasons.values())
+    lines = [f"format {fmt.name}: {ran} of {total} scenarios run as {fmt.title}"
+             + (f", {stripped} of them with their reasoning blocks removed (the format has no place for them)"
+                if stripped else "")
              + f"; {sum(reasons.values())} skipped"]
     lines += [f"  {n:>4} skipped: {why}" for why, n in reasons.most_common()]
     return "\n".join(lines)

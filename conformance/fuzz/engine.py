@@ -56,6 +56,7 @@ class FuzzOptions:
     in_process: bool = False  # call the target in this process (no isolation; for a debugger)
     memory_limit: int | None = None  # bytes of address space of the worker
     shrink_seconds: float = 30.0  # past this much shrinking, a failure that hangs or kills its worker stays as found
+    invariants: tuple[str, ...] | None = None  # only these invariants' failures count (None: every one)
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,12 @@ def _run_options(options: FuzzOptions) -> RunOptions:
 
 
 def _failing(results: list[CheckResult], options: FuzzOptions, hung: bool = False) -> list[CheckResult]:
-    """Returns the results that fail at one of ``options.levels``; when a call ``hung`` or killed its
-    worker, the failing records of that call too, whatever their level (a hang on the second call
-    is an ``output.idempotent`` failure)."""
+    """Returns the results that fail at one of ``options.levels`` (of ``options.invariants`` only,
+    when given); when a call ``hung`` or killed its worker, the failing records of that call too,
+    whatever their level (a hang on the second call is an ``output.idempotent`` failure)."""
     return [r for r in results if r.outcome in FAILING and (r.level in options.levels
-                                                            or (hung and r.invariant in _CALL_CHECKS))]
+                                                            or (hung and r.invariant in _CALL_CHECKS))
+            and (options.invariants is None or r.invariant in options.invariants)]
 
 
 _CALL_CHECKS = ("call.completes", "output.idempotent")

@@ -78,6 +78,7 @@ class _Builder:
     left: int = 0
     undecidable: bool = False
     misplaced: bool = False  # a notice stands between a call and its result: a target may decline
+    continuations: list[int] = field(default_factory=list)  # settled continuations of paused turns
 
     # --- draws: one 64-bit word per message, read a few bits per decision ---------------------
     def fresh(self) -> None:
@@ -258,6 +259,12 @@ class _Builder:
         if self.chance(2):
             if self.chance(4):  # the continuation of a paused turn carries the answer
                 use_id, kind = self.paused_turn()
+                self.continuations.append(len(self.history))
+                if self.chance(4):  # the continuation pauses again, on a second use
+                    again = self.server_id(kind)
+                    self.add("assistant", [b.server_result(use_id, kind, self.body()),
+                                           b.server_use(again, kind, self.words())])
+                    use_id = again
                 self.add("assistant", [b.server_result(use_id, kind, self.body()), b.text(self.words())])
                 return
             self.add("assistant", self.words())
@@ -313,6 +320,8 @@ class _Builder:
 
     def settled_task(self) -> None:
         self.opening()
+        if self.chance(8):  # a notice stored beside the request: settled, for a compactor to move or keep
+            self.notice()
         self.steps()
         self.answer()
 
@@ -387,6 +396,9 @@ def _params(builder: _Builder, live_start: int) -> tuple[dict[str, Any], bool]:
     """Returns drawn parameters and whether they make a refusal acceptable (live work over budget)."""
     params: dict[str, Any] = {}
     keep = builder.draw(st.sampled_from(_KEEP_TURNS))
+    edges = [i for i in builder.continuations if i < live_start]
+    if edges and builder.draw(st.booleans()):  # the window's edge on a settled continuation of a paused turn
+        keep = live_start - builder.draw(st.sampled_from(edges))
     if keep is not None:
         params["keep_turns"] = keep
     mode = builder.draw(st.sampled_from((None, None, "generous", "tight", "squeeze")))

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._text import plural
 from .rows import explain_command, verdict
 from ..transcript import same_json
 from ..peers import Peer
@@ -164,11 +165,11 @@ def check_against(matrix: dict[str, Any], published_path: Path, named: bool = Fa
     changes = changed_cells(published, matrix, named)
     missing = [row["peer"] for row in matrix["rows"] if not row.get("installed", True)]
     if changes:
-        print(f"matrix: {len(changes)} change(s) against {published_path}; run `conformance matrix --publish` and commit:")
+        print(f"matrix: {plural(len(changes), 'change')} against {published_path}; run `conformance matrix --publish` and commit:")
         print("\n".join(f"  {line}" for line in changes))
         return 1
     if missing:  # their rows were not checked: no verdict, never a pass
-        print(f"conformance: error: {len(missing)} peer(s) not installed, so their rows were not checked: "
+        print(f"conformance: error: {plural(len(missing), 'peer')} not installed, so their rows were not checked: "
               f"{', '.join(missing)} (pip install \"context-conformance[peers]\")", file=sys.stderr)
         return 2
     print(f"matrix: {len(matrix['rows'])} rows, the same as {published_path} (dates aside)")

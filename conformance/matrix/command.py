@@ -17,6 +17,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
+from .._text import plural
 from .._paths import shipped
 from ..peers import Peer, select
 from ..spec import Scenario, load
@@ -40,7 +41,7 @@ def checkout() -> Path | None:
 def _missing(peers: list[Peer]) -> str:
     """Returns the error that names the peers not installed and how to install them."""
     names = ", ".join(sorted({p.library for p in peers}))
-    return (f"conformance: error: {len(peers)} peer{'' if len(peers) == 1 else 's'} not installed "
+    return (f"conformance: error: {plural(len(peers), 'peer')} not installed "
             f"({names}), so no file was written; install them with {INSTALL_PEERS}")
 
 

@@ -22,6 +22,7 @@ import fastjsonschema
 import jsonschema
 
 from .._compiled_schema import compiled_check
+from .._text import article
 from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
 from .anthropic import semantics as sem
@@ -165,7 +166,7 @@ def _check_padding(raw: dict[str, Any], where: tuple, locator: Locator) -> None:
             raise locator.error(field, "points at no content block of the history")
         kind = block.get("type")
         if kind not in ("tool_result", "thinking", "text", "tool_use"):
-            raise locator.error(field, f"cannot pad a {kind} block")
+            raise locator.error(field, f"cannot pad {article(str(kind))} block")
         if kind == "tool_use" and not isinstance(block.get("input", {}).get(pad.get("field")), str):
             raise locator.error(field, "a tool_use pad needs `field` naming a string of its input")
         if raw.get("script") is not None and history[pad["message"]].get("role") != "user":

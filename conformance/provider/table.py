@@ -14,7 +14,7 @@ def _size(live: dict[str, int]) -> str:
         return "-"
     tokens = live["input_tokens"]
     size = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-    return f"{live['tool_steps']} steps/{live['thinking_turns']} turns/{size} tok"
+    return f"{plural(live['tool_steps'], 'step')}/{plural(live['thinking_turns'], 'turn')}/{size} tok"
 
 
 def live_words(details: dict[str, Any]) -> str:
@@ -126,7 +126,7 @@ def strategy_table(results: Sequence[CheckResult]) -> list[str]:
             answer, evidence = "rejected", f"{rejected[0].scenario}: {_evidence(rejected[0].details)}"
         else:
             largest = max(m.details["live_task"]["tool_steps"] for m in spared)
-            answer = f"no, in the tasks recorded (up to {largest} step{'' if largest == 1 else 's'})"
+            answer = f"no, in the tasks recorded (up to {plural(largest, 'step')})"
             evidence = ", ".join(f"{m.scenario} ({m.details['verdict']})" for m in members)
         rows.append([provider, server, family, answer, config, evidence, avoided])
     return grid(rows) if len(rows) > 1 else []

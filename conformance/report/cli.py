@@ -16,7 +16,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     subject, near = find(args.id, args.specs or [shipped("specs")])
     if subject is None:
         from ..spec import load
-        hint = f"; did you mean: {', '.join(near)}" if near else ""
+        several = [n for n in near if n.startswith(args.id)]
+        hint = (f"; {len(several)} ids start with it: {', '.join(several[:5])}{', ...' if len(several) > 5 else ''}"
+                if several else f"; did you mean: {', '.join(near)}" if near else "")
         for error in load(args.specs or [shipped("specs")]).errors:  # it may be in a spec that did not load
             print(f"conformance: spec error: {error}", file=sys.stderr)
         print(f"conformance: error: no scenario or probe {args.id!r}{hint}", file=sys.stderr)

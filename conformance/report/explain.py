@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._text import fit
+from .._text import fit, plural
 from ..redaction import Redactor, block_label, secrets_in
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
@@ -151,7 +151,7 @@ def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = Non
              f"  family {probe.family} · {probe.config_label()}",
              f"  request: {json.dumps({k: v for k, v in probe.call.request.items() if k != 'tools'})}"]
     if probe.before is not None:
-        lines.append(f"  after an earlier call ({probe.chain}): {len(probe.before.input)} input item(s)")
+        lines.append(f"  after an earlier call ({probe.chain}): {plural(len(probe.before.input), 'input item')}")
     lines += ["", f"input items of the judged call ({len(items)}, as predicted):"]
     lines += [f"  {n:>3} {'live' if n >= probe.live_from else '    '} {_item_label(i)}" for n, i in enumerate(items)]
     lines += ["", "truth (declared live span):", f"  from item {probe.live_from}", "",
@@ -238,7 +238,8 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> 
 
 
 def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any | None, list[str]]:
-    """Returns the scenario or probe called ``subject`` under ``spec_paths`` (or None and near ids)."""
+    """Returns the scenario or probe called ``subject`` under ``spec_paths``, or the one whose id
+    starts with it; else None and the ids it starts (when several) or near ids."""
     scenarios = {s.id: s for s in load(spec_paths).scenarios}
     if subject in scenarios:
         return scenarios[subject], []
@@ -251,4 +252,10 @@ def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any
         probes, _ = load_probes([Path(p) for p in spec_paths])
     if subject in probes:
         return probes[subject], []
+    known = {**probes, **scenarios}
+    starting = sorted(name for name in known if name.startswith(subject))
+    if len(starting) == 1:  # a prefix that names one scenario or probe is taken, as -k takes it
+        return known[starting[0]], []
+    if starting:  # several: those it names, not the merely similar
+        return None, starting
     return None, difflib.get_close_matches(subject, [*scenarios, *probes], n=5, cutoff=0.4)

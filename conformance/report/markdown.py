@@ -9,6 +9,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._text import plural
 from .._markdown import cell
 from ..results import NO_OUTPUT, OUTCOMES, SHOWN
 
@@ -125,7 +126,7 @@ def render(view: Mapping[str, Any]) -> str:
     totals = view["totals"]
     counts = ", ".join(f"{totals[o]} {o}" for o in SHOWN if totals.get(o)) or "no checks"
     lines = [f"# context-conformance: {view['verdict']}", "",
-             (f"{view['checks']} checks ({counts}) · {len(targets)} target(s) · "
+             (f"{view['checks']} checks ({counts}) · {plural(len(targets), 'target')} · "
               f"{len(view['scenarios'])} scenarios · exit code {view['exit_code']}"), ""]
     for error in view["spec_errors"]:
         lines.append(f"- spec error: {cell(error)}")

@@ -49,7 +49,7 @@ def _failure_lines(target: str, shown: Sequence[CheckResult], where: dict[str, s
     groups = _group_failures(shown, sizes)
     scenarios = len({r.scenario for r in shown})
     out = [f"failures of {target}: {plural(len(shown), 'check')} in {plural(scenarios, 'scenario')} "
-           "(by invariant, with its smallest scenario; -v: all)"]
+           "(by invariant, with its smallest scenario; -v: every one, known gaps too)"]
     for invariant, members in groups:
         smallest = members[0]
         if len(members) > 1:
@@ -149,7 +149,7 @@ def provider_verdict(probe_results: Sequence[CheckResult]) -> str:
         configs[key] = configs.get(key, False) or bool(r.details.get("reached_live"))
     reach = sum(configs.values())
     if matching == len(replayed):
-        match = f"{matching} match{'es' if matching == 1 else ''} their prediction{'' if matching == 1 else 's'}"
+        match = "1 matches its prediction" if matching == 1 else f"{matching} match their predictions"
     else:
         match = f"{matching} of {len(replayed)} match their predictions ({len(replayed) - matching} do NOT)"
     errors = sum(1 for r in probe_results if r.outcome == "error")

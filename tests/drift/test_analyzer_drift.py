@@ -181,7 +181,7 @@ def test_a_baseline_recording_the_analyzer_cannot_judge_is_named(tmp_path: Path,
     [note] = drift["unjudged_baseline"]
     assert note.startswith("compact.mid-task: ")
     assert main(["drift", "--baseline", str(baseline), "--current", str(SHIPPED)]) == 1  # one interaction went
-    assert "1 baseline recording(s) cannot be judged" in capsys.readouterr().out
+    assert "1 baseline recording cannot be judged" in capsys.readouterr().out
 
 
 def test_a_probe_spec_that_fails_to_load_stops_drift_instead_of_judging_nothing(tmp_path: Path) -> None:

@@ -57,3 +57,12 @@ def test_a_finding_never_holds_the_text() -> None:
     finding = find({"a": THOUGHT.value}, [THOUGHT])[0]
     assert THOUGHT.value[:FRAGMENT] not in finding.describe()
     assert finding.digest in finding.describe()
+
+
+def test_a_finding_names_the_innermost_place_not_the_string_that_holds_it() -> None:
+    payload = json.dumps([{"role": "user", "content": "hi"},
+                          {"role": "assistant", "content": [{"type": "thinking", "thinking": THOUGHT.value}]}])
+    assert find(payload, [THOUGHT])[0].where == "$>json[1].content[0].thinking"
+    assert find({"log": json.dumps({"x": THOUGHT.value})}, [THOUGHT])[0].where == "$.log>json.x"
+    plain_text = find(THOUGHT.value, [THOUGHT])[0]
+    assert plain_text.where == "$" and plain_text.describe().endswith("found whole at $ (the payload itself)")

@@ -67,3 +67,19 @@ def test_the_pytest_route(pytester: pytest.Pytester, name: str, outcome: str) ->
                                            "--egress-surface", "log", "-q", "-p", "no:cacheprovider")
     counts = result.parseoutcomes()
     assert counts.get(outcome, 0) >= 4, result.stdout.str()[-2000:]
+
+
+def test_egress_matrix_with_a_library_not_installed_writes_nothing_and_exits_2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """As `conformance matrix` does: no file of "not installed" rows, exit 2 naming the library."""
+    from conformance.cli import main
+    from conformance.egress import matrix as egress_matrix
+    from conformance.egress.adapters.base import Component
+
+    ghost = Component("ghost.dump", "no-such-library", "dump", "defaults", "log", "anthropic", "no_such_module:dump",
+                      "no_such_module")
+    monkeypatch.setattr(egress_matrix, "select", lambda names: [ghost])
+    assert main(["egress-matrix", "--out", str(tmp_path / "docs")]) == 2
+    assert not (tmp_path / "docs").exists()
+    err = capsys.readouterr().err
+    assert "1 component not installed (no-such-library), so no file was written" in err

@@ -48,8 +48,8 @@ def test_the_table_covers_every_interaction_of_every_file() -> None:
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r['file'].split('/')[-1]}#{r['index']}" for r in ROWS])
 def test_verdict_is_the_readme_verdict(row: dict[str, str]) -> None:
-    if row["provider"] not in {j.provider for j in judges()}:
-        pytest.skip(f"no judge for {row['provider']} is installed")
+    # the judges are the project's own code: one missing is a failure, never a skip
+    assert row["provider"] in {j.provider for j in judges()}, f"no judge for {row['provider']} is registered"
     result = analyze_file(REAL / row["file"])
     assert result.error is None
     found = result.judgements[int(row["index"])]

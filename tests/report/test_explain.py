@@ -71,14 +71,13 @@ def test_no_reasoning_text_when_the_target_quotes_it(capsys: pytest.CaptureFixtu
 
 
 def test_unknown_id_exits_2_with_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _explain(capsys, "mini.inflight-two-step", "--specs", SPEC)
+    code, _, err = _explain(capsys, "mini.inflight-two-stpes", "--specs", SPEC)
     assert code == 2 and "did you mean: mini.inflight-two-steps" in err
 
 
 def test_probe_shows_live_span_and_prediction(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     specs = Path(__file__).resolve().parents[2] / "specs" / "provider"
-    if not any(specs.glob("*.yaml")):
-        pytest.skip("no probe specs in this checkout")
+    assert any(specs.glob("*.yaml")), "the checkout ships probe specs"  # the project's own: never a skip
     from conformance.provider.probes import load_probes
     probes, _ = load_probes([specs])
     probe = next(iter(probes.values()))
@@ -100,3 +99,15 @@ def test_explain_maps_the_dropped_one_of_two_identical_messages(capsys: pytest.C
     out = explain_scenario(scenario, from_callable(lambda history: history[1:], "drop_first"))
     rows = {line.split("]")[0].strip(" ["): line for line in out.splitlines() if "→" in line and line.strip().startswith("[")}
     assert "REMOVED" in rows["0→-"] and "kept" in rows["1→0"], out
+
+
+def test_a_prefix_that_names_one_scenario_is_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _explain(capsys, "mini.settled", "--specs", SPEC)
+    assert code == 0 and out.startswith("scenario mini.settled-only ")
+
+
+def test_a_prefix_of_several_ids_lists_those_it_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _explain(capsys, "mini.", "--specs", SPEC)
+    assert code == 2
+    assert "ids start with it: mini." in err and "did you mean" not in err
+    assert "mini.inflight-two-steps" in err and "mini.settled-only" in err

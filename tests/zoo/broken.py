@@ -458,6 +458,43 @@ def window_opens_on_notice(history: History, keep_turns: int = 10) -> History:
     return history[window:start] + history[start:]
 
 
+_NOTICE_OPENINGS = ("[background", "<task-notification>")
+
+
+def _is_notice(message: dict[str, Any]) -> bool:
+    blocks = blocks_of(message)
+    return (message["role"] == "user" and len(blocks) == 1 and blocks[0]["type"] == "text"
+            and str(blocks[0].get("text", "")).startswith(_NOTICE_OPENINGS))
+
+
+def notice_to_newest(history: History) -> History:
+    """Moves the background-task notices of settled history next to the newest message, where the
+    model reads them (as a harness re-injects its reminders): when the task in flight ends on a call's
+    result, a notice lands between that call and its result."""
+    start = live_start(history)
+    notices = [m for m in history[:start] if _is_notice(m)]
+    if not notices:
+        return list(history)
+    rest = [m for i, m in enumerate(history) if not (i < start and _is_notice(m))]
+    return rest[:-1] + notices + rest[-1:]
+
+
+def keep_request_and_answer(history: History) -> History:
+    """Keeps, of each settled task, its requests and its answer (the assistant message that ends it)
+    and drops the steps between: the continuation of a paused server-tool turn is that answer, so its
+    result stays and the paused turn holding the use goes."""
+    start = live_start(history)
+    kept = []
+    for i, message in enumerate(history[:start]):
+        nxt = history[i + 1] if i + 1 < len(history) else None
+        answer = message["role"] == "assistant" and (nxt is None or i + 1 == start or (
+            nxt["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(nxt))))
+        request = message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
+        if request or answer:
+            kept.append(message)
+    return kept + history[start:]
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "essay_whitelist": ("live.untouched-suffix",),
     "keep_last_n": ("live.untouched-suffix", "tools.results-answer-previous"),
@@ -501,4 +538,36 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "prune_large_text": ("live.untouched-suffix",),
     "notice_into_step": ("tools.uses-answered-next",),
     "window_opens_on_notice": ("tools.results-answer-previous",),
+    "notice_to_newest": ("tools.uses-answered-next", "live.untouched-suffix"),
+    "keep_request_and_answer": ("tools.server-results-kept",),
+}
+
+
+# the defect class of each broken compactor: several compactors may be variants of one defect (the
+# settled-block rewrites of ``_settled_blocks`` are one class, caught by one invariant), so kill rates
+# are reported by class as well as by compactor (``benchmarks/kill_rate.py``, docs/fuzz.md)
+DEFECT_CLASS: dict[str, str] = {
+    **dict.fromkeys(["essay_whitelist", "keep_last_n", "cap_live_task", "boundary_off_by_one", "prune_large_text"],
+                    "cuts into the task in flight"),
+    **dict.fromkeys(["strip_all_thinking", "rewrite_thinking", "essay_reference"],
+                    "drops or rewrites reasoning that must stay"),
+    **dict.fromkeys(["trailing_thinking", "reasoning_after_text"], "puts reasoning out of its place in a turn"),
+    **dict.fromkeys(["rebuild_blocks", "live_zero_becomes_false", "live_ints_become_floats"],
+                    "rebuilds blocks, losing or retyping fields"),
+    "whitelist_settled": "drops blocks of kinds it does not know",
+    **dict.fromkeys(["reserialise_compaction", "rewrite_compaction_summary", "reencode_search_results"],
+                    "rewrites opaque blocks"),
+    **dict.fromkeys(["orphan_results", "drop_settled_results", "note_before_results", "notice_into_step",
+                     "window_opens_on_notice"], "separates a client call from its result"),
+    **dict.fromkeys(["drop_pending_calls", "compact_tool_summary_only"], "drops calls still awaiting results"),
+    **dict.fromkeys(["fixed_server_registry", "window_splits_paused_pairs", "keep_request_and_answer"],
+                    "separates a server tool use from its result"),
+    **dict.fromkeys(["mutate_input", "mutate_zero_to_false"], "edits the caller's history in place"),
+    **dict.fromkeys(["wrong_type", "empty_content", "blank_settled_text", "whitespace_settled_text",
+                     "drop_settled_tool_input", "stringify_settled_tool_input", "unnamed_settled_tool_use",
+                     "stub_settled_results", "settled_blocks_as_strings", "blank_settled_requests"],
+                    "returns messages the API rejects (shape variants)"),
+    **dict.fromkeys(["raises", "hangs", "crash_on_unpaired_result"], "does not complete"),
+    "non_idempotent": "changes its own output when run again",
+    "notice_to_newest": "moves a settled notice into the task in flight",
 }

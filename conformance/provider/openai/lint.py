@@ -2,10 +2,12 @@
 compaction or ``truncation`` can reach into a task in flight, and from which task size.
 
 The answers are the documented rules of ``semantics`` (the ones the probes are checked against):
-threshold compaction, as recorded, fires only after a response's own final answer, so with function
-tools it folds settled work only (hosted tools run inside one response, where the documented pass
-may fall between their steps); ``truncation: "auto"`` drops items from the beginning, so it cuts into the task
-in flight once that task alone outgrows the model's window less its output allowance.
+threshold compaction is documented to run as a response streams, so it can reach into a task in
+flight: with hosted tools between their steps, with function tools in a tool loop that crosses the
+threshold before its final answer (the recordings so far show it only after a final answer, and
+none crosses the threshold inside a tool loop: the finding says so); ``truncation: "auto"`` drops
+items from the beginning, so it cuts into the task in flight once that task alone outgrows the
+model's window less its output allowance.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class Finding(LintFinding):
     """
 
     smallest_tokens: int | None = None
+    documented_only: bool = False  # the provider documents that it can; no recording shows it
 
 
 def _parse(path: Path) -> Any:
@@ -79,10 +82,17 @@ def lint(config: dict[str, Any]) -> list[Finding]:
                                     "on demand between tasks (compaction_trigger after a final answer)",
                                     threshold))
             continue
-        findings.append(Finding("context_management compaction", label, False,
-                                "none with function tools: the service compacts after a response's own final "
-                                "answer, not while a call is open (as recorded; check your server with "
-                                "`conformance verify`)", "-"))
+        findings.append(Finding("context_management compaction", label, True,
+                                "a tool loop that crosses the threshold before its final answer: the provider "
+                                "documents that the server compacts \"as the response streams\" and \"prunes "
+                                "context before continuing inference\"; no recording shows it (those recorded "
+                                "compact after a response's own final answer, and none crosses the threshold "
+                                "inside a tool loop)",
+                                "compact on demand between tasks (compaction_trigger after a final answer); to "
+                                "find out what your server does, record the threshold probes against it "
+                                "(`conformance record --provider openai --probe openai-threshold.open-call "
+                                "--probe openai-threshold.after-results`) and run `conformance verify` on the "
+                                "cassettes", threshold, documented_only=True))
     if config.get("truncation") == "auto":
         model = config.get("model")
         limit = sem.window_limit(str(model)) if model else None
@@ -99,6 +109,7 @@ def render(findings: list[Finding]) -> list[str]:
     """Returns the findings as text lines a user can act on."""
     lines = []
     for f in findings:
-        lines += [f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
+        reaches = "can: documented, no recording shows it" if f.documented_only else "yes" if f.reaches else "no"
+        lines += [f"{f.edit} ({f.label})", f"  reaches into a task in flight: {reaches}",
                   f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}"]
     return lines or ["no context_management compaction and no auto truncation: nothing is folded or dropped"]

@@ -17,12 +17,18 @@ def _config(tmp_path: Path, text: str, name: str = "config.yaml") -> str:
     return str(path)
 
 
-def test_threshold_compaction_with_function_tools_folds_settled_work_only(tmp_path: Path,
-                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_threshold_compaction_with_function_tools_is_never_called_safe(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The provider documents compaction while a response streams; no recording shows a tool loop
+    crossing the threshold: the linter says it can, that no recording shows it, and how to find out."""
     path = _config(tmp_path, "context_management:\n  - {type: compaction, compact_threshold: 200000}\n"
                              "tools: [{type: function, name: read_file}]\n")
-    assert main(["lint-config", path]) == 0
-    assert "does not reach into a task in flight" in capsys.readouterr().out
+    assert main(["lint-config", path]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "reaches into a task in flight: can: documented, no recording shows it" in out
+    assert "does not reach" not in out
+    assert "conformance record --provider openai --probe openai-threshold.open-call" in out
+    assert "conformance verify" in out
 
 
 def test_hosted_tools_let_threshold_compaction_reach(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
