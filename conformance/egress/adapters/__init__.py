@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import (autogen_core, haystack_ai, langchain_core, langgraph_checkpoint, langsmith_anthropic, llama_index_core,
                openai_agents, openinference_anthropic, openllmetry_anthropic, otel_genai_anthropic, pydantic_ai,
-               pydantic_ai_ui, sse_starlette_relay)
+               openai_agents_stream, pydantic_ai_ui, sse_starlette_relay)
 from .base import Component
 
 COMPONENTS: list[Component] = [
@@ -12,7 +12,7 @@ COMPONENTS: list[Component] = [
     *autogen_core.COMPONENTS, *openai_agents.COMPONENTS, *langgraph_checkpoint.COMPONENTS,
     *openinference_anthropic.COMPONENTS, *otel_genai_anthropic.COMPONENTS, *openllmetry_anthropic.COMPONENTS,
     *langsmith_anthropic.COMPONENTS, *pydantic_ai_ui.COMPONENTS,
-    *sse_starlette_relay.COMPONENTS,
+    *sse_starlette_relay.COMPONENTS, *openai_agents_stream.COMPONENTS,
 ]
 
 
