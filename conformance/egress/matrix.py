@@ -8,16 +8,18 @@ when a row differs from the published JSON (dates aside), 2 when a library is no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import logging
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..results import CheckResult
+from . import servers
 from .adapters import Component, select
 from .conversations import Conversation, load
 from .run import run
@@ -95,13 +97,28 @@ def component_row(component: Component, conversations: Sequence[Conversation]) -
     return row
 
 
+@contextlib.contextmanager
+def servers_for(components: Sequence[Component]) -> Iterator[None]:
+    """Runs the servers the installed components' stores need (PostgreSQL, Redis on 127.0.0.1)
+    for the block, started here unless the environment names running ones; raises
+    ``servers.ServerUnavailable`` when one cannot start."""
+    needed = sorted({kind for c in components if c.installed for kind in c.needs})
+    with contextlib.ExitStack() as stack:
+        for kind in needed:
+            print(f"egress-matrix: starting {kind} on 127.0.0.1 ...", file=sys.stderr, flush=True)
+            stack.enter_context(servers.running(kind))
+        yield
+
+
 def build(components: Sequence[Component], conversations: Sequence[Conversation],
           today: str | None = None) -> dict[str, Any]:
-    """Returns the matrix record: the date checked, the conversation count, one row per component."""
+    """Returns the matrix record: the date checked, the conversation count, one row per component
+    (the servers the stores need run meanwhile; raises ``servers.ServerUnavailable``)."""
     rows = []
-    for component in components:
-        print(f"egress-matrix: {component.name} ...", file=sys.stderr, flush=True)
-        rows.append(component_row(component, conversations))
+    with servers_for(components):
+        for component in components:
+            print(f"egress-matrix: {component.name} ...", file=sys.stderr, flush=True)
+            rows.append(component_row(component, conversations))
     return {"checked": today or dt.date.today().isoformat(), "conversations": len(conversations), "rows": rows}
 
 
@@ -214,6 +231,9 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
     logging.disable(logging.WARNING)
     try:
         matrix = build(components, loaded.conversations)
+    except servers.ServerUnavailable as exc:
+        print(f"conformance: error: a store's server cannot start: {exc}", file=sys.stderr)
+        return 2
     finally:
         logging.disable(logging.NOTSET)
     out = Path(args.out)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from . import (autogen_core, haystack_ai, langchain_core, langgraph_checkpoint, langsmith_anthropic, llama_index_core,
                openai_agents, openinference_anthropic, openllmetry_anthropic, otel_genai_anthropic, pydantic_ai,
-               openai_agents_stream, pydantic_ai_ui, sse_starlette_relay)
+               langgraph_checkpoint_postgres, openai_agents_sessions, openai_agents_stream, psycopg_table,
+               pydantic_ai_ui, redis_hash, sse_starlette_relay)
 from .base import Component
 
 COMPONENTS: list[Component] = [
@@ -12,7 +13,8 @@ COMPONENTS: list[Component] = [
     *autogen_core.COMPONENTS, *openai_agents.COMPONENTS, *langgraph_checkpoint.COMPONENTS,
     *openinference_anthropic.COMPONENTS, *otel_genai_anthropic.COMPONENTS, *openllmetry_anthropic.COMPONENTS,
     *langsmith_anthropic.COMPONENTS, *pydantic_ai_ui.COMPONENTS,
-    *sse_starlette_relay.COMPONENTS, *openai_agents_stream.COMPONENTS,
+    *sse_starlette_relay.COMPONENTS, *openai_agents_stream.COMPONENTS, *langgraph_checkpoint_postgres.COMPONENTS,
+    *openai_agents_sessions.COMPONENTS, *psycopg_table.COMPONENTS, *redis_hash.COMPONENTS,
 ]
 
 
