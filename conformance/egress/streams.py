@@ -151,7 +151,8 @@ def events(payload: Any) -> tuple[str, list[Any]] | None:
             return None
         unwrapped = [_unwrap(f) for f in found]
         return protocol_of(unwrapped), unwrapped
-    if isinstance(payload, list) and len(payload) > 1 and all(isinstance(p, dict) for p in payload):
+    if isinstance(payload, list) and len(payload) > 1 and all(isinstance(p, dict) for p in payload) \
+            and any(_type(p) for p in payload):
         return protocol_of(payload), payload
     return None
 

@@ -509,3 +509,87 @@ async def async_events_text_only(messages: list[dict[str, Any]]) -> Any:
     """Correct: an async iterator of AG-UI events with the text deltas only."""
     for event in _ag_ui_events(messages, False):
         yield event
+
+
+# ---- task-record stores on the real servers ----
+
+class SealedRedisStore:
+    """Correct, unlike the shipped stores: the record sealed in one Redis string (SET), the answer
+    in clear beside it, both deleted at the task's end."""
+
+    keep_finished = False
+
+    def __init__(self, folder: str) -> None:
+        from conformance.egress.adapters.server_stores import name_of
+
+        self.prefix = name_of(folder) + ":"
+
+    def _client(self) -> Any:
+        from conformance.egress.adapters.server_stores import redis_client
+
+        return redis_client()
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        client = self._client()
+        client.set(self.prefix + task_id, _seal(json.dumps(messages).encode()))
+        client.set(self.prefix + task_id + ":answer", _answer(messages))
+        client.close()
+
+    def get(self, task_id: str) -> Any:
+        client = self._client()
+        blob = client.get(self.prefix + task_id)
+        client.close()
+        return None if blob is None else json.loads(_open(blob))
+
+    def finish(self, task_id: str) -> None:
+        if not self.keep_finished:
+            client = self._client()
+            client.delete(self.prefix + task_id, self.prefix + task_id + ":answer")
+            client.close()
+
+    def raw(self) -> bytes:
+        from conformance.egress.adapters.server_stores import redis_raw
+
+        return redis_raw(self.prefix)
+
+    def export(self) -> Any:
+        client = self._client()
+        answers = [client.get(k) for k in client.scan_iter(match=self.prefix + "*:answer")]
+        client.close()
+        return answers
+
+
+class KeepsFinishedRedisStore(SealedRedisStore):
+    """forgets-finished-task: finish() leaves the sealed record in Redis."""
+
+    keep_finished = True
+
+
+class PlainRedisStore(SealedRedisStore):
+    """encrypted-at-rest: the record as plain JSON in the Redis string."""
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        client = self._client()
+        client.set(self.prefix + task_id, json.dumps(messages))
+        client.close()
+
+    def get(self, task_id: str) -> Any:
+        client = self._client()
+        blob = client.get(self.prefix + task_id)
+        client.close()
+        return None if blob is None else json.loads(blob)
+
+    def export(self) -> Any:
+        return []
+
+
+def sealed_redis_store(folder: str) -> SealedRedisStore:
+    return SealedRedisStore(folder)
+
+
+def keeps_finished_redis_store(folder: str) -> SealedRedisStore:
+    return KeepsFinishedRedisStore(folder)
+
+
+def plain_redis_store(folder: str) -> SealedRedisStore:
+    return PlainRedisStore(folder)
