@@ -1,5 +1,6 @@
 """A real HTTP server on 127.0.0.1 for the browser-stream adapters: uvicorn in a daemon thread,
-started once per process, routing each request to the ASGI app mounted for it. ``open_stream``
+started once per process, routing each request to the ASGI app mounted for it (``mount`` keeps one
+for the life of the process, as a local sink for an exporter). ``open_stream``
 mounts an app, sends one request with an HTTP client in streaming mode, and returns the response
 unread: the harness reads it chunk by chunk, as a browser would."""
 
@@ -12,6 +13,7 @@ import time
 from typing import Any
 
 _APPS: dict[str, Any] = {}
+_MOUNTED: dict[str, Any] = {}
 _SERVER: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
@@ -27,7 +29,7 @@ async def _dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
     token, _, rest = scope["path"].lstrip("/").partition("/")
-    app = _APPS.pop(token, None)
+    app = _APPS.pop(token, None) or _MOUNTED.get(token)
     if app is None:
         await send({"type": "http.response.start", "status": 404, "headers": []})
         await send({"type": "http.response.body", "body": b""})
@@ -61,6 +63,13 @@ def base_url() -> str:
             time.sleep(0.01)
         _SERVER.update(url=f"http://127.0.0.1:{port}", server=server)
         return str(_SERVER["url"])
+
+
+def mount(app: Any) -> str:
+    """Returns the base URL under which ``app`` answers every request for the life of this process."""
+    token = secrets.token_hex(8)
+    _MOUNTED[token] = app
+    return f"{base_url()}/{token}"
 
 
 def open_stream(app: Any, path: str = "/", *, method: str = "POST", json: Any = None,
