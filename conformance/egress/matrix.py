@@ -161,6 +161,16 @@ RULES = {"forbidden": "no reasoning text and no reasoning ciphertext may reach i
          "allowed": "reasoning may be held"}
 
 
+NOT_MEASURED = (
+    ("langgraph-checkpoint-redis", "task-record",
+     "needs the RediSearch and RedisJSON modules of Redis Stack, which Debian's redis-server lacks"),
+    ("weave", "trace", "needs a W&B trace server: it does not run offline"),
+    ("opentelemetry-instrumentation-openai-v2", "trace",
+     "2.4b0 needs a newer opentelemetry-util-genai than the pinned 1.3b0, and 2.3b0 instruments Chat "
+     "Completions only, not the Responses API the OpenAI conversations use"),
+)
+
+
 def surface_sections(matrix: dict[str, Any]) -> list[str]:
     """Returns one section per surface of the table that has rows: the seed's question answered
     from the table of surfaces, what follows for reasoning, and the rows judged for it."""
@@ -188,7 +198,9 @@ def markdown(matrix: dict[str, Any]) -> str:
              "(`specs/egress/surfaces.yaml`). *Leaked* lists the canary kinds found; no canary's text is ever "
              "shown. *Smallest fix today* is a setting of a row of the same library that conforms here when there "
              "is one, else the library's own setting, else what a team must do itself.", "",
-             *surface_sections(matrix), "## Per component", ""]
+             *surface_sections(matrix), "## Not measured", "",
+             "| library | surface | why |", "| --- | --- | --- |",
+             *[f"| {lib} | {where} | {why} |" for lib, where, why in NOT_MEASURED], "", "## Per component", ""]
     for row in matrix["rows"]:
         lines += [f"### `{row['component']}`", ""]
         if not row["installed"]:
