@@ -3,8 +3,9 @@ relays to a browser, on LangChain messages. The graph is one ``MessagesState`` n
 conversation: each AIMessage is one call of a chat model (a ``BaseChatModel`` that streams the
 recorded message as langchain-anthropic streams one: thinking and text in small pieces as content
 blocks with their ``index``, the signature as its own chunk, tool calls and ``additional_kwargs``
-in the last chunk), each other message is appended as it was. The target is the async iterator of
-the events; the fix row relays only ``on_chat_model_stream`` chunks' ``.text``."""
+in the last chunk), each other message is appended as it was. The graph gets copies of the
+messages (its ``add_messages`` sets an ``id`` on each message it is given). The target is the async
+iterator of the events; the fix row relays only ``on_chat_model_stream`` chunks' ``.text``."""
 
 from __future__ import annotations
 
@@ -88,7 +89,9 @@ def _graph(history: list[Any]) -> Any:
 
 
 async def _events(history: list[Any], text_only: bool) -> AsyncIterator[Any]:
-    graph, given = _graph(history)
+    import copy
+
+    graph, given = _graph(copy.deepcopy(history))
     async for event in graph.astream_events({"messages": given}, version="v2"):
         if not text_only:
             yield event
