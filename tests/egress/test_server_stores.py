@@ -38,7 +38,7 @@ def test_redis_stores_are_judged_on_what_the_server_holds(conversations, redis_s
 @pytest.mark.parametrize("name", [
     "psycopg.postgres-table.jsonb", "psycopg.postgres-table.pgcrypto", "redis.HSET",
     "langgraph-checkpoint-postgres.PostgresSaver", "langgraph-checkpoint-postgres.PostgresSaver+EncryptedSerializer",
-    "openai-agents.RedisSession", "openai-agents.SQLAlchemySession.postgres+EncryptedSession",
+    "openai-agents.RedisSession",
 ])
 def test_a_server_store_row_on_one_conversation_agrees_with_the_published_row(
         conversations, postgres_server, redis_server, name) -> None:
