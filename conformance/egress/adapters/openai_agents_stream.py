@@ -10,6 +10,7 @@ raw item, an agent update's agent name."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -41,7 +42,7 @@ def _pieces(text: str) -> list[str]:
 
 
 def _response(n: int, status: str, output: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"id": f"resp_{n}", "object": "response", "created_at": 1_700_000_000, "model": "gpt-5",
+    return {"id": f"resp_{n}_{uuid.uuid4().hex[:12]}", "object": "response", "created_at": 1_700_000_000, "model": "gpt-5",
             "status": status, "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
             "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
                       "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 5}}}

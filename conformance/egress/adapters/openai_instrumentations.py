@@ -29,21 +29,39 @@ def _traced(items: list[dict[str, Any]], instrumentor: Any, **settings: Any) -> 
     return span_attributes(exporter)
 
 
+_OPENLLMETRY: list[Any] = []
+
+
+def _openllmetry(items: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
+    """Returns the spans of OpenLLMetry's ``OpenAIInstrumentor``, instrumented once per process
+    into one in-memory exporter, cleared before each conversation."""
+    if not _OPENLLMETRY:
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        OpenAIInstrumentor().instrument(tracer_provider=provider)
+        _OPENLLMETRY.append(exporter)
+    exporter = _OPENLLMETRY[0]
+    exporter.clear()
+    with environment(TRACELOOP_TRACE_CONTENT=content):
+        replay(items)
+    return span_attributes(exporter)
+
+
 def openllmetry(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Returns the spans of OpenLLMetry's ``OpenAIInstrumentor`` with ``TRACELOOP_TRACE_CONTENT=true``
     (its default)."""
-    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-
-    with environment(TRACELOOP_TRACE_CONTENT="true"):
-        return _traced(items, OpenAIInstrumentor())
+    return _openllmetry(items, "true")
 
 
 def openllmetry_no_content(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Returns the spans of OpenLLMetry's ``OpenAIInstrumentor`` with ``TRACELOOP_TRACE_CONTENT=false``."""
-    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-
-    with environment(TRACELOOP_TRACE_CONTENT="false"):
-        return _traced(items, OpenAIInstrumentor())
+    return _openllmetry(items, "false")
 
 
 def openinference(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ response served by the SDK's own mock transport. Shared by the tracers' OpenAI a
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -30,14 +31,15 @@ def turns(items: list[dict[str, Any]]) -> list[tuple[int, list[dict[str, Any]]]]
 
 
 def response(n: int, output: list[dict[str, Any]], status: str = "completed") -> dict[str, Any]:
-    """Returns a Responses API response body with ``output`` items."""
+    """Returns a Responses API response body with ``output`` items (its id unique, as the API's are:
+    a tracer may key what it keeps by the response id)."""
     full = []
     for k, item in enumerate(output):
         item = {**item, "id": item.get("id") or f"fc_{n}_{k}"}
         if item["type"] in ("message", "function_call"):
             item.setdefault("status", "completed")
         full.append(item)
-    return {"id": f"resp_{n}", "object": "response", "created_at": 1_700_000_000, "model": "gpt-5",
+    return {"id": f"resp_{n}_{uuid.uuid4().hex[:12]}", "object": "response", "created_at": 1_700_000_000, "model": "gpt-5",
             "status": status, "output": full, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
             "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
                       "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 5}}}
