@@ -13,7 +13,9 @@ import datetime as dt
 import json
 import logging
 import re
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -104,6 +106,11 @@ def servers_for(components: Sequence[Component]) -> Iterator[None]:
     ``servers.ServerUnavailable`` when one cannot start."""
     needed = sorted({kind for c in components if c.installed for kind in c.needs})
     with contextlib.ExitStack() as stack:
+        if needed and threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            # a terminated run still stops its servers (the blocks below unwind on SystemExit)
+            previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+            stack.callback(signal.signal, signal.SIGTERM, previous)
         for kind in needed:
             print(f"egress-matrix: starting {kind} on 127.0.0.1 ...", file=sys.stderr, flush=True)
             stack.enter_context(servers.running(kind))
