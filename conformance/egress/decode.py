@@ -5,7 +5,8 @@ A payload is whatever a serializer returned: text, bytes, JSON-like data, object
 yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
 string, base64 and base64url, gzip and zlib, URL and HTML escaping, JSON string escapes), and for
 the strings that sit at the same place of consecutive items joined in order (a text split across
-stream events). Plain data in, plain data out; nothing here knows about canaries.
+stream events). A payload that is a stream (``streams``) is also read event by event, by its
+protocol's schema, each text named by event index, type and field. Plain data in, plain data out; nothing here knows about canaries.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote_plus
+
+from .streams import events, places
 
 MAX_DEPTH = 5  # decodings inside decodings
 MAX_TEXT = 4_000_000  # characters of one decoded text read at most
@@ -69,7 +72,13 @@ def read(payload: Any) -> tuple[list[tuple[str, str]], bool]:
     """Returns every ``(where, text)`` of ``payload`` and whether it was read whole (False when it
     is larger than the search reads: a payload not read whole is never judged clean)."""
     budget = [MAX_NODES]
-    found = list(_walk(plain(payload), "$", 0, budget))
+    data = plain(payload)
+    found: list[tuple[str, str]] = []
+    stream = events(data)
+    if stream is not None:  # a stream: its events by their protocol's schema first, so a find names the event
+        for where, text in places(*stream):
+            found.extend(_text(text, where, 0, budget))
+    found.extend(_walk(data, "$", 0, budget))
     whole = budget[0] >= 0 and all(len(text) < MAX_TEXT for _, text in found)
     return found, whole
 

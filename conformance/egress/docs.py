@@ -26,8 +26,9 @@ def catalog_markdown() -> str:
     for s in table().values():
         lines.append(f"| `{s.name}` | {RULES[s.reasoning]} | {s.answer} | {s.reader} |")
     lines += ["", "## Checks", "",
-              "A serializer is `conversation -> payload` (text, bytes, JSON-like data, objects, or an iterable of "
-              "stream events): `conformance egress --target MODULE:ATTR --surface NAME [--format NAME]`. "
+              "A serializer is `conversation -> payload` (text, bytes, JSON-like data, objects, a sync or async "
+              "iterator of stream events, or a streaming HTTP response, read chunk by chunk to its end as a browser "
+              "reads it): `conformance egress --target MODULE:ATTR --surface NAME [--format NAME]`. "
               "A task-record store is a factory: `--surface task-record --target MODULE:FACTORY`.", "",
               "| id | level | applies to | what it requires |", "| --- | --- | --- | --- |"]
     for c in CATALOG:
@@ -40,6 +41,12 @@ def catalog_markdown() -> str:
               "to five decodings deep; objects through `model_dump`, `to_dict`, dataclass fields or `repr`; "
               "an iterator read to its end. Strings at the same place of consecutive items are also joined in "
               "order, so a text split across stream events reads whole.", "",
+              "A payload that is a stream is also read by its protocol's own schema: server-sent events (`event:`, "
+              "`data:`, `id:` frames), AG-UI events, the Vercel AI UI message stream and data stream parts, Anthropic "
+              "and OpenAI Responses stream events relayed. Every field of every event is read, named by the event's "
+              "index, type and field (`ag-ui event 12 (REASONING_MESSAGE_CONTENT) .delta`), and the deltas of one "
+              "field are joined per event type and message (`events 3..11 (reasoning-delta by id) .delta (joined)`), "
+              "so reasoning deltas interleaved with text deltas still read whole.", "",
               f"A canary counts as found whole or as any {FRAGMENT}-character piece of it, so the first 40 "
               "characters of a thought are a leak. Reasoning text is "
               + ", ".join(f"`{k}`" for k in sorted(REASONING_TEXT)) + "; reasoning ciphertext is "

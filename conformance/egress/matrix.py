@@ -8,17 +8,21 @@ when a row differs from the published JSON (dates aside), 2 when a library is no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import logging
 import re
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._text import plural
 from ..results import CheckResult
+from . import servers
 from .adapters import Component, select
 from .conversations import Conversation, load
 from .run import run
@@ -96,13 +100,33 @@ def component_row(component: Component, conversations: Sequence[Conversation]) -
     return row
 
 
+@contextlib.contextmanager
+def servers_for(components: Sequence[Component]) -> Iterator[None]:
+    """Runs the servers the installed components' stores need (PostgreSQL, Redis on 127.0.0.1)
+    for the block, started here unless the environment names running ones; raises
+    ``servers.ServerUnavailable`` when one cannot start."""
+    needed = sorted({kind for c in components if c.installed for kind in c.needs})
+    with contextlib.ExitStack() as stack:
+        if needed and threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            # a terminated run still stops its servers (the blocks below unwind on SystemExit)
+            previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+            stack.callback(signal.signal, signal.SIGTERM, previous)
+        for kind in needed:
+            print(f"egress-matrix: starting {kind} on 127.0.0.1 ...", file=sys.stderr, flush=True)
+            stack.enter_context(servers.running(kind))
+        yield
+
+
 def build(components: Sequence[Component], conversations: Sequence[Conversation],
           today: str | None = None) -> dict[str, Any]:
-    """Returns the matrix record: the date checked, the conversation count, one row per component."""
+    """Returns the matrix record: the date checked, the conversation count, one row per component
+    (the servers the stores need run meanwhile; raises ``servers.ServerUnavailable``)."""
     rows = []
-    for component in components:
-        print(f"egress-matrix: {component.name} ...", file=sys.stderr, flush=True)
-        rows.append(component_row(component, conversations))
+    with servers_for(components):
+        for component in components:
+            print(f"egress-matrix: {component.name} ...", file=sys.stderr, flush=True)
+            rows.append(component_row(component, conversations))
     return {"checked": today or dt.date.today().isoformat(), "conversations": len(conversations), "rows": rows}
 
 
@@ -110,28 +134,81 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def summary_table(matrix: dict[str, Any]) -> list[str]:
-    """Returns the Markdown summary table: one row per component."""
-    lines = ["| library | version | component | setting | surface | verdict | leaked | stopped by |",
+def smallest_fix(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
+    """Returns the smallest fix a team can apply today for a row: nothing when it conforms; else
+    the setting of a row of the same library, surface and format that conforms (run, not typed);
+    else the library's own setting that stops it, or what the adapter says there is none."""
+    if not row.get("installed") or not row.get("failures"):
+        return "none needed" if row.get("installed") else "—"
+    for other in rows:
+        if (other is not row and other.get("installed") and not other.get("failures") and other.get("conversations")
+                and (other["library"], other["surface"], other["format"]) == (row["library"], row["surface"], row["format"])):
+            how = other["setting"] if other["callable"] == row["callable"] else \
+                f"`{other['callable']}` ({other['setting']})"
+            return f"{how} (row `{other['component']}` conforms)"
+    return row.get("stops") or "none in the library"
+
+
+def summary_table(matrix: dict[str, Any], rows: Sequence[dict[str, Any]] | None = None) -> list[str]:
+    """Returns the Markdown summary table: one row per component (of ``rows``, all by default)."""
+    lines = ["| library | version | component | setting | surface | verdict | leaked | smallest fix today |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for row in matrix["rows"]:
+    for row in matrix["rows"] if rows is None else rows:
         leaked = ", ".join(row.get("leaked", [])) or "nothing"
-        stops = row.get("stops") or "—"
-        if not row.get("failures"):
-            stops = "—"
         lines.append(f"| {row['library']} | {row['version'] or '—'} | `{row['callable']}` | {_cell(row['setting'])} "
-                     f"| {row['surface']} | {verdict(row)} | {leaked} | {_cell(stops)} |")
+                     f"| {row['surface']} | {verdict(row)} | {leaked} | {_cell(smallest_fix(row, matrix['rows']))} |")
+    return lines
+
+
+QUESTION = "Does a path exist from here to a person, another system, or a store that outlives the task?"
+ANSWERS = {"forbidden": "Yes", "encrypted": "Only while the task runs", "byte-identical": "No", "allowed": "No"}
+RULES = {"forbidden": "no reasoning text and no reasoning ciphertext may reach it, however encoded",
+         "encrypted": "reasoning may be there only encrypted at rest, readable back by another worker while the "
+                      "task runs, gone when it ends, and never in the warehouse copy",
+         "byte-identical": "reasoning must reach it exactly as the provider returned it",
+         "allowed": "reasoning may be held"}
+
+
+NOT_MEASURED = (
+    ("langgraph-checkpoint-redis", "task-record",
+     "needs the RediSearch and RedisJSON modules of Redis Stack, which Debian's redis-server lacks"),
+    ("weave", "trace", "needs a W&B trace server: it does not run offline"),
+    ("opentelemetry-instrumentation-openai-v2", "trace",
+     "2.4b0 needs a newer opentelemetry-util-genai than the pinned 1.3b0, and 2.3b0 instruments Chat "
+     "Completions only, not the Responses API the OpenAI conversations use"),
+)
+
+
+def surface_sections(matrix: dict[str, Any]) -> list[str]:
+    """Returns one section per surface of the table that has rows: the seed's question answered
+    from the table of surfaces, what follows for reasoning, and the rows judged for it."""
+    from .surfaces import table
+
+    lines: list[str] = []
+    for name, chosen in table().items():
+        rows = [row for row in matrix["rows"] if row["surface"] == name]
+        if not rows:
+            continue
+        lines += [f"## `{name}`", "", f"*{QUESTION}* **{ANSWERS[chosen.reasoning]}**: {chosen.reader} "
+                  f"({chosen.why}). So {RULES[chosen.reasoning]}.", "", *summary_table(matrix, rows), ""]
     return lines
 
 
 def markdown(matrix: dict[str, Any]) -> str:
-    """Returns docs/egress-matrix.md."""
+    """Returns docs/egress-matrix.md: the rows grouped by surface, then each component's failures."""
     lines = ["# Egress matrix", "", "<!-- generated by `conformance egress-matrix`; do not edit by hand -->", "",
              f"Checked on {matrix['checked']} against the {matrix['conversations']} shipped egress conversations "
-             "(`specs/egress/`). Each row is a real library's own serializer or store, driven offline with the "
-             "settings shown (`conformance/egress/adapters/`), judged for the surface its output goes to "
-             "(`specs/egress/surfaces.yaml`). *Leaked* lists the canary kinds found in the payload; no canary's "
-             "text is ever shown.", "", *summary_table(matrix), "", "## Per component", ""]
+             "(`specs/egress/`). Each row is a real library's own serializer, stream, tracer or store, driven offline "
+             "with the settings shown (`conformance/egress/adapters/`): models and SDKs through mock transports or "
+             "the library's own test model, browser streams served on 127.0.0.1 and read as a browser reads them, "
+             "tracers through their real exporters into in-memory or local sinks, task records on PostgreSQL and "
+             "Redis servers started on 127.0.0.1. Each row is judged for the surface its output goes to "
+             "(`specs/egress/surfaces.yaml`). *Leaked* lists the canary kinds found; no canary's text is ever "
+             "shown. *Smallest fix today* is a setting of a row of the same library that conforms here when there "
+             "is one, else the library's own setting, else what a team must do itself.", "",
+             *surface_sections(matrix), "## Not measured", "",
+             "| library | surface | why |", "| --- | --- | --- |",
+             *[f"| {lib} | {where} | {why} |" for lib, where, why in NOT_MEASURED], "", "## Per component", ""]
     for row in matrix["rows"]:
         lines += [f"### `{row['component']}`", ""]
         if not row["installed"]:
@@ -148,8 +225,7 @@ def markdown(matrix: dict[str, Any]) -> str:
                            f"--format {row['format']} -k {small}")
                 lines.append(f"| `{cid}` | {n} | `{small}` | `{command}` |")
             lines.append("")
-            if row.get("stops"):
-                lines += [f"Stopped by: {row['stops']}.", ""]
+            lines += [f"Smallest fix today: {smallest_fix(row, matrix['rows'])}.", ""]
     return "\n".join(lines)
 
 
@@ -221,6 +297,9 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
     logging.disable(logging.WARNING)
     try:
         matrix = build(components, loaded.conversations)
+    except servers.ServerUnavailable as exc:
+        print(f"conformance: error: a store's server cannot start: {exc}", file=sys.stderr)
+        return 2
     finally:
         logging.disable(logging.NOTSET)
     out = Path(args.out)

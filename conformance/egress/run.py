@@ -2,12 +2,14 @@
 process (``worker.Pool``, as ``conformance run`` calls compactors), checked there, records back.
 
 A serializer is ``conversation -> payload``; one that takes a ``stream`` keyword also gets the
-events a streamed reply arrived as. A payload that is an iterator is read to its end inside the
-call's time limit. The records never hold a canary's text (see ``withheld``).
+events a streamed reply arrived as. A payload that is a sync or async iterator, or a streaming HTTP
+response (``iter_bytes``, as httpx gives one), is read to its end inside the call's time limit, as
+a browser reads it (``consume``). The records never hold a canary's text (see ``withheld``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -27,6 +29,7 @@ from .decode import plain, read
 from .surfaces import Surface
 
 MAX_EVENTS = 100_000  # stream events read from an iterator payload at most
+MAX_BODY = 64_000_000  # bytes of a streaming HTTP response read at most
 _BACKSTOP = 1.0
 
 
@@ -76,6 +79,39 @@ def _accepts_stream(target: Target) -> bool:
     return target.accepts is None or "stream" in target.accepts
 
 
+def consume(payload: Any) -> Any:
+    """Returns ``payload`` read to its end: an async or sync iterator as the list of its events (at
+    most ``MAX_EVENTS``), a streaming HTTP response as ``{status, content-type, body, cut}`` (the body
+    as text, read chunk by chunk), anything else as it is."""
+    if hasattr(payload, "iter_bytes") and hasattr(payload, "status_code"):
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in payload.iter_bytes():
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= MAX_BODY:
+                    break
+        finally:
+            payload.close()
+        return {"status": payload.status_code, "content-type": payload.headers.get("content-type", ""),
+                "body": b"".join(chunks).decode("utf-8", "replace"), "cut": size >= MAX_BODY}
+    if hasattr(payload, "__aiter__"):
+        async def collect() -> list[Any]:
+            out: list[Any] = []
+            async for event in payload:
+                out.append(event)
+                if len(out) >= MAX_EVENTS:
+                    break
+            return out
+
+        return asyncio.run(collect())  # the call's own thread: no loop runs there
+    if isinstance(payload, Iterator) or (isinstance(payload, Iterable)
+                                         and not isinstance(payload, (str, bytes, bytearray, dict, list, tuple))):
+        return [event for event, _ in zip(payload, range(MAX_EVENTS))]
+    return payload
+
+
 def serve(target: Target, conversation: Conversation, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[Served, dict[str, str]]:
     """Returns what ``target`` did with ``conversation`` and, when it failed, its traceback; never raises."""
     given = given_messages(conversation)
@@ -85,11 +121,7 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
 
     def call() -> None:
         try:
-            payload = target.func(given, **kwargs)
-            if isinstance(payload, Iterator) or (isinstance(payload, Iterable)
-                                                 and not isinstance(payload, (str, bytes, bytearray, dict, list, tuple))):
-                payload = [event for event, _ in zip(payload, range(MAX_EVENTS))]
-            box["payload"] = payload
+            box["payload"] = consume(target.func(given, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - the target's failure is data
             box["exc"] = exc
             box["tb"] = target_traceback(exc)
@@ -105,7 +137,8 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
         return Served(error=f"raised {type(exc).__name__}: {exc}", mutated=mutated), {"traceback": box["tb"]}
     payload = plain(box.get("payload"))
     found, whole = read(payload)
-    if isinstance(box.get("payload"), list) and len(box["payload"]) >= MAX_EVENTS:
+    if isinstance(box.get("payload"), list) and len(box["payload"]) >= MAX_EVENTS or \
+            isinstance(box.get("payload"), dict) and box["payload"].get("cut"):
         whole = False  # an iterator cut at MAX_EVENTS
     return Served(payload, mutated=mutated, found=found, whole=whole), {}
 

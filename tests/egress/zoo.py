@@ -442,3 +442,154 @@ def request_as_is(messages: list[Any]) -> str:
 def request_without_reasoning_items(items: list[dict[str, Any]]) -> str:
     """reasoning-byte-identical for Responses items: reasoning items left out of the request."""
     return json.dumps({"input": [i for i in items if i.get("type") != "reasoning"]})
+
+
+# ---- streaming targets: async iterators and streaming HTTP responses served on 127.0.0.1 ----
+
+def _ag_ui_events(messages: list[dict[str, Any]], thinking: bool) -> list[dict[str, Any]]:
+    """AG-UI events of the last reply: text deltas, and (when ``thinking``) thinking deltas
+    interleaved with them, 7 characters each, so only a join by event type reads either whole."""
+    text = _answer(messages)
+    thought = " ".join(_thinking(messages))
+    out: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+                                 {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}]
+    if thinking:
+        out.append({"type": "THINKING_TEXT_MESSAGE_START"})
+    for i in range(0, max(len(text), len(thought) if thinking else 0), 7):
+        if thinking and thought[i:i + 7]:
+            out.append({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": thought[i:i + 7]})
+        if text[i:i + 7]:
+            out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": text[i:i + 7]})
+    out += [{"type": "TEXT_MESSAGE_END", "messageId": "m1"}, {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}]
+    return out
+
+
+def _sse_app(frames: list[str]) -> Any:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        for frame in frames:
+            await send({"type": "http.response.body", "body": frame.encode(), "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    return app
+
+
+def ag_ui_http_with_thinking(messages: list[dict[str, Any]]) -> Any:
+    """no-reasoning-text: an AG-UI stream over HTTP whose thinking deltas interleave with the text's."""
+    from conformance.egress.adapters.local_server import open_stream
+
+    return open_stream(_sse_app([f"data: {json.dumps(e)}\n\n" for e in _ag_ui_events(messages, True)]))
+
+
+def ag_ui_http_text_only(messages: list[dict[str, Any]]) -> Any:
+    """Correct: an AG-UI stream over HTTP with the text deltas only."""
+    from conformance.egress.adapters.local_server import open_stream
+
+    return open_stream(_sse_app([f"data: {json.dumps(e)}\n\n" for e in _ag_ui_events(messages, False)]))
+
+
+def data_stream_http_with_reasoning(messages: list[dict[str, Any]]) -> Any:
+    """no-reasoning-text: a Vercel AI data stream (``g:`` reasoning parts, ``0:`` text parts) over HTTP."""
+    from conformance.egress.adapters.local_server import open_stream
+
+    lines = [f"g:{json.dumps(t[i:i + 7])}\n" for t in _thinking(messages) for i in range(0, len(t), 7)]
+    text = _answer(messages)
+    lines += [f"0:{json.dumps(text[i:i + 7])}\n" for i in range(0, len(text), 7)]
+    return open_stream(_sse_app(lines))
+
+
+async def async_events_with_thinking(messages: list[dict[str, Any]]) -> Any:
+    """no-reasoning-text: an async iterator of AG-UI events with thinking deltas."""
+    for event in _ag_ui_events(messages, True):
+        yield event
+
+
+async def async_events_text_only(messages: list[dict[str, Any]]) -> Any:
+    """Correct: an async iterator of AG-UI events with the text deltas only."""
+    for event in _ag_ui_events(messages, False):
+        yield event
+
+
+# ---- task-record stores on the real servers ----
+
+class SealedRedisStore:
+    """Correct, unlike the shipped stores: the record sealed in one Redis string (SET), the answer
+    in clear beside it, both deleted at the task's end."""
+
+    keep_finished = False
+
+    def __init__(self, folder: str) -> None:
+        from conformance.egress.adapters.server_stores import name_of
+
+        self.prefix = name_of(folder) + ":"
+
+    def _client(self) -> Any:
+        from conformance.egress.adapters.server_stores import redis_client
+
+        return redis_client()
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        client = self._client()
+        client.set(self.prefix + task_id, _seal(json.dumps(messages).encode()))
+        client.set(self.prefix + task_id + ":answer", _answer(messages))
+        client.close()
+
+    def get(self, task_id: str) -> Any:
+        client = self._client()
+        blob = client.get(self.prefix + task_id)
+        client.close()
+        return None if blob is None else json.loads(_open(blob))
+
+    def finish(self, task_id: str) -> None:
+        if not self.keep_finished:
+            client = self._client()
+            client.delete(self.prefix + task_id, self.prefix + task_id + ":answer")
+            client.close()
+
+    def raw(self) -> bytes:
+        from conformance.egress.adapters.server_stores import redis_raw
+
+        return redis_raw(self.prefix)
+
+    def export(self) -> Any:
+        client = self._client()
+        answers = [client.get(k) for k in client.scan_iter(match=self.prefix + "*:answer")]
+        client.close()
+        return answers
+
+
+class KeepsFinishedRedisStore(SealedRedisStore):
+    """forgets-finished-task: finish() leaves the sealed record in Redis."""
+
+    keep_finished = True
+
+
+class PlainRedisStore(SealedRedisStore):
+    """encrypted-at-rest: the record as plain JSON in the Redis string."""
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        client = self._client()
+        client.set(self.prefix + task_id, json.dumps(messages))
+        client.close()
+
+    def get(self, task_id: str) -> Any:
+        client = self._client()
+        blob = client.get(self.prefix + task_id)
+        client.close()
+        return None if blob is None else json.loads(blob)
+
+    def export(self) -> Any:
+        return []
+
+
+def sealed_redis_store(folder: str) -> SealedRedisStore:
+    return SealedRedisStore(folder)
+
+
+def keeps_finished_redis_store(folder: str) -> SealedRedisStore:
+    return KeepsFinishedRedisStore(folder)
+
+
+def plain_redis_store(folder: str) -> SealedRedisStore:
+    return PlainRedisStore(folder)

@@ -56,3 +56,66 @@ def environment(**values: str) -> Iterator[None]:
 def span_attributes(exporter: Any) -> list[dict[str, Any]]:
     """Returns every finished span's attributes from an ``InMemorySpanExporter``."""
     return [dict(span.attributes or {}) for span in exporter.get_finished_spans()]
+
+
+PIECE = 13  # characters of one synthesized delta: shorter than a canary fragment
+
+
+def stream_events(message: dict[str, Any], index: int = 0) -> list[dict[str, Any]]:
+    """Returns the Messages API stream events an assistant ``message`` arrives as (thinking,
+    signature, text and tool input as deltas of ``PIECE`` characters; redacted thinking whole)."""
+    content = message["content"] if isinstance(message["content"], list) else [
+        {"type": "text", "text": message["content"]}]
+    uses_tools = any(b.get("type") == "tool_use" for b in content)
+    out: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        "id": f"msg_{index}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}}]
+
+    def pieces(text: str) -> list[str]:
+        return [text[i:i + PIECE] for i in range(0, len(text), PIECE)]
+
+    for j, block in enumerate(content):
+        kind = block.get("type")
+        deltas: list[dict[str, Any]] = []
+        if kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"])]
+            if block.get("signature"):
+                deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "text":
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
+        elif kind == "tool_use":
+            import json
+
+            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(json.dumps(block["input"]))]
+        else:
+            start = dict(block)
+        out.append({"type": "content_block_start", "index": j, "content_block": start})
+        out += [{"type": "content_block_delta", "index": j, "delta": d} for d in deltas]
+        out.append({"type": "content_block_stop", "index": j})
+    out += [{"type": "message_delta", "delta": {"stop_reason": "tool_use" if uses_tools else "end_turn",
+                                                 "stop_sequence": None}, "usage": {"output_tokens": 10}},
+            {"type": "message_stop"}]
+    return out
+
+
+def sse(events: list[dict[str, Any]]) -> bytes:
+    """Returns ``events`` as the Messages API's server-sent events."""
+    import json
+
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def streaming_client(replies: list[list[dict[str, Any]]]) -> Any:
+    """Returns an ``anthropic.Anthropic`` client whose transport answers each request with the next
+    of ``replies`` (each a list of stream events) as server-sent events."""
+    import anthropic
+    import httpx2
+
+    def handler(request: Any) -> Any:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(replies.pop(0)))
+
+    return anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
+                               http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))

@@ -22,6 +22,7 @@ class Component(InstalledLibrary):
     callable: str   # ``module:attr``: a serializer, or for ``task-record`` a store factory
     module: str     # the importable module that shows the library is installed
     stops: str = ""  # the library's own setting that stops the leak, when it has one
+    needs: tuple[str, ...] = ()  # the servers its store runs on (``servers.POSTGRES``, ``servers.REDIS``)
 
 
 def tool_result_text(block: dict[str, Any]) -> str:
