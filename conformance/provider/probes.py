@@ -16,16 +16,18 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
 
 from .._compiled_schema import compiled_check
 from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
 from .anthropic import semantics as sem
 from .openai import probes as openai_probes
+
+if TYPE_CHECKING:
+    import jsonschema  # imported where a probe file has a problem to locate (or a lint config to check)
 
 SCHEMA_FILE = "probe.schema.json"
 
@@ -39,6 +41,8 @@ def schema() -> dict[str, Any]:
 
 def subschema_validator(name: str) -> jsonschema.Draft202012Validator:
     """Returns a validator for one ``$defs`` entry of the probe schema (e.g. ``lintConfig``)."""
+    import jsonschema
+
     root = schema()
     return jsonschema.Draft202012Validator({"$schema": root["$schema"], "$defs": root["$defs"],
                                             "$ref": f"#/$defs/{name}"})
@@ -269,6 +273,8 @@ def _schema_errors(data: Any) -> Iterator[jsonschema.ValidationError]:
             return
         except fastjsonschema.JsonSchemaException:
             pass  # the located validator says where
+    import jsonschema
+
     yield from jsonschema.Draft202012Validator(schema()).iter_errors(data)
 
 
@@ -298,7 +304,9 @@ def load_file(path: Path) -> tuple[list[AnyProbe], list[SpecError]]:
     for index, raw in enumerate(data["probes"]):
         where = ("probes", index)
         if index in by_probe:
-            problem = jsonschema.exceptions.best_match(by_probe[index])
+            from jsonschema.exceptions import best_match
+
+            problem = best_match(by_probe[index])
             errors.append(locator.error(tuple(problem.absolute_path), problem.message))
             continue
         try:
