@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import weakref
@@ -260,11 +261,19 @@ def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Fut
         except BaseException as exc:  # noqa: BLE001 - handed to the caller by ``result()``
             future.set_exception(exc)
         return future
-    executor = ProcessPoolExecutor(1, mp_context=_context())
+    executor = ProcessPoolExecutor(1, mp_context=_beside_context())
     future = executor.submit(fn, *args)
     executor.shutdown(wait=False)
     _executors.append(executor)  # ``reaped`` waits for its process to exit
     return future
+
+
+def _beside_context() -> multiprocessing.context.BaseContext:
+    """Returns how a process run ``beside`` starts: a fork of this one where that is safe (Linux,
+    no other thread running: nothing to import again, no fork server to wait for), else as workers do."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return _context()
 
 
 _executors: list[ProcessPoolExecutor] = []

@@ -50,7 +50,7 @@ def side_results(paths: list[Path] | None, provider: str, *, specs: list[Path] |
     from .probes import load_probes
     from .verify import check_files
 
-    probes, _ = load_probes(specs or [default_specs()])
+    probes, _ = load_probes(specs or [default_specs()], provider)
     try:
         return check_files(paths or [default_cassettes()], probes, provider)
     except Exception:  # noqa: BLE001 - verify_results replays them itself and reports the problem

@@ -281,14 +281,18 @@ def _schema_errors(data: Any) -> Iterator[jsonschema.ValidationError]:
 AnyProbe = Probe | openai_probes.OpenAIProbe
 
 
-def load_file(path: Path) -> tuple[list[AnyProbe], list[SpecError]]:
-    """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
+def load_file(path: Path, provider: str | None = None) -> tuple[list[AnyProbe], list[SpecError]]:
+    """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file);
+    with ``provider``, nothing from a file of another provider's probes (they are not built)."""
     try:
         data, locator = load_document(path, read_text(path))
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:
         return [], [SpecError(path, 1, "probes", "not a probe file (no top-level `probes:`)")]
+    if provider is not None and provider != (openai_probes.PROVIDER if data.get("provider") == openai_probes.PROVIDER
+                                             else Probe.provider):
+        return [], []
     by_probe: dict[int, list[jsonschema.ValidationError]] = {}
     errors: list[SpecError] = []
     for error in _schema_errors(data):
@@ -331,7 +335,7 @@ def load_probes(paths: Iterable[Path], provider: str | None = None) -> tuple[dic
     probes: dict[str, AnyProbe] = {}
     errors: list[SpecError] = []
     for path in spec_files(paths):
-        found, bad = load_file(path)
+        found, bad = load_file(path, provider)
         errors += bad
         for probe in found:
             if provider is not None and probe.provider != provider:

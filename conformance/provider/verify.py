@@ -283,18 +283,13 @@ def is_input_error(result: CheckResult) -> bool:
     return result.invariant == PROBE_VALID or bool(result.details.get(INPUT_ERROR))
 
 
-def side_of(path: Path, probes: dict[str, AnyProbe]) -> str:
-    """Returns the provider whose SDK replays a cassette, by the probe its file is named for
-    (``anthropic`` when no probe has that name)."""
-    probe = probes.get(path.stem)
-    return probe.provider if probe is not None else "anthropic"
-
-
 def check_files(paths: Iterable[Path], probes: dict[str, AnyProbe], provider: str) -> dict[int, CheckResult]:
-    """Returns the result of each cassette under ``paths`` that ``provider``'s SDK replays (see
-    ``side_of``), by its position among the cassettes; the other SDK is not imported."""
+    """Returns the result of each cassette under ``paths`` named for a probe of ``provider`` (by its
+    file name), by its position among the cassettes: the other SDK is not imported. (``verify`` with
+    ``checked`` replays the rest.)"""
     files, _ = cassette_files(paths)
-    return {i: check_cassette(path, probes) for i, path in enumerate(files) if side_of(path, probes) == provider}
+    mine = {probe_id for probe_id, probe in probes.items() if probe.provider == provider}
+    return {i: check_cassette(path, probes) for i, path in enumerate(files) if path.stem in mine}
 
 
 def verify(paths: Iterable[Path], probes: dict[str, AnyProbe], spec_errors: Iterable[SpecError] = (),
