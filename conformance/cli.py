@@ -14,6 +14,7 @@ from pathlib import Path
 from . import __version__
 from ._paths import shipped
 from ._text import fit
+from .clock import busy_note
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
 from .invariants import BY_ID
@@ -191,6 +192,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
                           header=spec_folder_line(args.specs))
           + (f"\n{format_note}" if format_note else ""))
+    note = busy_note([t for obs in report.observations.values() for t in (obs.timing, obs.second and obs.second.timing)])
+    if note:  # on stderr: what the run lost to the machine is no part of its results
+        print(f"conformance: {note}", file=sys.stderr)
     if report.interrupted:  # what finished is shown; no file claims to be the whole run
         if args.json or args.report or args.write_gaps:
             print("conformance: interrupted: no --json, --report or --write-gaps written", file=sys.stderr)
