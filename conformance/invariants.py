@@ -44,7 +44,7 @@ def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
 
 def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     """Returns lines naming the first block that differs between two messages, with a diff."""
-    if not isinstance(actual, Mapping):
+    if not (actual.__class__ is dict or isinstance(actual, Mapping)):
         return [f"a {type(actual).__name__} stands where the message was"]
     if expected.get("role") != actual.get("role"):
         return [f"role {expected.get('role')!r} became {actual.get('role')!r}"]
@@ -387,7 +387,7 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     for i, message in enumerate(out):
         if isinstance(message.get("content"), list):
             for j, block in enumerate(message["content"]):
-                ident = _identity(block) if isinstance(block, Mapping) else None
+                ident = _identity(block) if (block.__class__ is dict or isinstance(block, Mapping)) else None
                 if ident is not None:
                     wanted.setdefault(ident, []).append((i, j, block))
     # of the identities wanted only: the input blocks and their canonical JSON (shared with other checks)
