@@ -139,8 +139,9 @@ def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
     for i, message in enumerate(messages):
         previous = messages[i - 1] if i > 0 else {}
         from_assistant = previous.get("role") == "assistant"
-        calls = set(tx.tool_use_ids(previous)) if from_assistant else set()
-        for use_id in tx.tool_result_ids(message):
+        results = tx.tool_result_ids(message)
+        calls = set(tx.tool_use_ids(previous)) if from_assistant and results else set()
+        for use_id in results:
             if use_id not in calls and use_id in called:
                 problems[use_id] = (f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
                                     f"of output[{i - 1}]")

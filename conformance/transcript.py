@@ -254,12 +254,25 @@ def open_server_tool_uses(message: Message) -> list[str]:
 
 
 def _holds_opaque_field(value: Any) -> bool:
-    if (value.__class__ is dict or isinstance(value, Mapping)):  # a tool's ``input`` is the caller's data, whatever its keys
-        return any(isinstance(value.get(key), str) for key in OPAQUE_FIELDS) or any(
-            _holds_opaque_field(v) for k, v in value.items() if k != "input" and (v.__class__ in _PLAIN_CONTAINERS or isinstance(v, (Mapping, list))))
+    if value.__class__ is dict or isinstance(value, Mapping):  # a tool's ``input`` is the caller's data, whatever its keys
+        for key in OPAQUE_FIELDS:
+            if isinstance(value.get(key), str):
+                return True
+        for k, v in value.items():
+            kind = v.__class__
+            if kind in _SCALARS or k == "input":
+                continue
+            if (kind in _PLAIN_CONTAINERS or isinstance(v, (Mapping, list))) and _holds_opaque_field(v):
+                return True
+        return False
     if isinstance(value, list):
-        return any(_holds_opaque_field(v) for v in value)
+        for v in value:
+            if v.__class__ not in _SCALARS and _holds_opaque_field(v):
+                return True
     return False
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # never a container: nothing opaque inside
 
 
 def is_opaque(block: Any) -> bool:
