@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 import tempfile
 import time
@@ -31,6 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+os.environ["CONFORMANCE_CACHE_DIR"] = "off"  # each load is timed in full, never read from the spec cache
 
 from benchmarks.bench_compaction import history_of  # noqa: E402
 from conformance import RunOptions, _memo as memo, load_file, resolve  # noqa: E402

@@ -9,31 +9,28 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from . import __version__
 from ._paths import shipped
-from .egress.command import register as register_egress
-from .errors import ConformanceError, SpecError, TargetError, UsageError
 from ._text import fit, plural
+from .clock import busy_note
+from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
-from .formats.wrap import FORMAT_HELP, in_format
-from .fuzz.cli import fuzz_all
-from .fuzz.cli import register as register_fuzz
-from .invariants import BY_ID, catalog_table
-from .matrix import register as register_matrix
+from .invariants import BY_ID
 from .outputs import check_output_file, check_output_folder
 from .progress import progress_callback
-from .provider.cli import register as register_provider
-from .report import jsonfile, terminal
-from .report.cli import register as register_reports
 from .results import CheckResult, must_checked
-from .runner import RunOptions, RunReport, keyword_filter, run
+from .runner import RunOptions, RunReport, keyword_filter, run, runs_here
 from .spec import load
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, resolve
 from .worker import beside, parse_size, reaped, warm_up
+
+# The other commands' modules (egress, fuzz, matrix, the provider side, the reports) and what they
+# import load only for a command that is theirs (see ``build_parser``): ``run`` imports none of them.
+FORMAT_NAMES = ("anthropic", "openai-chat", "openai-responses", "bedrock", "google-genai", "langchain")
+FORMAT_HELP = "the message format the targets speak (default anthropic); one of: " + ", ".join(FORMAT_NAMES)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,12 +45,33 @@ def _replays_recordings(args: argparse.Namespace) -> bool:
     return not args.no_provider and bool(args.provider or args.cassettes or not args.target)
 
 
-def _provider_results(args: argparse.Namespace) -> list[CheckResult]:
-    if not _replays_recordings(args):
-        return []
-    from .provider import verify_results  # imports the SDK: only when recordings are replayed
+def _anthropic_side(paths: list[Path] | None) -> dict[int, CheckResult]:
+    """Returns the results of the cassettes the Anthropic SDK replays (run in a process of its own)."""
+    from .provider import side_results
 
-    return verify_results([Path(p) for p in args.cassettes] if args.cassettes else None)
+    return side_results(paths, "anthropic")
+
+
+def _start_replay(args: argparse.Namespace) -> Callable[[], list[CheckResult]] | None:
+    """Starts the replay of the provider recordings when the run replays them; returns what gives
+    its results (``None`` when it does not). The Anthropic SDK's cassettes replay in a process of
+    their own from now on, the OpenAI SDK's in this one when the results are asked for, after the
+    scenarios: the two SDK imports, the slowest part of a run, overlap."""
+    if not _replays_recordings(args):
+        return None
+    paths = [Path(p) for p in args.cassettes] if args.cassettes else None
+    side = beside(_anthropic_side, paths, unless_imported="anthropic")
+
+    def results() -> list[CheckResult]:
+        from .provider import verify_results  # imports the other SDK: only when recordings are replayed
+
+        try:
+            checked = side.result()
+        except Exception:  # noqa: BLE001 - a side that broke is replayed here, where a problem is reported
+            checked = {}
+        return verify_results(paths, checked=checked)
+
+    return results
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -121,14 +139,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if missing:  # seen up front: nothing is started
         raise SpecError(missing[0], None, "", "no such file or folder")
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
-    if not args.in_process:
-        warm_up()  # the fork server imports the harness while the specs load
-    def replay_beside() -> Any:
-        return beside(_provider_results, args, unless_imported="anthropic") if _replays_recordings(args) else None
-
-    # the shipped specs load while the recordings replay; specs named by --specs load first, so
-    # that when none of them loads nothing is replayed
-    replay = None if args.specs else replay_beside()
+    options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence,
+                         in_process=args.in_process, jobs=args.jobs, memory_limit=args.memory_limit,
+                         maxfail=args.maxfail)
+    # specs named by --specs load first, so that when none of them loads nothing is replayed
+    replay = None if args.specs else _start_replay(args)
+    if not args.in_process and (args.format or not all(runs_here(t, options) for t in targets)):
+        warm_up()  # a worker will call a target: the fork server imports the harness while the specs load
     loaded = load(args.specs or [shipped("specs")])
     scenarios = loaded.scenarios
     if not (loaded.scenarios or loaded.errors or args.generated):  # nothing of ours to run
@@ -139,31 +156,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"no scenario loaded from {' '.join(args.specs or ['the shipped specs'])}, "
                          "so nothing was run")
     if args.specs:
-        replay = replay_beside()
-    probes = replay.result() if replay is not None else []  # the replay ran beside the loading
+        replay = _start_replay(args)
+    selected = keyword_filter(args.keyword) if args.keyword else None
+    if selected is not None:
+        scenarios = [s for s in scenarios if selected(s)]
+    # The recordings' results are needed before the run only to read a known-gaps file or to tell
+    # whether anything was selected; else the scenarios run while the Anthropic side replays.
+    early = replay is not None and (bool(args.expectations) or not scenarios)
+    probes = replay() if early and replay is not None else []
     gaps = []
     run_targets = [t.name for t in targets] + sorted({p.target for p in probes})
     for path in args.expectations or []:
-        gaps.extend(load_gaps(path, [s.id for s in scenarios] + [p.scenario for p in probes],
+        gaps.extend(load_gaps(path, [s.id for s in loaded.scenarios] + [p.scenario for p in probes],
                               [*BY_ID, *(p.invariant for p in probes)], targets=run_targets))
     all_probes = len(probes)
-    if args.keyword:
-        selected = keyword_filter(args.keyword)
-        scenarios = [s for s in scenarios if selected(s)]
+    if selected is not None:
         probes = [p for p in probes if selected.matches(p.scenario, p.family)]
     if not loaded.errors and not scenarios and (args.target or not probes) and not args.generated:
         raise UsageError(_nothing_selected(args, len(loaded.scenarios), all_probes))
     named_targets = targets
-    targets, scenarios, format_note = in_format(targets, scenarios, args.format)
-    options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence,
-                         in_process=args.in_process, jobs=args.jobs, memory_limit=args.memory_limit,
-                         maxfail=args.maxfail)
+    format_note = ""
+    if args.format:
+        from .formats.wrap import in_format
+
+        targets, scenarios, format_note = in_format(targets, scenarios, args.format)
     progress, done = progress_callback(not args.no_progress)
     try:
         report = run(targets, scenarios, gaps=gaps, options=options, spec_errors=loaded.errors, progress=progress,
                      keep_on_interrupt=True)
     finally:
         done()
+    if replay is not None and not early and not report.interrupted:
+        probes = replay()  # the OpenAI side replays here, once the scenarios are done
+        if selected is not None:
+            probes = [p for p in probes if selected.matches(p.scenario, p.family)]
     probes = apply_gaps(probes, gaps)
     probe_spec_error = any(r.invariant == "provider.probe-valid" for r in probes)
     probe_failed = any(r.level == "MUST" and r.outcome in ("fail", "error", "xpass") for r in probes)
@@ -173,9 +199,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     verdict = None
     if code == 0 and unchecked:
         code, verdict = 2, "NOTHING CHECKED"
+    from .report import terminal
+
     print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
                           header=spec_folder_line(args.specs))
           + (f"\n{format_note}" if format_note else ""))
+    note = busy_note([t for obs in report.observations.values() for t in (obs.timing, obs.second and obs.second.timing)])
+    if note:  # on stderr: what the run lost to the machine is no part of its results
+        print(f"conformance: {note}", file=sys.stderr)
     if report.interrupted:  # what finished is shown; no file claims to be the whole run
         if args.json or args.report or args.write_gaps:
             print("conformance: interrupted: no --json, --report or --write-gaps written", file=sys.stderr)
@@ -186,6 +217,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.report:
             Path(args.report).mkdir(parents=True, exist_ok=True)
         if args.json:
+            from .report import jsonfile
+
             jsonfile.write(args.json, report, probes, code)
         if args.report:
             from .report import write_all
@@ -193,6 +226,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
+        from .fuzz.cli import fuzz_all
+
         code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format,
                                     in_process=args.in_process))
     if verdict:
@@ -217,12 +252,24 @@ def _size(text: str) -> int:
 
 def cmd_catalog(args: argparse.Namespace) -> int:
     """Prints the invariant catalog as a Markdown table."""
+    from .invariants import catalog_table
+
     print(catalog_table())
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Returns the argument parser of the ``conformance`` command."""
+OWN_COMMANDS = ("run", "catalog")  # defined here; every other command is registered by its own module
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """Returns the command ``argv`` names (its first word that is not an option), or ``None``."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Returns the argument parser of the ``conformance`` command: every command, or with
+    ``command`` one of ``OWN_COMMANDS``, that one alone (so the other commands' modules are not
+    imported)."""
     parser = _Parser(prog="conformance", description="Conformance suite for history compaction.")
     parser.add_argument("--version", action="version", version=f"context-conformance {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -262,11 +309,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
     c = sub.add_parser("catalog", help="print the invariant catalog")
     c.set_defaults(func=cmd_catalog)
-    register_provider(sub)
-    register_reports(sub)
-    register_fuzz(sub)
-    register_matrix(sub)
-    register_egress(sub)
+    if command not in OWN_COMMANDS:
+        from .egress.command import register as register_egress
+        from .fuzz.cli import register as register_fuzz
+        from .matrix import register as register_matrix
+        from .provider.cli import register as register_provider
+        from .report.cli import register as register_reports
+
+        register_provider(sub)
+        register_reports(sub)
+        register_fuzz(sub)
+        register_matrix(sub)
+        register_egress(sub)
     return parser
 
 
@@ -283,13 +337,14 @@ def _stdout_gone() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code (0 conforms, 1 MUST failed, 2 usage/spec error)."""
     try:
-        parser = build_parser()
-        if not (sys.argv[1:] if argv is None else argv):  # bare `conformance`: what it can do
+        words = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(command_of(words))
+        if not words:  # bare `conformance`: what it can do
             parser.print_usage(sys.stderr)
             print("conformance: error: give a command (run, explain, ...); conformance --help lists them",
                   file=sys.stderr)
             return 2
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         with reaped():  # no worker or helper process this command started outlives it
             code = int(args.func(args))
         sys.stdout.flush()  # a reader that has gone away shows here, not as a traceback at exit

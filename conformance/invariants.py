@@ -45,7 +45,7 @@ def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
 
 def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     """Returns lines naming the first block that differs between two messages, with a diff."""
-    if not isinstance(actual, Mapping):
+    if not (actual.__class__ is dict or isinstance(actual, Mapping)):
         return [f"{a_type(actual)} stands where the message was"]
     if expected.get("role") != actual.get("role"):
         return [f"role {expected.get('role')!r} became {actual.get('role')!r}"]
@@ -206,8 +206,9 @@ def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
     for i, message in enumerate(messages):
         previous = messages[i - 1] if i > 0 else {}
         from_assistant = previous.get("role") == "assistant"
-        calls = set(tx.tool_use_ids(previous)) if from_assistant else set()
-        for use_id in tx.tool_result_ids(message):
+        results = tx.tool_result_ids(message)
+        calls = set(tx.tool_use_ids(previous)) if from_assistant and results else set()
+        for use_id in results:
             if use_id not in calls and use_id in called:
                 problems[use_id] = (f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
                                     f"of output[{i - 1}]")
@@ -454,7 +455,7 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     for i, message in enumerate(out):
         if isinstance(message.get("content"), list):
             for j, block in enumerate(message["content"]):
-                ident = _identity(block) if isinstance(block, Mapping) else None
+                ident = _identity(block) if (block.__class__ is dict or isinstance(block, Mapping)) else None
                 if ident is not None:
                     wanted.setdefault(ident, []).append((i, j, block))
     # of the identities wanted only: the input blocks and their canonical JSON (shared with other checks)

@@ -18,9 +18,9 @@ from typing import Any
 
 import fastjsonschema
 
-from . import transcript
+from . import spec_cache, transcript
 from ._compiled_schema import compiled_check
-from ._yamlsource import FieldPath, Locator, load_document, parse_fast, read_text
+from ._yamlsource import FieldPath, Locator, is_json, load_document, parse_fast, read_text
 from .errors import SpecError
 from .invariant_ids import INVARIANT_IDS
 
@@ -292,14 +292,15 @@ def _read_elsewhere(data: Any) -> bool:
     return isinstance(data, dict) and ("probes" in data or "egress" in data) and "scenarios" not in data
 
 
-def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult | None:
-    """Returns the scenarios of a file with no problem at all, or ``None`` when it has one."""
+def _fast_parts(path: Path, text: str, invariant_ids: Collection[str]) -> tuple[list[Any], list[int]] | None:
+    """Returns the scenarios (as parsed) and the line of each of a file with no problem at all
+    (none for a provider probe or egress file), or ``None`` when it has one."""
     parsed = parse_fast(path, text)
     if parsed is None:
         return None
     data, lines = parsed
     if _read_elsewhere(data):
-        return LoadResult()  # a provider probe or egress file: read by its own side
+        return [], []  # a provider probe or egress file: read by its own side
     check = _whole_file_check()
     if check is None:
         return None
@@ -312,7 +313,28 @@ def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadRes
     for raw in data["scenarios"]:
         if not _messages_ok(raw) or _semantic_problems(raw, invariant_ids):
             return None
-    return LoadResult([_build(raw, path, line) for raw, line in zip(data["scenarios"], lines)])
+    return data["scenarios"], lines
+
+
+def _load_fast(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult | None:
+    """Returns the scenarios of a file with no problem at all, or ``None`` when it has one."""
+    parts = _fast_parts(path, text, invariant_ids)
+    if parts is None:
+        return None
+    return LoadResult([_build(raw, path, line) for raw, line in zip(*parts)])
+
+
+def _load_cached(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult | None:
+    """Returns ``_load_fast``'s result, from the cache of validated files when this text was
+    validated before (see ``spec_cache``), stored there when it is new."""
+    name = spec_cache.key(text, "json" if is_json(path) else "yaml", invariant_ids)
+    parts = spec_cache.get(name)
+    if parts is None:
+        parts = _fast_parts(path, text, invariant_ids)
+        if parts is None:
+            return None
+        spec_cache.put(name, *parts)
+    return LoadResult([_build(raw, path, line) for raw, line in zip(*parts)])
 
 
 def _load_located(path: Path, text: str, invariant_ids: Collection[str]) -> LoadResult:
@@ -356,7 +378,7 @@ def load_file(path: str | Path, text: str | None = None,
             text = read_text(file)
     except SpecError as exc:
         return LoadResult(errors=[exc])
-    fast = _load_fast(file, text, invariant_ids)
+    fast = _load_cached(file, text, invariant_ids)
     return fast if fast is not None else _load_located(file, text, invariant_ids)
 
 

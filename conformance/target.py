@@ -11,15 +11,16 @@ import inspect
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ._text import a_type, plural
 from . import transcript
+from .clock import CallTime, join_within
 from .errors import TargetError
 from .tracebacks import stack_of, target_traceback
+from .worker import extend_window
 
 Compactor = Callable[..., Any]
 DEFAULT_TARGET = "conformance_reference:compact"
@@ -151,6 +152,7 @@ class Observation:
     second: Observation | None = None  # the call on this call's output, for idempotence
     printed: str = ""  # the end of what the target wrote to stdout and stderr, in a worker process
     mutation: tuple[str, ...] = ()  # when ``mutated``: what changed in the input, reasoning redacted
+    timing: CallTime | None = None  # what the call's time limit counted and did not (see ``clock``)
 
     @property
     def returned(self) -> bool:
@@ -178,21 +180,26 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
             box["exc"] = exc
             box["tb"] = target_traceback(exc)  # the target's frames, not this one
 
-    started = time.perf_counter()
     worker = threading.Thread(target=run, name=f"target:{target.name}", daemon=True)
-    worker.start()
-    worker.join(time_limit)
-    elapsed = time.perf_counter() - started
-    if worker.is_alive():
-        return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s",
-                           error_traceback=stack_of(worker, __file__))  # where it was stuck
+    timing = join_within(worker, time_limit, on_allowance=extend_window)
+    elapsed = timing.wall
+    if not timing.finished:
+        return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s{_not_counted(timing)}",
+                           error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
     mutation = describe_mutation(history, given) if mutated else ()
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
-                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation)
-    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation)
+                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
+    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
+
+
+def _not_counted(timing: CallTime) -> str:
+    """Returns what a timed-out call's limit did not count, as a parenthesis (empty when nothing)."""
+    parts = [f"{seconds:.1f} s {what}" for seconds, what in ((timing.waited, "waiting for a CPU"),
+                                                             (timing.imports, "importing")) if seconds >= 0.05]
+    return f" of its own time (and {' and '.join(parts)}, not counted)" if parts else ""
 
 
 MUTATION_LINES = 6  # changes shown of an input the target changed; the rest are counted

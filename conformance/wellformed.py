@@ -25,7 +25,7 @@ def _has_text(value: Any) -> bool:
 
 def _block_malformations(block: Any, where: str) -> Iterator[Malformation]:
     """Yields what is wrong with one content block."""
-    if not isinstance(block, Mapping):
+    if not (block.__class__ is dict or isinstance(block, Mapping)):
         yield block, where, f"is {a_type(block)}, not a block", True
         return
     kind = block.get("type")
@@ -51,7 +51,7 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
     """Yields every well-formedness problem of a list of messages with the message or block concerned."""
     for i, message in enumerate(messages):
         where = f"[{i}]"
-        if not isinstance(message, Mapping):
+        if not (message.__class__ is dict or isinstance(message, Mapping)):
             yield message, where, f"is {a_type(message)}, not a message", True
             continue
         if message.get("role") not in ROLES:

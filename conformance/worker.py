@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import weakref
@@ -26,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
+
+from .clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
 PRELOAD = ["conformance.runner"]  # imported once by the fork server, shared by every worker
@@ -53,12 +56,28 @@ def call_window(limit: float, partial: Any = None, allowance: float = 0.0) -> It
     more than ``limit`` seconds plus ``GRACE`` plus ``allowance`` (the harness's own work inside
     the block, e.g. copying a long input); ``partial`` is kept for the parent's record.
     Outside a worker it does nothing."""
+    global _in_window
     if _parent is None:
         yield
         return
     _parent.send(("call", _current_key, limit, partial, allowance))
-    yield
+    _in_window = True
+    try:
+        yield
+    finally:
+        _in_window = False
     _parent.send(("ended", _current_key))
+
+
+_in_window = False
+
+
+def extend_window(seconds: float) -> None:
+    """Tells the parent that the call in the current ``call_window`` may run ``seconds`` past its
+    limit: time its limit does not count (waiting for a CPU, importing; see ``clock``). Outside a
+    worker's window it does nothing."""
+    if _parent is not None and _in_window:
+        _parent.send(("extend", _current_key, seconds))
 
 
 @contextmanager
@@ -260,11 +279,19 @@ def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Fut
         except BaseException as exc:  # noqa: BLE001 - handed to the caller by ``result()``
             future.set_exception(exc)
         return future
-    executor = ProcessPoolExecutor(1, mp_context=_context())
+    executor = ProcessPoolExecutor(1, mp_context=_beside_context())
     future = executor.submit(fn, *args)
     executor.shutdown(wait=False)
     _executors.append(executor)  # ``reaped`` waits for its process to exit
     return future
+
+
+def _beside_context() -> multiprocessing.context.BaseContext:
+    """Returns how a process run ``beside`` starts: a fork of this one where that is safe (Linux,
+    no other thread running: nothing to import again, no fork server to wait for), else as workers do."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return _context()
 
 
 _executors: list[ProcessPoolExecutor] = []
@@ -355,6 +382,9 @@ class _Worker:
         self.deadline: float | None = None
         self.limit = 0.0
         self.partial: Any = None
+        self.base = 0.0  # the deadline of the call in progress before any extension
+        self.extension = 0.0  # seconds the worker's guard added to it (time the limit does not count)
+        self.guard_waited = 0.0  # seconds its main thread had waited for a CPU when the call began
 
     def assign(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
         # pickles first: a job that does not pickle leaves the worker idle
@@ -455,7 +485,12 @@ class Pool:
                     kind = message[0]
                     if kind == "call":
                         worker.limit, worker.partial = message[2], message[3]
-                        worker.deadline = time.monotonic() + message[2] + GRACE + message[4]
+                        worker.deadline = worker.base = time.monotonic() + message[2] + GRACE + message[4]
+                        worker.extension, worker.guard_waited = 0.0, self._guard_waited(worker)
+                    elif kind == "extend":
+                        worker.extension = min(EXTENSION_CAP, message[2])
+                        if worker.deadline is not None:
+                            worker.deadline = worker.base + worker.extension
                     elif kind == "ended":
                         worker.deadline = None
                     else:
@@ -468,8 +503,20 @@ class Pool:
             if not worker.process.is_alive() or worker.conn.closed:
                 return self._retire(worker, "died")
         if worker.deadline is not None and time.monotonic() >= worker.deadline:
+            # the guard in the worker may only have waited for a CPU: that time is not the call's
+            waited = self._guard_waited(worker) - worker.guard_waited
+            later = worker.base + min(EXTENSION_CAP, worker.extension + max(0.0, waited))
+            if time.monotonic() < later:
+                worker.deadline = later
+                return None
             return self._retire(worker, "timeout")
         return None
+
+    @staticmethod
+    def _guard_waited(worker: _Worker) -> float:
+        """Returns the seconds the worker's main thread (where a call's guard runs) waited for a CPU."""
+        pid = worker.process.pid
+        return runqueue_seconds(pid, pid) if pid is not None else 0.0
 
     def _retire(self, worker: _Worker, kind: Literal["timeout", "died"]) -> Event:
         worker.kill()

@@ -7,7 +7,8 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
-import pytest
+import anthropic  # noqa: F401 - imported once per test process: a run that replays the recordings
+import pytest     # then replays them here, rather than in a process that imports the SDK again each time
 
 from conformance import LoadResult, load
 

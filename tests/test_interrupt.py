@@ -29,7 +29,7 @@ def compact(history, **kwargs):
     with open(os.environ["CALLS_FILE"]) as calls:
         if len(calls.readlines()) == 4:
             os.killpg(os.getpgid(0), signal.SIGINT)
-            time.sleep(5)
+            time.sleep(60)  # the command kills this worker when it stops: no time limit is reached
     return _real(history, **kwargs)
 '''
 
@@ -39,7 +39,9 @@ def test_ctrl_c_in_a_run_with_workers_reports_what_finished(tmp_path: Path) -> N
     (tmp_path / "presses_ctrl_c.py").write_text(TARGET, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CALLS_FILE": str(tmp_path / "calls")}
     code = "import sys; from conformance.cli import main; sys.exit(main())"
-    done = subprocess.run([sys.executable, "-P", "-c", code, "run", "--no-progress", "-j", "1",
+    # A limit far past any call's time on a busy machine: only the interruption can end this run early
+    # (with the default 5 s, three slow calls could give the target up before its fourth call).
+    done = subprocess.run([sys.executable, "-P", "-c", code, "run", "--no-progress", "-j", "1", "--time-limit", "90",
                            "--no-idempotence", "--specs", str(SPEC), "--target", "presses_ctrl_c:compact"],
                           cwd=tmp_path, env=env, text=True, capture_output=True, timeout=120,
                           start_new_session=True, check=False)

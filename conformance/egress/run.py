@@ -21,7 +21,8 @@ from ..results import CheckResult
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import stack_of, target_traceback
 from ..transcript import canonical
-from ..worker import Event, Pool, call_window, default_jobs, output_captured
+from ..clock import join_within
+from ..worker import Event, Pool, call_window, default_jobs, extend_window, output_captured
 from .canaries import Canary, find_in
 from .checks import CATALOG, Check, Served
 from .conversations import Conversation
@@ -127,9 +128,8 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
             box["tb"] = target_traceback(exc)
 
     worker = threading.Thread(target=call, name=f"serializer:{target.name}", daemon=True)
-    worker.start()
-    worker.join(time_limit)
-    if worker.is_alive():
+    timing = join_within(worker, time_limit, on_allowance=extend_window)  # first imports and CPU waits not counted
+    if not timing.finished:
         return Served(error=f"no payload within {time_limit:g} s"), {"traceback": stack_of(worker, __file__)}
     mutated = canonical(plain(given)) != before
     if "exc" in box:

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
 
 from .._compiled_schema import compiled_check
 from .._text import article
@@ -27,6 +26,9 @@ from .._yamlsource import Locator, load_document, read_text
 from ..errors import SpecError
 from .anthropic import semantics as sem
 from .openai import probes as openai_probes
+
+if TYPE_CHECKING:
+    import jsonschema  # imported where a probe file has a problem to locate (or a lint config to check)
 
 SCHEMA_FILE = "probe.schema.json"
 
@@ -40,6 +42,8 @@ def schema() -> dict[str, Any]:
 
 def subschema_validator(name: str) -> jsonschema.Draft202012Validator:
     """Returns a validator for one ``$defs`` entry of the probe schema (e.g. ``lintConfig``)."""
+    import jsonschema
+
     root = schema()
     return jsonschema.Draft202012Validator({"$schema": root["$schema"], "$defs": root["$defs"],
                                             "$ref": f"#/$defs/{name}"})
@@ -270,20 +274,26 @@ def _schema_errors(data: Any) -> Iterator[jsonschema.ValidationError]:
             return
         except fastjsonschema.JsonSchemaException:
             pass  # the located validator says where
+    import jsonschema
+
     yield from jsonschema.Draft202012Validator(schema()).iter_errors(data)
 
 
 AnyProbe = Probe | openai_probes.OpenAIProbe
 
 
-def load_file(path: Path) -> tuple[list[AnyProbe], list[SpecError]]:
-    """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file)."""
+def load_file(path: Path, provider: str | None = None) -> tuple[list[AnyProbe], list[SpecError]]:
+    """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file);
+    with ``provider``, nothing from a file of another provider's probes (they are not built)."""
     try:
         data, locator = load_document(path, read_text(path))
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:
         return [], [SpecError(path, 1, "probes", "not a probe file (no top-level `probes:`)")]
+    if provider is not None and provider != (openai_probes.PROVIDER if data.get("provider") == openai_probes.PROVIDER
+                                             else Probe.provider):
+        return [], []
     by_probe: dict[int, list[jsonschema.ValidationError]] = {}
     errors: list[SpecError] = []
     for error in _schema_errors(data):
@@ -299,7 +309,9 @@ def load_file(path: Path) -> tuple[list[AnyProbe], list[SpecError]]:
     for index, raw in enumerate(data["probes"]):
         where = ("probes", index)
         if index in by_probe:
-            problem = jsonschema.exceptions.best_match(by_probe[index])
+            from jsonschema.exceptions import best_match
+
+            problem = best_match(by_probe[index])
             errors.append(locator.error(tuple(problem.absolute_path), problem.message))
             continue
         try:
@@ -324,7 +336,7 @@ def load_probes(paths: Iterable[Path], provider: str | None = None) -> tuple[dic
     probes: dict[str, AnyProbe] = {}
     errors: list[SpecError] = []
     for path in spec_files(paths):
-        found, bad = load_file(path)
+        found, bad = load_file(path, provider)
         errors += bad
         for probe in found:
             if provider is not None and probe.provider != provider:

@@ -12,11 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 from urllib.parse import urlsplit
 
-import anthropic
-from anthropic.types.beta import BetaContentBlock
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from ..errors import SpecError
@@ -24,10 +22,13 @@ from ..results import CheckResult
 from . import cassettes
 from .anthropic import live
 from .anthropic import semantics as sem
-from .anthropic.analyzer import Analysis, ApiFailure, analyze, compare
-from .openai import replay as openai_replay
 from .openai.probes import OpenAIProbe
 from .probes import AnyProbe, Probe
+
+if TYPE_CHECKING:  # each SDK is imported by the replay of its own provider's cassettes only
+    import anthropic
+
+    from .anthropic.analyzer import Analysis, ApiFailure
 
 VERDICT = "provider.verdict-matches-prediction"
 VALID = "provider.cassette-valid"
@@ -75,6 +76,8 @@ def _explain_validation(exc: anthropic.APIResponseValidationError) -> str:
 @cache
 def _known_block_types() -> frozenset[str]:
     """Returns the content block types the SDK's ``BetaContentBlock`` union accepts."""
+    from anthropic.types.beta import BetaContentBlock
+
     kinds: set[str] = set()
     for member in get_args(get_args(BetaContentBlock)[0]):
         kinds.update(get_args(member.model_fields["type"].annotation))
@@ -82,6 +85,10 @@ def _known_block_types() -> frozenset[str]:
 
 
 def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
+    import anthropic
+
+    from .anthropic.analyzer import ApiFailure
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -103,6 +110,8 @@ def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
 @cache
 def replay_client(base_url: str) -> anthropic.Anthropic:
     """Returns a shared replay client for ``base_url``: no key, no retries, strict response validation."""
+    import anthropic
+
     return anthropic.Anthropic(api_key="replay-needs-no-key", base_url=base_url, max_retries=0,
                                _strict_response_validation=True)
 
@@ -211,6 +220,8 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
                        {"path": str(path), INPUT_ERROR: True})
     if isinstance(probe, OpenAIProbe):
         return _check_openai(probe, probe_id, server, path, data)
+    from .anthropic.analyzer import analyze, compare
+
     try:
         replayed, probe = replay(probe, path, data)
         found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
@@ -229,6 +240,8 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
 
 def _check_openai(probe: OpenAIProbe, probe_id: str, server: str, path: Path, data: dict[str, Any]) -> CheckResult:
     """Returns the verdict check of one OpenAI cassette, or an error naming why it cannot be judged."""
+    from .openai import replay as openai_replay
+
     try:
         found, ran = openai_replay.judge_cassette(probe, path, data)
     except openai_replay.ReplayProblem as exc:
@@ -270,13 +283,26 @@ def is_input_error(result: CheckResult) -> bool:
     return result.invariant == PROBE_VALID or bool(result.details.get(INPUT_ERROR))
 
 
-def verify(paths: Iterable[Path], probes: dict[str, AnyProbe], spec_errors: Iterable[SpecError] = ()) -> list[CheckResult]:
-    """Returns one result per cassette, per spec error, and a skip per probe a recorded server lacks."""
+def check_files(paths: Iterable[Path], probes: dict[str, AnyProbe], provider: str) -> dict[int, CheckResult]:
+    """Returns the result of each cassette under ``paths`` named for a probe of ``provider`` (by its
+    file name), by its position among the cassettes: the other SDK is not imported. (``verify`` with
+    ``checked`` replays the rest.)"""
+    files, _ = cassette_files(paths)
+    mine = {probe_id for probe_id, probe in probes.items() if probe.provider == provider}
+    return {i: check_cassette(path, probes) for i, path in enumerate(files) if path.stem in mine}
+
+
+def verify(paths: Iterable[Path], probes: dict[str, AnyProbe], spec_errors: Iterable[SpecError] = (),
+           checked: dict[int, CheckResult] | None = None) -> list[CheckResult]:
+    """Returns one result per cassette, per spec error, and a skip per probe a recorded server lacks.
+
+    ``checked`` holds results already found elsewhere (``check_files``), by cassette position."""
     results = [_result(None, Path(e.path).stem, "specs", PROBE_VALID, "error", str(e), {"path": e.path})
                for e in spec_errors]
     files, folders = cassette_files(paths)
-    for path in files:
-        results.append(check_cassette(path, probes))
+    done = checked or {}
+    for index, path in enumerate(files):
+        results.append(done[index] if index in done else check_cassette(path, probes))
     if folders:
         covered: dict[str, set[str]] = {}
         speaks: dict[str, set[str]] = {}  # server -> the providers its recordings are probes of

@@ -7,12 +7,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ..results import CheckResult, summarize_shown
 from .runinfo import header
+
+if TYPE_CHECKING:
+    import jsonschema  # imported by the first record validated: a run that writes no report needs none
 
 SCHEMA_FILE = "results.schema.json"
 
@@ -54,6 +55,8 @@ def _validator(record: str | None) -> jsonschema.Draft202012Validator:
     Checking a line against its own ``$defs`` entry gives the same answer as the schema's ``oneOf``
     (the kinds are told apart by the constant ``record``) without trying every branch on every line.
     """
+    import jsonschema
+
     whole = schema()
     if record not in whole["$defs"] or record == "counts":
         return jsonschema.Draft202012Validator(whole)

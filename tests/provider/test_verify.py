@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 from conformance.provider import cassettes, verify_results
-from conformance.provider import verify as verify_module
 from conformance.provider.anthropic.emulator_edits import FAULTS
 from conformance.provider.probes import Probe, load_probes
 from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
@@ -201,14 +200,16 @@ def test_metadata_that_is_not_a_mapping_falls_back_to_the_path(shipped_copy: Pat
 
 def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Path, probes: dict[str, Probe],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    real = verify_module.analyze
+    import conformance.provider.anthropic.analyzer as analyzer_module  # verify reads it when it judges
+
+    real = analyzer_module.analyze
 
     def analyze(probe: Probe, *args: object) -> object:
         if probe.id == "compact.mid-task":
             raise KeyError("usage")
         return real(probe, *args)
 
-    monkeypatch.setattr(verify_module, "analyze", analyze)
+    monkeypatch.setattr(analyzer_module, "analyze", analyze)
     results = {r.scenario: r for r in verify([shipped_copy], probes)}
     broken = results.pop("compact.mid-task")
     assert broken.outcome == "error" and "cannot replay: KeyError" in broken.message

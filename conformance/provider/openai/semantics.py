@@ -10,7 +10,7 @@ standalone ``/v1/responses/compact`` endpoint, the on-demand ``compaction_trigge
 from __future__ import annotations
 
 import json
-import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,13 +42,19 @@ _FILLER_WORDS = ("cat", "dog", "sun", "sky", "red", "map", "box", "cup",
 
 def filler(tokens: int, seed: int = 0) -> str:
     """Returns about ``tokens`` tokens of plain filler words (deterministic for a seed)."""
-    words = [_FILLER_WORDS[(seed * 7 + i * 3 + i // 16) % len(_FILLER_WORDS)] for i in range(max(tokens, 0))]
-    return " ".join(words)
+    count, size = max(tokens, 0), len(_FILLER_WORDS)
+    period = 16 * size  # word i+period is word i: 3 * period + period // 16 is a multiple of size
+    cycle = [_FILLER_WORDS[(seed * 7 + i * 3 + i // 16) % size] for i in range(min(count, period))]
+    whole, rest = divmod(count, period)
+    if whole == 0:
+        return " ".join(cycle)
+    return " ".join([" ".join(cycle)] * whole + ([" ".join(cycle[:rest])] if rest else []))
 
 
 def estimate_text(text: str) -> int:
     """Returns an estimate of the tokens of ``text``: one per word of at most four letters, else chars/4."""
-    return sum(1 if len(w) <= 4 else math.ceil(len(w) / 4) for w in text.split())
+    lengths = Counter(map(len, text.split()))  # ceil(n / 4) is 1 for every word of at most four letters
+    return sum(count * -(-n // 4) for n, count in lengths.items())
 
 
 def item_text(item: Item) -> str:
@@ -156,9 +162,12 @@ def window_limit(model: str) -> int | None:
 
 def truncation_cut(items: Sequence[Item], limit: int, instructions: str | None = None) -> int | None:
     """Returns how many leading items ``auto`` truncation drops to fit ``limit``; None when nothing fits."""
+    costs = [item_tokens(i) for i in items]  # input_tokens(items[cut:]) is the total less the cut ones'
+    remaining = input_tokens((), instructions) + sum(costs)
     for cut in range(len(items)):
-        if input_tokens(items[cut:], instructions) <= limit:
+        if remaining <= limit:
             return cut
+        remaining -= costs[cut]
     return None
 
 
