@@ -9,9 +9,10 @@ import pytest
 import yaml
 
 from conformance.provider import cassettes, verify_results
-from conformance.provider import verify as verify_module
+from conformance.provider.anthropic import replay as replay_module
 from conformance.provider.anthropic.emulator_edits import FAULTS
-from conformance.provider.probes import Probe, load_probes
+from conformance.provider.anthropic.probes import Probe
+from conformance.provider.probes import load_probes
 from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
 
 from .conftest import CASSETTES, SPECS
@@ -201,14 +202,14 @@ def test_metadata_that_is_not_a_mapping_falls_back_to_the_path(shipped_copy: Pat
 
 def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Path, probes: dict[str, Probe],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    real = verify_module.analyze
+    real = replay_module.analyze
 
     def analyze(probe: Probe, *args: object) -> object:
         if probe.id == "compact.mid-task":
             raise KeyError("usage")
         return real(probe, *args)
 
-    monkeypatch.setattr(verify_module, "analyze", analyze)
+    monkeypatch.setattr(replay_module, "analyze", analyze)
     results = {r.scenario: r for r in verify([shipped_copy], probes)}
     broken = results.pop("compact.mid-task")
     assert broken.outcome == "error" and "cannot replay: KeyError" in broken.message

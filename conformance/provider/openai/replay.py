@@ -17,18 +17,15 @@ import openai
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from .. import cassettes
+from ..base import CassetteProblem
 from . import semantics as sem
 from .rules import Judgement, error_matches, judge
 from .probes import OpenAIProbe
 from .run import Ran, RunProblem, make_client, run
 
 
-class ReplayProblem(Exception):
+class ReplayProblem(CassetteProblem):
     """A cassette that cannot be replayed for its probe; ``unreadable`` marks bad input (exit 2)."""
-
-    def __init__(self, message: str, unreadable: bool = True) -> None:
-        super().__init__(message)
-        self.unreadable = unreadable
 
 
 @cache
