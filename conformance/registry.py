@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .errors import UsageError
+
 GROUP_PREFIX = "context_conformance."
 
 # kind -> (name, "module:attr" or "module"), in the order commands list them
@@ -53,8 +55,9 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
 KINDS = tuple(SHIPPED)
 
 
-class RegistryError(LookupError):
-    """An entry that is unknown or cannot be loaded; the message names the kind, the entry and why."""
+class RegistryError(UsageError, LookupError):
+    """An entry that is unknown or cannot be loaded; the message names the kind, the entry and why
+    (the command exits 2 with it, as for any usage error)."""
 
 
 @dataclass(frozen=True)
@@ -80,13 +83,23 @@ def group(kind: str) -> str:
 
 
 @cache
+def _installed_groups() -> dict[str, dict[str, str]]:
+    """Returns group -> {name: value} of every installed entry point of this project's groups (one
+    scan of the installed distributions, whatever the number of kinds asked for)."""
+    from importlib.metadata import distributions  # only when a command needs a kind
+
+    found: dict[str, dict[str, str]] = {}
+    for dist in distributions():  # in ``sys.path`` order: the first distribution to name an entry wins
+        for ep in dist.entry_points:
+            if ep.group.startswith(GROUP_PREFIX):
+                found.setdefault(ep.group, {}).setdefault(ep.name, ep.value)
+    return found
+
+
 def installed(kind: str) -> tuple[tuple[str, str], ...]:
     """Returns (name, value) of every entry point installed in ``kind``'s group, sorted by name,
     including this project's own when it is installed with its metadata."""
-    from importlib.metadata import entry_points  # only when a command needs the kind
-
-    found = {ep.name: ep.value for ep in entry_points(group=group(kind))}
-    return tuple(sorted(found.items()))
+    return tuple(sorted(_installed_groups().get(group(kind), {}).items()))
 
 
 @cache
@@ -133,6 +146,6 @@ def _load(kind: str, name: str, value: str) -> Any:
 
 def reset() -> None:
     """Forgets what was looked up and loaded (for a test that installs an entry point mid-run)."""
-    installed.cache_clear()
+    _installed_groups.cache_clear()
     entries.cache_clear()
     _load.cache_clear()
