@@ -7,7 +7,6 @@ or that holds answers nobody asked for, cannot be judged and says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
