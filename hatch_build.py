@@ -9,7 +9,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
-class CustomBuildHook(BuildHookInterface):  # type: ignore[misc]  # hatchling ships no type information
+class CustomBuildHook(BuildHookInterface):  # type: ignore[misc, unused-ignore]  # Any without hatchling installed
     """Sets the files an editable wheel force-includes: the shipped data, not ``reference/``."""
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:

@@ -346,8 +346,9 @@ def network_blocked() -> Iterator[None]:
         raise NetworkBlocked("network access is blocked during replay")
 
     saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection)
+    # replaced for the replay only and restored below, so their signatures need not match
     socket.socket.connect = refuse  # type: ignore[method-assign]
-    socket.socket.connect_ex = refuse  # type: ignore[method-assign]
+    socket.socket.connect_ex = refuse  # type: ignore[method-assign, assignment]
     socket.create_connection = refuse  # type: ignore[assignment]
     try:
         yield

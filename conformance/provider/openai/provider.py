@@ -158,7 +158,7 @@ class OpenAIProvider:
         if kind == "reasoning" and _unscrubbed(value.get("encrypted_content")):
             leaks.append(f"unscrubbed reasoning encrypted_content at {where}")
         if isinstance(kind, str) and kind.startswith(AUDITED_EVENTS):
-            part = value.get("part") if isinstance(value.get("part"), dict) else {}
+            part = value["part"] if isinstance(value.get("part"), dict) else {}
             if _unscrubbed(value.get("delta")) or _unscrubbed(value.get("text")) or _unscrubbed(part.get("text")):
                 leaks.append(f"unscrubbed reasoning text at {where}")
         if kind == "reasoning":

@@ -103,7 +103,7 @@ def evidence(found: Judgement) -> str:
 def _ranges(numbers: list[int]) -> str:
     spans: list[str] = []
     start = prev = numbers[0]
-    for n in numbers[1:] + [None]:  # type: ignore[list-item]
+    for n in [*numbers[1:], None]:
         if n is not None and n == prev + 1:
             prev = n
             continue
