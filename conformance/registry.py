@@ -9,8 +9,13 @@ is): a package adds one by declaring, in its own ``pyproject.toml``::
 
 The ones this project ships are declared the same way in its ``pyproject.toml`` and are also listed
 here (``SHIPPED``), so a checkout run without reinstalling finds them too. Nothing is looked up until
-a command asks for a kind, and nothing is imported until an entry is loaded. A shipped name keeps
-its shipped entry: an installed package adds names, it does not replace this project's.
+a command asks for a kind (one scan of the installed distributions serves every kind), and nothing
+is imported until an entry is loaded. A shipped name keeps its shipped entry: an installed package
+adds names, it does not replace this project's.
+
+A package that lists its shipped extensions itself (recording dialects, egress components) adds the
+installed ones with one line, e.g. ``COMPONENTS += [c for group in load_all("egress_adapters") for c
+in group]``; each entry of those groups names a list of the package's objects (as ``peers`` do).
 """
 
 from __future__ import annotations

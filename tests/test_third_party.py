@@ -89,3 +89,17 @@ def test_run_speaks_a_third_party_format() -> None:
     assert drops.returncode == 1 and "drop_first@toy-chat: DOES NOT CONFORM" in drops.stdout, drops.stdout
     unknown = _conformance(*common, installed=False)  # the default target, in a format no one registered
     assert unknown.returncode == 2 and "unknown format 'toy-chat'" in unknown.stderr, unknown.stderr
+
+
+def test_a_broken_installed_entry_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    info = tmp_path / "broken_conformance-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-conformance\nVersion: 0.1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[context_conformance.providers]\nbroken = no_such_module_here:PROVIDER\n",
+                                           encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-m", "conformance", "verify"], env=env, text=True, capture_output=True,
+                          timeout=120, check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip() == ("conformance: error: the providers entry 'broken' (no_such_module_here:PROVIDER) "
+                                   "cannot be loaded: ModuleNotFoundError: No module named 'no_such_module_here'")

@@ -107,7 +107,7 @@ def probe_table(results: Sequence[CheckResult]) -> list[str]:
 
 def strategy_table(results: Sequence[CheckResult]) -> list[str]:
     """Returns one line per (provider, server, strategy configuration): does it reach live work, from
-    which task size, with the evidence; both providers' strategies side by side."""
+    which task size, with the evidence; every provider's strategies side by side."""
     groups: dict[tuple[str, str, str, str], list[CheckResult]] = {}
     for r in results:
         if r.outcome in ("pass", "fail"):
