@@ -25,7 +25,7 @@ from .matrix import register as register_matrix
 from .outputs import check_output_file, check_output_folder
 from .progress import progress_callback
 from .provider.cli import register as register_provider
-from .report import jsonfile, terminal
+from .report import jsonfile, terminal, write_results
 from .report.cli import register as register_reports
 from .results import CheckResult, must_checked
 from .runner import RunOptions, RunReport, keyword_filter, run
@@ -245,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
     c = sub.add_parser("catalog", help="print the invariant catalog")
     c.set_defaults(func=cmd_catalog)
-    register_provider(sub)
+    register_provider(sub, write_results)
     register_reports(sub)
     register_fuzz(sub)
     register_matrix(sub)

@@ -125,3 +125,12 @@ def test_the_name_finder_finds_a_name_in_code_not_in_a_docstring(tmp_path: Path)
     sample = tmp_path / "sample.py"
     sample.write_text('"""Speaks of Anthropic."""\nfrom .openai import replay\nX = "anthropic-beta"\n', encoding="utf-8")
     assert _named_in_code(sample, SHIPPED_PROVIDERS) == ["sample.py:2: 'openai'", "sample.py:3: 'anthropic-beta'"]
+
+
+def test_the_provider_and_drift_packages_never_climb_to_the_report_or_the_runner() -> None:
+    graph = _imports()
+    assert "conformance.report" in graph["conformance.report.cli"] | graph["conformance.cli"]  # the reader sees them
+    climbing = {(name, target) for name, targets in graph.items()
+                if name.startswith(("conformance.provider", "conformance.drift"))
+                for target in targets if target.startswith(("conformance.report", "conformance.runner"))}
+    assert climbing == set()

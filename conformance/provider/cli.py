@@ -10,10 +10,13 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import base, default_cassettes, default_specs
+
+WriteReport = Callable[..., None]  # (folder, results, exit code, *, command) -> None: ``report.write_results``
 
 
 def _paths(values: list[str] | None) -> list[Path] | None:
@@ -54,9 +57,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     code = 2 if any(is_input_error(r) for r in results) else (
         1 if any(r.outcome in ("fail", "error") for r in results) else 0)
     if args.report:
-        from ..report import write_all
-        from ..runner import RunReport
-        write_all(args.report, RunReport(), results, code, command="verify")
+        args.write_report(args.report, results, code, command="verify")
     return code
 
 
@@ -219,21 +220,19 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     else:
         print(render(results))
     if args.report:
-        from ..report import write_all
-        from ..runner import RunReport
-
-        write_all(args.report, RunReport(), check_results(results), code, command="analyze")
+        args.write_report(args.report, check_results(results), code, command="analyze")
     return code
 
 
-def register(subparsers: Any) -> None:
-    """Adds ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze`` to an argparse subparsers object."""
+def register(subparsers: Any, write_report: WriteReport) -> None:
+    """Adds ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze`` to an argparse subparsers
+    object; ``write_report`` writes a ``--report`` folder (the report layer sits above this one)."""
     v = subparsers.add_parser("verify", help="replay provider cassettes offline and compare verdicts with predictions")
     v.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
     v.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     v.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     v.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
-    v.set_defaults(func=cmd_verify)
+    v.set_defaults(func=cmd_verify, write_report=write_report)
 
     keys = _keys()
     r = subparsers.add_parser("record", help=f"record probes through the SDKs into cassettes (needs "
@@ -267,4 +266,4 @@ def register(subparsers: Any) -> None:
     an.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
     an.add_argument("--json", action="store_true", help="print one JSON record per interaction instead of tables")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
-    an.set_defaults(func=cmd_analyze)
+    an.set_defaults(func=cmd_analyze, write_report=write_report)
