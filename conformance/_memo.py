@@ -23,7 +23,7 @@ def of_history(fact: Callable[[Any], T], history: Any) -> T:
     key = (fact, id(history), len(history) if isinstance(history, list) else -1)
     hit = _FACTS.get(key)
     if hit is not None and hit[0] is history:
-        return hit[1]  # type: ignore[no-any-return]
+        return hit[1]
     value = fact(history)
     if len(_FACTS) >= _LIMIT:
         _FACTS.clear()
@@ -37,7 +37,7 @@ _PAIR: list[Any] = [None, None, None, None]  # fact, first, second, value
 def of_pair(fact: Callable[[Any, Any], T], first: Any, second: Any) -> T:
     """Returns ``fact(first, second)``, computed once for the last pair of very same objects."""
     if _PAIR[0] is fact and _PAIR[1] is first and _PAIR[2] is second:
-        return _PAIR[3]  # type: ignore[no-any-return]
+        return _PAIR[3]
     value = fact(first, second)
     _PAIR[:] = [fact, first, second, value]
     return value

@@ -81,7 +81,7 @@ class _NeedsLocating(Exception):
     """The fast parse met something only the located path reports well (a duplicate key)."""
 
 
-class _FastLoader(_Loader):  # type: ignore[misc, valid-type]
+class _FastLoader(_Loader):
     """The C loader, refusing a mapping that lost a key to a duplicate."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

@@ -314,9 +314,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from .fuzz.cli import register as register_fuzz
         from .matrix import register as register_matrix
         from .provider.cli import register as register_provider
+        from .report import write_results
         from .report.cli import register as register_reports
 
-        register_provider(sub)
+        register_provider(sub, write_results)
         register_reports(sub)
         register_fuzz(sub)
         register_matrix(sub)

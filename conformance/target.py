@@ -57,6 +57,19 @@ def _accepted_keywords(func: Compactor) -> frozenset[str] | None:
 
 
 OWN_MODULES = ("conformance", "conformance_reference")  # the project's installed top-level names
+REFERENCE = "reference"  # what the design and users' scripts call the shipped reference (reference/)
+REFERENCE_MODULE = "conformance_reference"  # the name it is installed under
+
+
+def _shipped_reference(spec: str) -> tuple[str, str]:
+    """Returns (the name the target goes by, the ``module:attr`` to import) for ``spec``:
+    ``reference`` and ``reference:ATTR`` name the shipped reference (``compact`` when no attribute
+    is given), whatever ``reference`` module is on the path; any other spec is itself."""
+    module, sep, attr = spec.partition(":")
+    if module != REFERENCE:
+        return spec, spec
+    attr = attr if sep else "compact"
+    return f"{REFERENCE}:{attr}", f"{REFERENCE_MODULE}:{attr}"
 
 
 def _outside_cwd(entry: str) -> bool:
@@ -90,8 +103,10 @@ def resolve(spec: str) -> Target:
     """Returns the ``Target`` named ``module:attr`` (dotted attr allowed), importable from the
     current directory as with ``python -m``.
 
-    Raises ``TargetError`` with one clear line when it cannot be imported or is not callable.
+    ``reference`` (or ``reference:compact``) is the shipped reference compactor. Raises
+    ``TargetError`` with one clear line when it cannot be imported or is not callable.
     """
+    name, spec = _shipped_reference(spec)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise TargetError(f"target {spec!r} is not of the form MODULE:ATTR")
@@ -111,7 +126,7 @@ def resolve(spec: str) -> Target:
             raise TargetError(f"module {module_name!r} has no attribute {attr!r}") from None
     if not callable(obj):
         raise TargetError(f"target {spec!r} is {a_type(obj)}, not a callable")
-    return Target(spec, obj, _accepted_keywords(obj))
+    return Target(name, obj, _accepted_keywords(obj))
 
 
 def from_callable(func: Compactor, name: str | None = None) -> Target:

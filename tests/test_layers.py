@@ -86,4 +86,51 @@ def test_the_package_never_imports_the_reference() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
-            assert not any(n == "conformance_reference" or n.startswith("conformance_reference.") for n in names), path
+            assert not any(n.split(".")[0] in ("conformance_reference", "reference") for n in names), path
+
+
+PROVIDER_CORE = [*sorted((PACKAGE / "provider").glob("*.py")), *sorted((PACKAGE / "provider" / "analyze").glob("*.py"))]
+SHIPPED_PROVIDERS = ("anthropic", "openai")
+
+
+def _named_in_code(path: Path, names: tuple[str, ...]) -> list[str]:
+    """Returns the identifiers, imports and string constants of ``path`` (docstrings left out) that
+    contain one of ``names``, case-insensitively."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        words: list[str] = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words = [node.value]
+        elif isinstance(node, ast.Name):
+            words = [node.id]
+        elif isinstance(node, ast.Attribute):
+            words = [node.attr]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            words = [getattr(node, "module", None) or "", *(a.name for a in node.names)]
+        found += [f"{path.name}:{getattr(node, 'lineno', 0)}: {w!r}" for w in words
+                  if any(n in w.lower() for n in names)]
+    return found
+
+
+def test_the_provider_core_names_no_provider() -> None:
+    assert len(PROVIDER_CORE) > 10
+    assert [hit for path in PROVIDER_CORE for hit in _named_in_code(path, SHIPPED_PROVIDERS)] == []
+
+
+def test_the_name_finder_finds_a_name_in_code_not_in_a_docstring(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Speaks of Anthropic."""\nfrom .openai import replay\nX = "anthropic-beta"\n', encoding="utf-8")
+    assert _named_in_code(sample, SHIPPED_PROVIDERS) == ["sample.py:2: 'openai'", "sample.py:3: 'anthropic-beta'"]
+
+
+def test_the_provider_and_drift_packages_never_climb_to_the_report_or_the_runner() -> None:
+    graph = _imports()
+    assert "conformance.report" in graph["conformance.report.cli"] | graph["conformance.cli"]  # the reader sees them
+    climbing = {(name, target) for name, targets in graph.items()
+                if name.startswith(("conformance.provider", "conformance.drift"))
+                for target in targets if target.startswith(("conformance.report", "conformance.runner"))}
+    assert climbing == set()

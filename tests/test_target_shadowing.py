@@ -57,6 +57,17 @@ def test_resolve_imports_the_projects_modules_from_where_they_are_installed(
     monkeypatch.delitem(sys.modules, "conformance_reference", raising=False)
     monkeypatch.setattr(sys, "path", ["", *sys.path])  # as under `python -c`: the current folder first
     target = resolve("conformance_reference:compact")
-    assert Path(sys.modules["conformance_reference"].__file__ or "").parent.name == "conformance_reference"
+    assert Path(sys.modules["conformance_reference"].__file__ or "").resolve().parent != shadowed.resolve()
     history = [{"role": "user", "content": "hi"}]
     assert target.func(history) != [{"role": "user", "content": "garbage"}]
+
+
+@pytest.mark.parametrize("target", ["reference", "reference:compact"])
+def test_target_reference_is_the_shipped_reference_whatever_is_on_the_path(shadowed: Path, target: str) -> None:
+    done = _conformance(shadowed, "run", "--no-provider", "--no-progress", "-j", "1", "--specs", str(SPEC),
+                        "--target", target)
+    assert done.returncode == 0, done.stdout + done.stderr  # the garbage reference.py beside it would fail
+    assert "reference:compact: CONFORMS" in done.stdout
+    done = _conformance(shadowed, "run", "--no-provider", "--no-progress", "-j", "1", "--specs", str(SPEC),
+                        "--target", "reference:garbage")
+    assert done.returncode == 2 and "has no attribute 'garbage'" in done.stderr, done.stderr

@@ -73,7 +73,7 @@ def _is_request(message: Message) -> bool:
 
 
 def reference_output(history: History, keep_turns: int) -> list[Message]:
-    """Returns what conformance_reference/README.md says the reference returns: the task in flight (or, when the
+    """Returns what reference/README.md says the reference returns: the task in flight (or, when the
     history ends on an assistant turn, the whole last task) untouched, after the last ``keep_turns``
     settled messages with the window's start moved forward to a request (no reasoning to remove here)."""
     messages = history.messages

@@ -56,7 +56,7 @@ def source_text(seed: str, size: int) -> str:
                   'failed attempts."""',
                   "    written = 0",
                   f"    for attempt, {arg} in enumerate({arg}s):",
-                  f"        if attempt >= limit:",
+                  "        if attempt >= limit:",
                   "            break",
                   f"        if not {arg}.get({rng.choice(_WORDS)!r}):",
                   f"            log.warning(\"skipping %s: no {rng.choice(_WORDS)}\", {arg}.get('id'))",

@@ -22,7 +22,8 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     """Returns 1 on any breaking change, 0 otherwise, 2 when a folder, a recording of the baseline,
-    a probe spec or an output path is unusable (the message names it)."""
+    a probe spec or an output path is unusable (the message names it). ``args.write_report`` writes
+    the ``--report`` folder (the command layer above hands it down)."""
     for path in _outputs(args):
         if path.is_dir():
             return _fail(f"{path}: is a folder, not a file to write")
@@ -43,9 +44,7 @@ def run(args: argparse.Namespace) -> int:
             for skipped in write_delta(args.baseline, args.current, args.update_baseline_delta):
                 print(f"conformance drift: {skipped}: unreadable, left out of the baseline update", file=sys.stderr)
         if args.report:
-            from ..report import write_all
-            from ..runner import RunReport
-            write_all(args.report, RunReport(), [], drift["exit_code"], command="drift", drift=drift)
+            args.write_report(args.report, [], drift["exit_code"], command="drift", drift=drift)
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: cannot write: {exc.strerror or exc}")
     return int(drift["exit_code"])

@@ -24,7 +24,7 @@ def check_folder(path: Path, role: str) -> None:
         raise SpecError(path, None, role, "holds no recordings (*.yaml): nothing to compare, so no verdict")
 
 
-def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any, Any],
+def _probe(key: str, before: Path | None, after: Path | None, judged: tuple[Any, ...],
            before_data: dict[str, Any] | None = None) -> tuple[dict, list[dict]]:
     entry: dict[str, Any] = {"probe": key, "baseline": str(before) if before else None,
                              "current": str(after) if after else None,

@@ -39,7 +39,7 @@ def _error_reason(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     error = body.get("error") if isinstance(body, Mapping) else None
     error = error if isinstance(error, Mapping) else {}
-    details = error.get("details") if isinstance(error.get("details"), Mapping) else {}
+    details = error["details"] if isinstance(error.get("details"), Mapping) else {}
     message = re.sub(r"\d+", "#", str(error.get("message") or ""))
     return {"status": evidence.get("status"), "type": error.get("type"), "code": details.get("error_code"),
             "message": message}

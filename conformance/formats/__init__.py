@@ -2,20 +2,43 @@
 
 Each entry converts an Anthropic-shaped history to its format and back, losslessly on what the
 format carries, and names the reason a history cannot be expressed in it (``Format.why_not``).
-``wrap`` turns a target that speaks a format into one the runner can call.
+``wrap`` turns a target that speaks a format into one the runner can call. The formats are the
+``formats`` kind of ``conformance.registry``: the shipped ones and any an installed package
+declares in the ``context_conformance.formats`` entry-point group (a ``Format`` object).
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator, Mapping
 
+from .. import registry
 from ..errors import UsageError
-from . import anthropic, bedrock, google_genai, langchain, openai_chat, openai_responses
 from .base import Format, FormatError
 
-FORMATS: dict[str, Format] = {f.name: f for f in (
-    anthropic.FORMAT, openai_chat.FORMAT, openai_responses.FORMAT, bedrock.FORMAT, google_genai.FORMAT,
-    langchain.FORMAT)}
+KIND = "formats"
+
+
+class _Registered(Mapping[str, Format]):
+    """The registered formats by name, shipped ones first; a format's module is imported when it is read."""
+
+    def __getitem__(self, name: str) -> Format:
+        if name not in registry.names(KIND):
+            raise KeyError(name)
+        found = registry.load(KIND, name)
+        if not isinstance(found, Format) or found.name != name:
+            raise registry.RegistryError(f"the format entry {name!r} is not a Format named {name!r} "
+                                         "(see conformance.formats.base)")
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.names(KIND))
+
+    def __len__(self) -> int:
+        return len(registry.names(KIND))
+
+
+FORMATS: Mapping[str, Format] = _Registered()
 
 
 def get(name: str) -> Format:

@@ -77,7 +77,7 @@ class Format:
         history = self.from_format(items)
         messages = {canonical(self.normalise(m)): m for m in given}
         blocks = {canonical(self.normalise_block(b)): b for m in given
-                  for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                  for b in (m["content"] if isinstance(m.get("content"), list) else [])
                   if isinstance(b, dict)}
         out: History = []
         for message in history:
@@ -112,7 +112,7 @@ def shape_reason(history: History, carried: Mapping[str, Mapping[str, frozenset[
             return f"content of message {i} is neither a string nor a list"
         for block in content if isinstance(content, list) else []:
             kind = block.get("type") if isinstance(block, dict) else None
-            fields = carried[role].get(str(kind))
+            fields = carried[str(role)].get(str(kind))
             if fields is None:
                 return f"{kind} block in {article(str(role))} message: not carried by {format_title}"
             extra = sorted(set(block) - fields - {"type"})

@@ -36,7 +36,7 @@ _ROLE = {"user": "user", "assistant": "model"}
 def reason(history: History) -> str | None:
     """Returns why ``history`` cannot be written as GenAI contents, or None."""
     for i, message in enumerate(history):
-        for b in message.get("content") if isinstance(message.get("content"), list) else []:
+        for b in message["content"] if isinstance(message.get("content"), list) else []:
             if isinstance(b, dict) and b.get("type") == "redacted_thinking":
                 return f"redacted_thinking block (message {i}): GenAI parts carry no redacted reasoning"
     found = shape_reason(history, CARRIED, TITLE)

@@ -37,7 +37,7 @@ CARRIED = {
 def reason(history: History) -> str | None:
     """Returns why ``history`` cannot be written as Chat Completions messages, or None."""
     for i, message in enumerate(history):
-        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+        for block in message["content"] if isinstance(message.get("content"), list) else []:
             if isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking"):
                 return f"{block['type']} block (message {i}): Chat Completions messages carry no reasoning"
     found = shape_reason(history, CARRIED, TITLE)

@@ -85,7 +85,7 @@ def mark(scenarios: Iterable[Scenario], fmt: Format) -> list[Scenario]:
     return out
 
 
-class FormatOutput(list):  # type: ignore[type-arg]
+class FormatOutput(list[Any]):
     """A wrapped target's output: the list is the Anthropic-shaped view the checks read; ``native``
     holds the items the target returned in its own format, ``given`` the items it was handed."""
 

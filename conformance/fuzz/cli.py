@@ -112,7 +112,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return max(fuzz_target(resolve(name), options, Path(args.out)) for name in args.target)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     """Adds the ``fuzz`` subcommand to the ``conformance`` command."""
     p = sub.add_parser("fuzz", help="check a target on generated histories; write a shrunk counterexample")
     p.add_argument("--target", action="append", required=True, metavar="MODULE:ATTR",

@@ -42,7 +42,7 @@ class FuzzItem(pytest.Item):
             path = write_counterexample(result, self.seed, Path(self.config.rootpath) / DEFAULT_OUT, self.fmt)
             raise FuzzFailure(result.failures, path, len(result.scenario.history))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, FuzzFailure):
             failure = excinfo.value
             lines = [f"target {self.target.name}: a generated history shrunk to {failure.size} messages "

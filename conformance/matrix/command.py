@@ -70,7 +70,7 @@ def _published(args: argparse.Namespace) -> Path | str:
         return Path(args.out) / "matrix.json"
     root = checkout()
     if root is None:
-        return f"--check compares with the checkout's docs/matrix.json, but this package is not in a checkout; " \
+        return "--check compares with the checkout's docs/matrix.json, but this package is not in a checkout; " \
                "use --out DIR"
     return root / "docs" / "matrix.json"
 

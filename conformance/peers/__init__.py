@@ -1,28 +1,23 @@
-"""Real compactors of other libraries as conformance targets, discovered from this package.
+"""Real compactors of other libraries as conformance targets, found through ``conformance.registry``.
 
 Each module here adapts one library: it lists its ``PEERS`` (what component, which settings, which
 message format its callable speaks) and defines those callables, importing the library only when
-one is called. Adding a library is adding one module.
+one is called. Adding a library is adding one module and its line in the ``peers`` kind of the
+registry; an installed package adds its own in the ``context_conformance.peers`` entry-point group
+(naming a list of ``Peer``).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Iterable
 
+from .. import registry
 from .base import Peer, PeerNotInstalled
 
 
 def all_peers() -> list[Peer]:
-    """Returns every peer of every adapter module here, in module then declaration order."""
-    peers: list[Peer] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name == "base":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        peers.extend(getattr(module, "PEERS", []))
-    return peers
+    """Returns every peer of every registered adapter, in registry (shipped: module) then declaration order."""
+    return [peer for group in registry.load_all("peers") for peer in group]
 
 
 def select(names: Iterable[str] = ()) -> list[Peer]:

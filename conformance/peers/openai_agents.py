@@ -27,7 +27,7 @@ def session_limit(items: list[dict[str, Any]], keep_turns: int = 10) -> list[dic
     async def run() -> list[Any]:
         session = SQLiteSession("conformance", session_settings=SessionSettings(limit=keep_turns))
         try:
-            await session.add_items(list(items))
+            await session.add_items(list(items))  # type: ignore[arg-type]  # plain dicts of the SDK's input shape
             return list(await session.get_items())
         finally:
             session.close()

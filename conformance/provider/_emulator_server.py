@@ -1,4 +1,4 @@
-"""The local HTTP scaffolding both providers' emulators share: a quiet handler, a threaded server on
+"""The local HTTP scaffolding every provider's emulator shares: a quiet handler, a threaded server on
 127.0.0.1, and the start/stop/context-manager shell around it.
 
 Each provider keeps its own request handling, answers and headers; only the plumbing lives here.

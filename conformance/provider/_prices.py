@@ -1,4 +1,4 @@
-"""The price table both providers ship as ``prices.yaml`` in their own package, and its loader."""
+"""The price table each provider ships as ``prices.yaml`` in its own package, and its loader."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What both providers' recorders share: the outcome of one probe, the server name a cassette is
+"""What every provider's recorder shares: the outcome of one probe, the server name a cassette is
 filed under, and filing a finished scratch cassette as ``<out>/<server>/<probe-id>.yaml``.
 """
 

@@ -25,13 +25,14 @@ from typing import Any
 import yaml
 
 from ..transcript import fingerprint
-from .cassettes import OPENAI_REASONING_EVENTS, PLACEHOLDER
+from .base import all_providers
+from .cassettes import PLACEHOLDER
 from .recordings.reader import YAML_LOADER as _LOADER
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
-                            "anthropic-organization-id", "anthropic-workspace-id", "request-id", "cf-ray",
-                            "openai-organization", "openai-project", "x-request-id"})
-# Any other header whose name says it carries a credential, a session or an account id.
+                            "request-id", "cf-ray", "x-request-id"})
+# Any other header whose name says it carries a credential, a session or an account id (providers'
+# organization, workspace and project headers among them).
 SECRET_HEADER_NAME = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session|organi[sz]ation|account|project"
                                 r"|workspace|request[-_]?id", re.IGNORECASE)
 # Counts and limits, not credentials, whatever their names say ("...-Tokens-Remaining").
@@ -70,50 +71,16 @@ class Finding:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
 
 
-def _reasoning_item_leaks(value: dict[str, Any], where: str) -> list[str]:
-    """Returns a leak for an OpenAI ``reasoning`` item whose summary or content text is not a placeholder."""
-    if value.get("type") != "reasoning":
-        return []
-    parts = [*(value.get("summary") or []), *(value.get("content") or [])]
-    texts = [p.get("text") for p in parts if isinstance(p, dict)]
-    return [f"unscrubbed reasoning text at {where}"] if any(
-        isinstance(t, str) and t and not _placeholders(t) for t in texts) else []
-
-
 def _thinking_leaks(value: Any, where: str) -> list[str]:
     leaks = []
     if isinstance(value, dict):
-        text = value.get("thinking")
-        if value.get("type") in ("thinking", "thinking_delta") and isinstance(text, str) and text \
-                and not _placeholders(text):
-            leaks.append(f"unscrubbed reasoning text at {where}")
-        leaks += _openai_leaks(value, where)
-        leaks += _reasoning_item_leaks(value, where)
+        for provider in all_providers():
+            leaks += provider.reasoning_leaks(value, where)
         for key, item in value.items():
             leaks += _thinking_leaks(item, f"{where}.{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
             leaks += _thinking_leaks(item, f"{where}[{index}]")
-    return leaks
-
-
-def _unscrubbed(value: Any) -> bool:
-    return isinstance(value, str) and bool(value) and not _placeholders(value)
-
-
-def _openai_leaks(value: dict[str, Any], where: str) -> list[str]:
-    """Returns OpenAI reasoning left in place: a reasoning item's ``encrypted_content``, reasoning
-    stream events' text and the summary parts they carry (a reasoning item's own summary text is
-    ``_reasoning_item_leaks``'s). A compaction item's ciphertext is not reasoning text: other
-    projects' real recordings keep it, and ``record`` keeps only its fingerprint anyway."""
-    kind = value.get("type")
-    leaks = []
-    if kind == "reasoning" and _unscrubbed(value.get("encrypted_content")):
-        leaks.append(f"unscrubbed reasoning encrypted_content at {where}")
-    if isinstance(kind, str) and kind.startswith(OPENAI_REASONING_EVENTS + ("response.reasoning_summary_part.",)):
-        part = value.get("part") if isinstance(value.get("part"), dict) else {}
-        if _unscrubbed(value.get("delta")) or _unscrubbed(value.get("text")) or _unscrubbed(part.get("text")):
-            leaks.append(f"unscrubbed reasoning text at {where}")
     return leaks
 
 

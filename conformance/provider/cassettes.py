@@ -4,7 +4,8 @@ Cassettes are standard vcrpy YAML (``version: 1``, ``interactions``) plus vcrpy'
 mapping, which names the ``server`` that answered and the ``probe`` id. They live at
 ``cassettes/<server>/<probe-id>.yaml``. Before anything is written, request and response headers
 are cut down to an allowlist (so keys, organization ids, request ids and cookies never land), the
-text of every thinking block in JSON and SSE bodies becomes ``[scrubbed:<sha256[:12]>]``, and
+reasoning text every provider's JSON and SSE bodies carry becomes ``[scrubbed:<sha256[:12]>]``
+(``base.Provider.scrub``), and
 retryable answers (408, 409, 429, 5xx) are dropped.
 """
 
@@ -15,7 +16,7 @@ import hashlib
 import json
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,8 @@ from vcr.serializers import compat
 from .._yamlsource import load_document, read_text
 from ..errors import SpecError
 
-PLACEHOLDER = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
-REQUEST_HEADERS_KEPT = frozenset({"anthropic-beta", "anthropic-version", "content-type", "accept"})
+PLACEHOLDER = re.compile(r"^(?:\[scrubbed:[0-9a-f]{12}\])+$")  # a streamed block: its deltas' placeholders end to end
+REQUEST_HEADERS_KEPT = frozenset({"content-type", "accept"})  # and each provider's ``request_headers``
 RESPONSE_HEADERS_KEPT = frozenset({"content-type", "x-conformance-server", "retry-after", "x-should-retry"})
 RETRYABLE = frozenset({408, 409, 429})
 MATCH_ON = ("method", "path", "body_hash")
@@ -46,33 +47,20 @@ def placeholder(text: str) -> str:
     return f"[scrubbed:{hashlib.sha256(text.encode()).hexdigest()[:12]}]"
 
 
-# OpenAI: the text of reasoning summaries and reasoning parts, and opaque ciphertext that can carry
-# the model's reasoning (reasoning items, compaction items), by item type and by stream event type.
-OPENAI_TEXT_TYPES = frozenset({"summary_text", "reasoning_text"})
-OPENAI_OPAQUE_TYPES = frozenset({"reasoning", "compaction"})
-OPENAI_REASONING_EVENTS = ("response.reasoning_summary_text.", "response.reasoning_text.")
-# (a summary part event's ``part`` is a ``summary_text`` object, scrubbed by its type)
+@lru_cache(maxsize=1)
+def _scrubbers() -> tuple[Callable[[dict[str, Any]], None], ...]:
+    """Returns every registered provider's ``scrub`` (each replaces its reasoning in one JSON object)."""
+    from . import base
 
-
-def _scrub_openai(value: dict[str, Any]) -> None:
-    kind = value.get("type")
-    if kind in OPENAI_OPAQUE_TYPES and isinstance(value.get("encrypted_content"), str):
-        value["encrypted_content"] = placeholder(value["encrypted_content"])
-    if kind in OPENAI_TEXT_TYPES and isinstance(value.get("text"), str):
-        value["text"] = placeholder(value["text"])
-    if isinstance(kind, str) and kind.startswith(OPENAI_REASONING_EVENTS):
-        for name in ("delta", "text"):
-            if isinstance(value.get(name), str):
-                value[name] = placeholder(value[name])
+    return tuple(p.scrub for p in base.all_providers())
 
 
 def scrub_json(value: Any) -> Any:
-    """Returns ``value`` with thinking text, OpenAI reasoning text and ciphertext replaced and error
-    ``request_id`` masked (edits in place)."""
+    """Returns ``value`` with every provider's reasoning text and ciphertext replaced
+    (``base.Provider.scrub``) and error ``request_id`` masked (edits in place)."""
     if isinstance(value, dict):
-        if value.get("type") in ("thinking", "thinking_delta") and isinstance(value.get("thinking"), str):
-            value["thinking"] = placeholder(value["thinking"])
-        _scrub_openai(value)
+        for scrub in _scrubbers():
+            scrub(value)
         if value.get("type") == "error" and isinstance(value.get("request_id"), str):
             value["request_id"] = "req_scrubbed"
         for item in value.values():
@@ -94,14 +82,19 @@ def _scrub_sse(text: str) -> str:
     return "\n".join(lines)
 
 
-_SCRUB_MARKERS = (b'"thinking', b'"request_id"', b'"encrypted_content"', b"summary_text", b"reasoning_text",
-                  b"response.reasoning_")
+@lru_cache(maxsize=1)
+def _scrub_markers() -> tuple[bytes, ...]:
+    """Returns the byte strings a body must hold for scrubbing to change it (an error's ``request_id``
+    and each provider's ``scrub_markers``)."""
+    from . import base
+
+    return (b'"request_id"', *(m for p in base.all_providers() for m in p.scrub_markers))
 
 
 @lru_cache(maxsize=256)
 def scrub_body(body: bytes) -> bytes:
     """Returns a JSON or SSE body with reasoning text scrubbed; other bodies come back unchanged."""
-    if not body or not any(marker in body for marker in _SCRUB_MARKERS):
+    if not body or not any(marker in body for marker in _scrub_markers()):
         return body
     try:
         text = body.decode("utf-8")
@@ -150,9 +143,18 @@ def body_hash_matcher(live: Request, stored: Request) -> None:
     assert left == right, f"request body differs (sha256 {left[:12]} != {right[:12]})"
 
 
+@lru_cache(maxsize=1)
+def request_headers_kept() -> frozenset[str]:
+    """Returns the request headers a cassette keeps: ``REQUEST_HEADERS_KEPT`` and each provider's
+    ``request_headers`` (the ones that select its API's version and features)."""
+    from . import base
+
+    return REQUEST_HEADERS_KEPT.union(*(p.request_headers for p in base.all_providers()))
+
+
 def before_record_request(request: Request) -> Request:
     """Returns a copy of the request with allowlisted headers and a scrubbed body."""
-    kept = {k: v for k, v in request.headers.items() if k.lower() in REQUEST_HEADERS_KEPT}
+    kept = {k: v for k, v in request.headers.items() if k.lower() in request_headers_kept()}
     clean = Request(request.method, request.uri, scrub_body(_as_bytes(request.body)), kept)
     return clean
 
@@ -344,8 +346,9 @@ def network_blocked() -> Iterator[None]:
         raise NetworkBlocked("network access is blocked during replay")
 
     saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection)
+    # replaced for the replay only and restored below, so their signatures need not match
     socket.socket.connect = refuse  # type: ignore[method-assign]
-    socket.socket.connect_ex = refuse  # type: ignore[method-assign]
+    socket.socket.connect_ex = refuse  # type: ignore[method-assign, assignment]
     socket.create_connection = refuse  # type: ignore[assignment]
     try:
         yield

@@ -10,14 +10,13 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import asdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
-from . import default_cassettes, default_specs
+from . import base, default_cassettes, default_specs
 
-KEY_VARIABLE = "ANTHROPIC_API_KEY"
+WriteReport = Callable[..., None]  # (folder, results, exit code, *, command) -> None: ``report.write_results``
 
 
 def _paths(values: list[str] | None) -> list[Path] | None:
@@ -61,34 +60,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     code = 2 if any(is_input_error(r) for r in results) else (
         1 if any(r.outcome in ("fail", "error") for r in results) else 0)
     if args.report:
-        from ..report import write_all
-        from ..runner import RunReport
-        write_all(args.report, RunReport(), results, code, command="verify")
+        args.write_report(args.report, results, code, command="verify")
     return code
 
 
 UNAVAILABLE = 3
 
 
-def _estimates(chosen: list[Any], key: str, base_url: str | None) -> list[Any]:
-    """Returns the cost estimates; input tokens from count_tokens when ``key`` is set, else offline."""
-    from .anthropic.cost import estimate
-    from .anthropic.record import make_client, resolve_base_url
-
-    if not key:
-        return [estimate(p) for p in chosen]
-    import anthropic
-
-    with make_client(key, resolve_base_url(base_url)) as client:
-        try:
-            return [estimate(p, client) for p in chosen]
-        except anthropic.APIError as exc:
-            print(f"conformance record: count_tokens failed ({type(exc).__name__}); offline estimate instead",
-                  file=sys.stderr)
-            return [estimate(p) for p in chosen]
-
-
-KEYS = {"anthropic": KEY_VARIABLE, "openai": "OPENAI_API_KEY"}
+def _keys() -> dict[str, str]:
+    """Returns each registered provider's key variable by provider name, in registry order."""
+    return {p.name: p.key_variable for p in base.all_providers()}
 
 
 def _select(args: argparse.Namespace, probes: dict[str, Any], keys: dict[str, str]) -> list[Any] | None:
@@ -110,19 +91,26 @@ def _select(args: argparse.Namespace, probes: dict[str, Any], keys: dict[str, st
     return [p for p in probes.values() if keys.get(p.provider)]
 
 
+def _no_key_message(variables: list[str]) -> str:
+    """Returns the message for a recording with no provider's key set, naming every key variable."""
+    first, *others = variables
+    return (f"conformance record: {first} is not set" + "".join(f", nor {v}" for v in others)
+            + f"; export the key of the provider to record (against a local emulator any value works, e.g. {first}=dummy)")
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     """Records probes through each provider's SDK into cassettes.
 
     Returns 0 when all were written, 1 if a probe failed, 2 on a usage or spec error (no key, a run
     above ``--max-cost``), 3 when a provider stayed unavailable (overloaded, rate limited).
     """
-    keys = {name: os.environ.get(variable, "").strip() for name, variable in KEYS.items()}
+    variables = _keys()
+    keys = {name: os.environ.get(variable, "").strip() for name, variable in variables.items()}
     if args.max_cost is not None and args.max_cost < 0:
         print("conformance record: --max-cost must be zero or more (US dollars)", file=sys.stderr)
         return 2
     if not args.dry_run and not any(keys.values()):
-        print(f"conformance record: {KEY_VARIABLE} is not set, nor {KEYS['openai']}; export the key of the provider "
-              f"to record (against a local emulator any value works, e.g. {KEY_VARIABLE}=dummy)", file=sys.stderr)
+        print(_no_key_message(list(variables.values())), file=sys.stderr)
         return 2
     from .probes import load_probes
 
@@ -134,26 +122,22 @@ def cmd_record(args: argparse.Namespace) -> int:
     chosen = _select(args, probes, keys)
     if chosen is None:
         return 2
-    groups = {name: [p for p in chosen if p.provider == name] for name in KEYS}
+    groups = {name: [p for p in chosen if p.provider == name] for name in variables}
     groups = {name: members for name, members in groups.items() if members}
     if args.base_url and len(groups) > 1:
         print("conformance record: --base-url names one server; choose one provider with --provider",
               file=sys.stderr)
         return 2
-    missing = [KEYS[name] for name in groups if not keys[name]]
+    missing = [variables[name] for name in groups if not keys[name]]
     if missing and not args.dry_run:
         print(f"conformance record: {', '.join(missing)} is not set; export it to record these probes "
               f"(against a local emulator any value works, e.g. {missing[0]}=dummy)", file=sys.stderr)
         return 2
     if args.dry_run:
-        if "openai" in groups:
-            print("\n".join(_openai_dry_run(groups["openai"])))
-        if "anthropic" in groups:
-            from .anthropic.cost import render
-
-            if "openai" in groups:
+        for number, name in enumerate(_dry_run_order(groups)):
+            if number:
                 print()
-            print("\n".join(render(_estimates(groups["anthropic"], keys["anthropic"], args.base_url))))
+            print("\n".join(base.get(name).dry_run(groups[name], keys[name], args.base_url)))
         return 0
     if args.max_cost is not None:
         total = _offline_total(groups)  # offline: no call is made before the check
@@ -165,14 +149,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else default_cassettes()
     outcomes: list[Any] = []
     for name, members in groups.items():
-        if name == "openai":
-            from .openai.record import record as record_openai
-
-            done = record_openai(members, keys[name], args.base_url, out)
-        else:
-            from .anthropic.record import record
-
-            done = record(members, keys[name], args.base_url, out)
+        done = base.get(name).record(members, keys[name], args.base_url, out)
         outcomes += done
         for outcome in done:
             where = f" -> {outcome.path}" if outcome.path else ""
@@ -185,25 +162,15 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0 if all(o.ok for o in outcomes) else 1
 
 
-def _openai_dry_run(chosen: list[Any]) -> list[str]:
-    from .openai.cost import estimate, rows, summary
-    from .table import grid
-
-    estimates = [estimate(p) for p in chosen]
-    return grid(rows(estimates)) + summary(estimates)
+def _dry_run_order(groups: dict[str, list[Any]]) -> list[str]:
+    """Returns the providers whose cost tables a dry run prints, in order: the implicit provider's last."""
+    implicit = base.implicit().name
+    return [n for n in groups if n != implicit] + [n for n in groups if n == implicit]
 
 
 def _offline_total(groups: dict[str, list[Any]]) -> float | None:
     """Returns the offline dollar estimate of every chosen probe, or None when a model has no price."""
-    totals: list[float | None] = []
-    if "anthropic" in groups:
-        from .anthropic.cost import estimate, total_usd
-
-        totals.append(total_usd([estimate(p) for p in groups["anthropic"]]))
-    if "openai" in groups:
-        from .openai import cost
-
-        totals.append(cost.total_usd([cost.estimate(p) for p in groups["openai"]]))
+    totals = [base.get(name).offline_cost(members) for name, members in groups.items()]
     return None if any(t is None for t in totals) else sum(t or 0.0 for t in totals)
 
 
@@ -242,49 +209,17 @@ def _json_out(args: argparse.Namespace, records: list[dict[str, Any]]) -> bool:
 
 
 def cmd_lint_config(args: argparse.Namespace) -> int:
-    """Lints a context_management configuration; returns 1 when it can reach into a task in flight."""
-    from .anthropic.lint import lint, load_config, render
+    """Lints a context_management configuration; returns 1 when it can reach into a task in flight.
 
+    The first provider that claims the file lints it (``base.Provider.claims_config``); the implicit
+    provider lints every file no other claims.
+    """
     if args.max_task_steps is not None and args.max_task_steps < 1:
         print("conformance lint-config: --task-size (--max-task-steps) must be at least 1", file=sys.stderr)
         return 2
-    from .openai import lint as openai_lint
-
-    if openai_lint.is_openai_config(Path(args.file)):
-        return _lint_openai(args)
-    try:
-        config = load_config(Path(args.file))
-    except SpecError as exc:
-        print(f"conformance lint-config: {exc}", file=sys.stderr)
-        return 2
-    findings, rejected = lint(config, args.max_task_steps)
-    if rejected:
-        print(f"conformance lint-config: the API rejects this configuration: {rejected}", file=sys.stderr)
-        return 2
-    if not _json_out(args, [asdict(f) for f in findings]):
-        print(render(findings, config, args.max_task_steps))
-        reaching = [f.edit for f in findings if f.reaches]
-        print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
-    return 1 if any(f.reaches for f in findings) else 0
-
-
-def _lint_openai(args: argparse.Namespace) -> int:
-    """Lints an OpenAI configuration (context_management list, truncation); 1 when it can reach live work."""
-    from .._text import fit
-    from .openai import lint as openai_lint
-    from .probes import subschema_validator
-
-    try:
-        config = openai_lint.load_config(Path(args.file), subschema_validator("openaiLintConfig"))
-    except SpecError as exc:
-        print(f"conformance lint-config: {exc}", file=sys.stderr)
-        return 2
-    findings = openai_lint.lint(config)
-    if not _json_out(args, [asdict(f) for f in findings]):
-        print("\n".join(fit(openai_lint.render(findings))))
-        reaching = [f.edit for f in findings if f.reaches]
-        print(f"lint-config: {'reaches into a task in flight via ' + ', '.join(reaching) if reaching else 'does not reach into a task in flight'}")
-    return 1 if any(f.reaches for f in findings) else 0
+    path = Path(args.file)
+    linter = next((p for p in base.all_providers() if not p.implicit and p.claims_config(path)), base.implicit())
+    return linter.lint_config(path, args.max_task_steps, args.json)
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -314,29 +249,29 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
             return 2
     if args.report:
-        from ..report import write_all
-        from ..runner import RunReport
-
-        write_all(args.report, RunReport(), check_results(results), code, command="analyze")
+        args.write_report(args.report, check_results(results), code, command="analyze")
     return code
 
 
-def register(subparsers: Any) -> None:
-    """Adds ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze`` to an argparse subparsers object."""
+def register(subparsers: Any, write_report: WriteReport) -> None:
+    """Adds ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze`` to an argparse subparsers
+    object; ``write_report`` writes a ``--report`` folder (the report layer sits above this one)."""
     v = subparsers.add_parser("verify", help="replay provider cassettes offline and compare verdicts with predictions")
     v.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
     v.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     v.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-': print them instead of the tables)")
     v.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
-    v.set_defaults(func=cmd_verify)
+    v.set_defaults(func=cmd_verify, write_report=write_report)
 
-    r = subparsers.add_parser("record", help=f"record probes through the SDKs into cassettes (needs {KEY_VARIABLE} "
-                                             f"and/or {KEYS['openai']})")
+    keys = _keys()
+    r = subparsers.add_parser("record", help=f"record probes through the SDKs into cassettes (needs "
+                                             f"{' and/or '.join(keys.values())})")
     r.add_argument("--probe", action="append", metavar="ID", help="record only this probe; repeatable")
-    r.add_argument("--provider", choices=sorted(KEYS), help="record only this provider's probes (default: each "
+    r.add_argument("--provider", choices=sorted(keys), help="record only this provider's probes (default: each "
                    "provider whose key is set)")
     r.add_argument("--base-url", metavar="URL",
-                   help="server to record (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the public API)")
+                   help=f"server to record (default: {' or '.join('$' + p.base_url_variable for p in base.all_providers())}, "
+                        "else the public API)")
     r.add_argument("--dry-run", action="store_true",
                    help="list each probe's requests, input tokens and estimated cost; send nothing billed")
     r.add_argument("--max-cost", type=float, metavar="USD", help="refuse (exit 2) a run estimated above USD")
@@ -365,4 +300,4 @@ def register(subparsers: Any) -> None:
                     help="write one JSON record per interaction to FILE (as run, verify, drift and egress do); "
                          "'-' or no FILE prints them instead of the tables")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
-    an.set_defaults(func=cmd_analyze)
+    an.set_defaults(func=cmd_analyze, write_report=write_report)

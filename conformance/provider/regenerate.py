@@ -1,4 +1,4 @@
-"""The command both providers' ``regenerate`` modules share: start an emulator, record every probe.
+"""The command every provider's ``regenerate`` module shares: start an emulator, record every probe.
 
 Each provider passes its own emulator, recorder and stored URL; the recorded URIs always read the
 stored URL whatever port the emulator got, so the cassettes come out byte for byte the same.

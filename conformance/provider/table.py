@@ -7,6 +7,7 @@ from typing import Any
 
 from .._text import WIDTH, fit, plural
 from ..results import CheckResult
+from . import base
 
 
 def _size(live: dict[str, int]) -> str:
@@ -50,12 +51,13 @@ def _source(server: str) -> str:
     return " (emulator)" if server.startswith("emulator") else ""
 
 
+def _provider(details: dict[str, Any]) -> str:
+    """Returns the provider a result's details name, the implicit one's name when they name none."""
+    return str(details.get("provider") or base.implicit().name)
+
+
 def _live(details: dict[str, Any]) -> str:
-    if details.get("provider") == "openai":
-        return f"live from input item {details.get('live_from_item')}"
-    tools = ",".join(details.get("live_tool_use_ids") or []) or "none"
-    turns = ",".join(map(str, details.get("live_thinking_turns") or [])) or "none"
-    return f"live tool uses {tools}, thinking turns {turns}"
+    return base.get(_provider(details)).live_label(details)
 
 
 def problem_line(r: CheckResult) -> str:
@@ -105,11 +107,11 @@ def probe_table(results: Sequence[CheckResult]) -> list[str]:
 
 def strategy_table(results: Sequence[CheckResult]) -> list[str]:
     """Returns one line per (provider, server, strategy configuration): does it reach live work, from
-    which task size, with the evidence; both providers' strategies side by side."""
+    which task size, with the evidence; every provider's strategies side by side."""
     groups: dict[tuple[str, str, str, str], list[CheckResult]] = {}
     for r in results:
         if r.outcome in ("pass", "fail"):
-            key = (r.details.get("provider", "anthropic"), r.target, r.family, r.details["config"])
+            key = (_provider(r.details), r.target, r.family, r.details["config"])
             groups.setdefault(key, []).append(r)
     rows = [["PROVIDER", "SERVER", "STRATEGY", "REACHES TASK IN FLIGHT", "CONFIGURATION", "EVIDENCE", "AVOIDED IN"]]
     for (provider, server, family, config), members in sorted(groups.items()):

@@ -1,168 +1,26 @@
-"""Replay cassettes offline, analyse each exchange and compare the verdict with the probe's prediction.
+"""Replay cassettes offline, judge each exchange and compare the verdict with the probe's prediction.
 
-Replay uses record mode ``none`` with sockets blocked, the SDK with ``max_retries=0`` and strict
-response validation, and the probe's own request: a cassette that does not answer exactly that
-request is an error for that probe only, and the run goes on.
+Each cassette is replayed and judged by its probe's provider (``base.Provider.judge_cassette``):
+offline, with sockets blocked, and the probe's own requests; a cassette that does not answer
+exactly those requests is an error for that probe only, and the run goes on.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
-from urllib.parse import urlsplit
-
-from vcr.errors import CannotOverwriteExistingCassetteException
+from typing import Any
 
 from ..errors import SpecError
 from ..results import CheckResult
-from . import cassettes
-from .anthropic import live
-from .anthropic import semantics as sem
-from .openai.probes import OpenAIProbe
-from .probes import AnyProbe, Probe
-
-if TYPE_CHECKING:  # each SDK is imported by the replay of its own provider's cassettes only
-    import anthropic
-
-    from .anthropic.analyzer import Analysis, ApiFailure
+from . import base, cassettes
+from .base import CassetteProblem
+from .probes import AnyProbe
 
 VERDICT = "provider.verdict-matches-prediction"
 VALID = "provider.cassette-valid"
 PROBE_VALID = "provider.probe-valid"
 INPUT_ERROR = "input_error"  # details key: the cassette is bad input (exit 2), not a finding about the server
-
-
-@dataclass
-class Replay:
-    """The SDK-parsed outcome of replaying one probe's cassette."""
-
-    message: Any = None
-    failure: ApiFailure | None = None
-    count: Any = None
-    count_failure: ApiFailure | None = None
-
-
-class CassetteProblem(Exception):
-    """A cassette that cannot be replayed for its probe; the message says why.
-
-    ``unreadable`` (the default) marks bad input: the file is not a recording of this probe (exit 2).
-    False marks an answer the server gave that the SDK refuses (a finding about the server, exit 1).
-    """
-
-    def __init__(self, message: str, unreadable: bool = True) -> None:
-        super().__init__(message)
-        self.unreadable = unreadable
-
-
-def _explain_validation(exc: anthropic.APIResponseValidationError) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    cm = body.get("context_management") or {}
-    known_edits = {sem.CLEAR_TOOL_USES, sem.CLEAR_THINKING}
-    for edit in cm.get("applied_edits") or []:
-        if isinstance(edit, dict) and edit.get("type") not in known_edits:
-            return f"unknown applied edit type {edit.get('type')!r} (strict parsing refuses it)"
-    for index, block in enumerate(body.get("content") or []):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind not in _known_block_types():
-            return f"unknown content block type {kind!r} at content[{index}] (strict parsing refuses it)"
-    first = str(exc.__cause__ or exc).splitlines()
-    return "response does not parse as the SDK's beta type: " + " ".join(first[:3])
-
-
-@cache
-def _known_block_types() -> frozenset[str]:
-    """Returns the content block types the SDK's ``BetaContentBlock`` union accepts."""
-    from anthropic.types.beta import BetaContentBlock
-
-    kinds: set[str] = set()
-    for member in get_args(get_args(BetaContentBlock)[0]):
-        kinds.update(get_args(member.model_fields["type"].annotation))
-    return frozenset(kinds)
-
-
-def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
-    import anthropic
-
-    from .anthropic.analyzer import ApiFailure
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return func(**kwargs), None
-    except anthropic.APIStatusError as exc:
-        return None, ApiFailure(exc.status_code, exc.body)
-    except anthropic.APIResponseValidationError as exc:
-        raise CassetteProblem(_explain_validation(exc), unreadable=False) from None
-    except ValueError as exc:  # the SDK decodes a 2xx body as JSON before validating it
-        raise CassetteProblem(f"response body is not JSON: {exc}") from None
-    except anthropic.APIConnectionError as exc:
-        cause = exc.__cause__
-        if isinstance(cause, CannotOverwriteExistingCassetteException):
-            raise CassetteProblem("cassette does not match its probe: no recorded interaction answers "
-                                  f"this request ({str(cause).splitlines()[0]})") from None
-        raise CassetteProblem(f"replay failed: {cause or exc}") from None
-
-
-@cache
-def replay_client(base_url: str) -> anthropic.Anthropic:
-    """Returns a shared replay client for ``base_url``: no key, no retries, strict response validation."""
-    import anthropic
-
-    return anthropic.Anthropic(api_key="replay-needs-no-key", base_url=base_url, max_retries=0,
-                               _strict_response_validation=True)
-
-
-def _thinking_sizes(data: dict[str, Any]) -> dict[str, int]:
-    sizes = (data.get("metadata") or {}).get("thinking_tokens") or {}
-    if not isinstance(sizes, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in sizes.items()):
-        raise CassetteProblem("metadata.thinking_tokens is not a mapping of placeholders to token counts")
-    return sizes
-
-
-def _built(probe: Probe, client: anthropic.Anthropic, data: dict[str, Any]) -> tuple[live.Built, Probe]:
-    """Returns the history rebuilt from the recorded conversation and the probe the analyzer judges."""
-
-    def create(**kwargs: Any) -> Any:
-        answer, failure = _call(client.beta.messages.create, kwargs)
-        if failure is not None:
-            raise CassetteProblem(f"building the history: the recorded answer is an error {failure.code} "
-                                  f"({failure.summary.get('message')})")
-        return answer
-
-    try:
-        built = live.drive(probe, create)
-        return built, live.analysis_probe(probe, built, _thinking_sizes(data))
-    except live.ScriptError as exc:
-        raise CassetteProblem(f"the recorded conversation does not have the probe's shape: {exc}") from None
-
-
-def replay(probe: Probe, path: Path, data: dict[str, Any]) -> tuple[Replay, Probe]:
-    """Returns the replayed outcome and the probe to judge it by (for a built history: as built).
-
-    Raises ``CassetteProblem`` when the cassette cannot answer the probe.
-    """
-    uri = urlsplit(data["interactions"][0]["request"]["uri"])
-    client = replay_client(f"{uri.scheme}://{uri.netloc}")
-    result = Replay()
-    judged = probe
-    with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette:
-        if probe.script is not None:
-            built, judged = _built(probe, client, data)
-            create_kwargs, count_kwargs = live.wire_kwargs(probe, built)
-        else:
-            create_kwargs, count_kwargs = probe.create_kwargs(), probe.count_kwargs()
-        if count_kwargs is not None:
-            result.count, result.count_failure = _call(client.beta.messages.count_tokens, count_kwargs)
-        result.message, result.failure = _call(client.beta.messages.create, create_kwargs)
-        unplayed = len(cassette) - cassette.play_count
-    if unplayed:
-        raise CassetteProblem(f"cassette does not match its probe: {unplayed} recorded interaction(s) "
-                              "were never requested")
-    return result, judged
 
 
 def stored_unavailable(data: dict[str, Any]) -> str | None:
@@ -177,30 +35,17 @@ def stored_unavailable(data: dict[str, Any]) -> str | None:
     return None
 
 
-def live_size(probe: Probe) -> dict[str, int]:
-    """Returns the size of the probe's task in flight: tool steps, thinking turns, estimated tokens."""
-    messages = probe.messages()[probe.live.from_message:]
-    tokens = sum(3 + sum(sem.block_tokens(b) for b in sem.content_blocks(m)) for m in messages)
-    return {"tool_steps": len(probe.live.tool_use_ids), "thinking_turns": len(probe.live.thinking_turns),
-            "input_tokens": tokens}
-
-
 def _result(probe: AnyProbe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
             details: dict[str, Any]) -> CheckResult:
     family = probe.family if probe else "unknown"
-    if isinstance(probe, OpenAIProbe):
-        details = {"config": probe.config_label(), "provider": probe.provider, "live_from_item": probe.live_from,
-                   "live_tool_use_ids": [], "live_thinking_turns": [],
-                   "emulator": server.startswith("emulator"), **details}
-    elif probe is not None:  # every line about a probe can name its configuration and its task in flight
-        details = {"config": probe.config_label(), "live_tool_use_ids": list(probe.live.tool_use_ids),
-                   "live_thinking_turns": list(probe.live.thinking_turns),
-                   "emulator": server.startswith("emulator"), **details}
+    if probe is not None:  # every line about a probe can name its configuration and its task in flight
+        details = {**base.get(probe.provider).probe_details(probe), "emulator": server.startswith("emulator"),
+                   **details}
     return CheckResult(target=server, scenario=probe_id, family=family, invariant=invariant, level="MUST",
                        outcome=outcome, message=message, details=details, kind="probe")  # type: ignore[arg-type]
 
 
-def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
+def check_cassette(path: Path, probes: dict[str, AnyProbe]) -> CheckResult:
     """Returns one result for one cassette: the verdict check, or an error naming the problem."""
     server, probe_id = path.parent.name, path.stem
     try:
@@ -218,51 +63,17 @@ def check_cassette(path: Path, probes: dict[str, Probe]) -> CheckResult:
     if unavailable:
         return _result(probe, probe_id, server, VALID, "error", f"{path}: {unavailable}",
                        {"path": str(path), INPUT_ERROR: True})
-    if isinstance(probe, OpenAIProbe):
-        return _check_openai(probe, probe_id, server, path, data)
-    from .anthropic.analyzer import analyze, compare
-
     try:
-        replayed, probe = replay(probe, path, data)
-        found = analyze(probe, replayed.message, replayed.failure, replayed.count, replayed.count_failure)
+        judged = base.get(probe.provider).judge_cassette(probe, path, data)
     except CassetteProblem as exc:
         return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}",
                        {"path": str(path), INPUT_ERROR: exc.unreadable})
     except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others
         return _result(probe, probe_id, server, VALID, "error",
                        f"{path}: cannot replay: {type(exc).__name__}: {exc}", {"path": str(path)})
-    differences = compare(probe, found)
-    details = _details(probe, found, path)
-    if differences:
-        return _result(probe, probe_id, server, VERDICT, "fail", "; ".join(differences + found.unexplained), details)
-    return _result(probe, probe_id, server, VERDICT, "pass", f"{found.verdict} as predicted", details)
-
-
-def _check_openai(probe: OpenAIProbe, probe_id: str, server: str, path: Path, data: dict[str, Any]) -> CheckResult:
-    """Returns the verdict check of one OpenAI cassette, or an error naming why it cannot be judged."""
-    from .openai import replay as openai_replay
-
-    try:
-        found, ran = openai_replay.judge_cassette(probe, path, data)
-    except openai_replay.ReplayProblem as exc:
-        return _result(probe, probe_id, server, VALID, "error", f"{path}: {exc}",
-                       {"path": str(path), INPUT_ERROR: exc.unreadable})
-    except Exception as exc:  # noqa: BLE001 - one odd cassette must not stop the others
-        return _result(probe, probe_id, server, VALID, "error",
-                       f"{path}: cannot replay: {type(exc).__name__}: {exc}", {"path": str(path)})
-    differences = openai_replay.differences(probe, found)
-    details = {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
-               "live_task": openai_replay.live_size(probe, ran.exchange.items), "cassette": str(path),
-               "evidence_line": openai_replay.evidence(found), "built_live": probe.before is not None}
-    if differences:
-        return _result(probe, probe_id, server, VERDICT, "fail", "; ".join(differences), details)
-    return _result(probe, probe_id, server, VERDICT, "pass", f"{found.verdict} as predicted", details)
-
-
-def _details(probe: Probe, found: Analysis, path: Path) -> dict[str, Any]:
-    return {**found.to_dict(), "predicted": probe.predict["verdict"], "config": probe.config_label(),
-            "live_task": live_size(probe), "cassette": str(path),
-            "built_live": probe.script is not None, "readings": sem.readings(probe.request)}
+    if judged.differences:
+        return _result(probe, probe_id, server, VERDICT, "fail", "; ".join(judged.differences), judged.details)
+    return _result(probe, probe_id, server, VERDICT, "pass", f"{judged.verdict} as predicted", judged.details)
 
 
 def cassette_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:

@@ -13,6 +13,15 @@ from . import html, jsonl, markdown, model
 __all__ = ["write_all"]
 
 
+def write_results(directory: str | Path, results: Sequence[CheckResult], exit_code: int, *, command: str,
+                  drift: Mapping[str, Any] | None = None) -> None:
+    """Writes the report folder of a command that runs no scenarios (``verify``, ``analyze``,
+    ``drift``), as ``write_all`` does; the command layer hands it down to those commands."""
+    from ..runner import RunReport
+
+    write_all(directory, RunReport(), results, exit_code, command=command, drift=drift)
+
+
 def write_all(directory: str | Path, report: Any, probe_results: Sequence[CheckResult], exit_code: int, *,
               command: str = "run", drift: Mapping[str, Any] | None = None) -> None:
     """Writes results.jsonl, summary.md and index.html into ``directory`` (created when missing).

@@ -37,6 +37,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_drift(args: argparse.Namespace) -> int:
     """Compares two folders of recordings; returns 1 on any breaking change, else 0 (2 on bad input)."""
     from ..drift.command import run
+    from . import write_results
+
+    args.write_report = write_results
     return run(args)
 
 

@@ -205,7 +205,7 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> 
     """Returns what the recordings of ``probe`` under ``cassette_roots`` (default: the shipped ones) show."""
     from ..provider import default_cassettes
     from ..provider.table import problem_line
-    from ..provider.verify import check_cassette, live_size
+    from ..provider.verify import check_cassette
 
     roots = list(cassette_roots) if cassette_roots is not None else [default_cassettes()]
     files = sorted(p for root in roots if root.is_dir() for p in root.rglob(f"{probe.id}.yaml"))
@@ -227,7 +227,7 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> 
                      + ("; summarised the prompt" if d.get("summarized") else "")
                      + (f"; rejected with {d['error_code']}" if d.get("error_code") else ""))
         live = [*d.get("reached_tool_use_ids", []), *(f"thinking turn {n}" for n in d.get("reached_thinking_turns", []))]
-        size = live_size(probe)
+        size = d["live_task"]  # as the probe's provider measures it
         words = "; ".join(d.get("live_evidence") or [])
         lines.append(f"    task in flight ({size['tool_steps']} tool steps): "
                      + (f"FINDING: {words}" if words else

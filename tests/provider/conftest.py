@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.provider.anthropic.emulator import Emulator
-from conformance.provider.probes import Probe, load_probes
+from conformance.provider.anthropic.probes import Probe
+from conformance.provider.probes import load_probes
 from conformance.provider.anthropic.record import Recorded, record
 
 ROOT = Path(__file__).resolve().parents[2]

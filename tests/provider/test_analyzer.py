@@ -8,7 +8,7 @@ import pytest
 from anthropic.types.beta import BetaMessage
 
 from conformance.provider.anthropic.analyzer import ApiFailure, analyze, compare
-from conformance.provider.probes import Probe
+from conformance.provider.anthropic.probes import Probe
 
 
 def message(content: list[dict[str, Any]] | None = None, edits: list[dict[str, Any]] | None = None,

@@ -11,7 +11,7 @@ from vcr.request import Request
 
 from conformance.errors import SpecError
 from conformance.provider import cassettes
-from conformance.provider.probes import Probe
+from conformance.provider.anthropic.probes import Probe
 
 
 def test_placeholder_is_deterministic_and_idempotent() -> None:
@@ -65,7 +65,7 @@ def test_recorded_cassette_is_scrubbed_decoded_and_named(record_with, probes: di
     data = yaml.safe_load(path.read_text())
     assert data["metadata"]["server"] == "emulator" and data["metadata"]["probe"] == "clear-thinking.keep-one-turn"
     for item in data["interactions"]:
-        assert set(item["request"]["headers"]) <= cassettes.REQUEST_HEADERS_KEPT
+        assert set(item["request"]["headers"]) <= cassettes.request_headers_kept()
         assert set(item["response"]["headers"]) <= cassettes.RESPONSE_HEADERS_KEPT | {"content-length"}
         json.loads(item["response"]["body"]["string"])  # stored decoded, not gzip
     text = path.read_text()

@@ -17,10 +17,12 @@ from .conftest import CASSETTES, SPECS
 
 def test_register_adds_the_four_commands() -> None:
     parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command"))
+    written: list[tuple[object, ...]] = []
+    register(parser.add_subparsers(dest="command"), lambda *a, **k: written.append(a))
     for argv in (["verify"], ["record"], ["audit"], ["lint-config", "f.yaml"]):
         args = parser.parse_args(argv)
         assert callable(args.func)
+    assert parser.parse_args(["verify"]).write_report is parser.parse_args(["analyze", "x"]).write_report
 
 
 def test_record_without_a_key_prints_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

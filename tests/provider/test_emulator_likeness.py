@@ -25,7 +25,7 @@ from conformance.provider.anthropic import emulator as emu
 from conformance.provider.anthropic import semantics as sem
 from conformance.provider.anthropic.analyzer import analyze
 from conformance.provider.anthropic.emulator import Emulator
-from conformance.provider.probes import Probe
+from conformance.provider.anthropic.probes import Probe
 from conformance.provider.recordings import sse
 
 REAL = Path(__file__).resolve().parent / "real" / "anthropic"

@@ -10,7 +10,7 @@ from anthropic.types.beta import BetaMessage
 from conformance.provider.anthropic import live
 from conformance.provider.anthropic import semantics as sem
 from conformance.provider.cassettes import placeholder
-from conformance.provider.probes import Probe
+from conformance.provider.anthropic.probes import Probe
 
 
 def _reply(content: list[dict[str, Any]]) -> BetaMessage:

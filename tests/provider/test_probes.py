@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conformance.provider.anthropic import semantics as sem
-from conformance.provider.probes import Probe, load_file, load_probes
+from conformance.provider.anthropic.probes import Probe
+from conformance.provider.probes import load_file, load_probes
 
 from .conftest import SPECS
 

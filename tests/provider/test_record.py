@@ -14,7 +14,7 @@ import yaml
 from conformance.cli import main
 from conformance.provider.anthropic import record as record_module
 from conformance.provider.anthropic.emulator import Emulator
-from conformance.provider.probes import Probe
+from conformance.provider.anthropic.probes import Probe
 from conformance.provider.anthropic.record import Recorded, _Retryable, _send, record
 
 

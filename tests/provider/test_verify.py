@@ -9,8 +9,10 @@ import pytest
 import yaml
 
 from conformance.provider import cassettes, verify_results
+from conformance.provider.anthropic import replay as replay_module
 from conformance.provider.anthropic.emulator_edits import FAULTS
-from conformance.provider.probes import Probe, load_probes
+from conformance.provider.anthropic.probes import Probe
+from conformance.provider.probes import load_probes
 from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
 
 from .conftest import CASSETTES, SPECS
@@ -200,16 +202,14 @@ def test_metadata_that_is_not_a_mapping_falls_back_to_the_path(shipped_copy: Pat
 
 def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Path, probes: dict[str, Probe],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.provider.anthropic.analyzer as analyzer_module  # verify reads it when it judges
-
-    real = analyzer_module.analyze
+    real = replay_module.analyze
 
     def analyze(probe: Probe, *args: object) -> object:
         if probe.id == "compact.mid-task":
             raise KeyError("usage")
         return real(probe, *args)
 
-    monkeypatch.setattr(analyzer_module, "analyze", analyze)
+    monkeypatch.setattr(replay_module, "analyze", analyze)
     results = {r.scenario: r for r in verify([shipped_copy], probes)}
     broken = results.pop("compact.mid-task")
     assert broken.outcome == "error" and "cannot replay: KeyError" in broken.message
@@ -338,13 +338,3 @@ def test_a_built_history_whose_live_span_moved_is_not_judged(probes: dict[str, P
     with pytest.raises(live.ScriptError, match="the built history's task in flight has tool uses"):
         live.analysis_probe(moved, built, {})
     assert live.analysis_probe(probe, built, {}).history == probe.messages()
-
-
-def test_verify_json_dash_prints_the_records_instead_of_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
-    import json
-
-    from conformance.cli import main as cli_main
-
-    code = cli_main(["verify", "--json", "-"])
-    records = json.loads(capsys.readouterr().out)
-    assert code == 0 and records and all("outcome" in r for r in records)

@@ -1,34 +1,19 @@
-"""The judges ``analyze`` asks, one per provider, found by module name so the core imports none of them.
+"""The judges ``analyze`` asks, one per provider, found through the provider registry so the core
+imports none of them.
 
 A judge is any object with ``provider`` (a name), ``claims(interaction) -> bool`` (is this its
 provider's traffic, told by endpoint and shape) and ``judge(interaction, earlier) -> Judgement``
 (``earlier``: the interactions before it in the same recording, for following chains; an
-interaction without context management gets ``not-judged``). A provider package ships one as
-``JUDGE`` in the module named in ``JUDGE_MODULES``; ``register`` adds others.
+interaction without context management gets ``not-judged``). Each registered provider gives its
+own (``base.Provider.judge``); ``register`` adds others.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Sequence
-from typing import Protocol
+from .. import base
+from ..base import Judge
 
-from ..recordings import Interaction
-from .model import Judgement
-
-JUDGE_MODULES = ("conformance.provider.anthropic.judge", "conformance.provider.openai.judge")
-
-
-class Judge(Protocol):
-    """What ``analyze`` needs of a provider's judge."""
-
-    provider: str
-
-    def claims(self, interaction: Interaction) -> bool:
-        """Returns whether the interaction is this provider's traffic."""
-
-    def judge(self, interaction: Interaction, earlier: Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one interaction (``not-judged`` without context management)."""
+__all__ = ["Judge", "judges", "register"]
 
 
 _registered: list[Judge] = []
@@ -41,16 +26,11 @@ def register(judge: Judge) -> None:
 
 
 def judges() -> list[Judge]:
-    """Returns the registered judges, then the shipped ones whose module imports and exports ``JUDGE``."""
+    """Returns the judges ``register`` added, then each registered provider's (registry order) for a
+    provider none of those judges."""
     found = list(_registered)
-    for name in JUDGE_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and name.startswith(exc.name):  # the module itself is absent
-                continue
-            raise
-        judge = getattr(module, "JUDGE", None)
-        if judge is not None and all(j.provider != judge.provider for j in found):
+    for provider in base.all_providers():
+        judge = provider.judge()
+        if all(j.provider != judge.provider for j in found):
             found.append(judge)
     return found

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import base
 from ..recordings import Interaction, RecordingError, read_recording
 from ..recordings.reader import RECORDING_SUFFIXES
 from .model import FAILING, NOT_JUDGED, Judgement, failed, start
@@ -35,7 +36,7 @@ def recording_files(paths: Iterable[Path]) -> list[Path]:
 
 def _guess_provider(item: Interaction) -> str:
     host = item.host
-    for name in ("anthropic", "openai"):
+    for name in base.names():
         if name in host:
             return name
     return "unknown"

@@ -23,7 +23,7 @@ from anthropic.types.beta import (
 )
 
 from . import semantics as sem
-from ..probes import Probe
+from .probes import Probe
 
 MAX_COMBINATIONS = 50_000
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from typing import Any
 from .._prices import Prices, load_prices
 from . import semantics as sem
 from .live import script_kwargs
-from ..probes import Probe
+from .probes import Probe
 from ..table import grid
 
 

@@ -36,6 +36,11 @@ def is_count_tokens(item: Interaction) -> bool:
     return item.endpoint.rstrip("/").endswith("/count_tokens")
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """Returns ``value`` when it is a mapping, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def _blocks(message: Any) -> list[dict[str, Any]]:
     return [b for b in sem.content_blocks(message) if isinstance(b, dict)] if isinstance(message, Mapping) else []
 
@@ -113,7 +118,7 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     """Returns what a compaction in the response folded of the task in flight, or None without one."""
     messages = request.get("messages") or []
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
-    usage = response.get("usage") if isinstance(response.get("usage"), Mapping) else {}
+    usage = _mapping(response.get("usage"))
     iterations = [i for i in usage.get("iterations") or [] if isinstance(i, Mapping)]
     passes = [i for i in iterations if i.get("type") == "compaction"]
     if not blocks:
@@ -157,7 +162,7 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
 def count_tokens(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int) -> Finding:
     """Returns what a ``count_tokens`` answer says was cleared: only a total, so items are named by the rule."""
     messages = request.get("messages") or []
-    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else {}
+    report = _mapping(response.get("context_management"))
     original, now = report.get("original_input_tokens"), response.get("input_tokens")
     if not isinstance(original, int) or not isinstance(now, int):
         return Finding(CANNOT_TELL, ["count_tokens answered without context_management.original_input_tokens"])
@@ -182,7 +187,7 @@ def count_tokens(request: Mapping[str, Any], response: Mapping[str, Any], live_s
 
 
 def _applied(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int) -> list[Finding]:
-    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else {}
+    report = _mapping(response.get("context_management"))
     found = []
     messages = request.get("messages") or []
     for item in report.get("applied_edits") or []:
@@ -377,8 +382,8 @@ class AnthropicJudge:
             found.evidence.append("no response was recorded: what the server did cannot be told")
             return found
         if (item.status or 200) >= 400 or response.get("type") == "error":
-            error = response.get("error") if isinstance(response.get("error"), Mapping) else {}
-            details = error.get("details") if isinstance(error.get("details"), Mapping) else {}
+            error = _mapping(response.get("error"))
+            details = _mapping(error.get("details"))
             found.verdict = REJECTED
             found.evidence.append(f"status {item.status}: {details.get('error_code') or error.get('type') or 'error'}")
             return found

@@ -92,7 +92,7 @@ def decide(sets: Sequence[tuple[Any, ...]], documented: tuple[Any, ...] | None, 
     live = [touches(s) for s in sets]
     named = documented is not None and documented in sets
     lines = []
-    if named:
+    if named and documented is not None:
         lines.append(f"{what}: the documented rule names {label(documented)} (fits within {tolerance_used})")
     elif documented is not None:
         lines.append(f"{what}: the documented rule names {label(documented)}, which does not fit the reported tokens")

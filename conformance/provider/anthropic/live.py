@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import cassettes
 from . import semantics as sem
-from ..probes import Probe
+from .probes import Probe
 
 
 class ScriptError(Exception):

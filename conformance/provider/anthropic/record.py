@@ -26,7 +26,7 @@ import anthropic
 from .. import cassettes
 from .._recording import Recorded, default_server, finish, record_in_order
 from . import live
-from ..probes import Probe
+from .probes import Probe
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"

@@ -323,8 +323,9 @@ def rejection(request: Mapping[str, Any], betas: Sequence[str]) -> tuple[str, st
             return "compaction_incomplete_turn", "the last assistant turn has a tool call with no result"
     for index, edit in enumerate(edits):
         kind = edit.get("type")
-        if BETA_FOR_EDIT.get(kind) not in betas:
-            return "invalid_request_error", f"{kind} needs beta {BETA_FOR_EDIT.get(kind)}"
+        beta = BETA_FOR_EDIT.get(str(kind))
+        if beta is None or beta not in betas:
+            return "invalid_request_error", f"{kind} needs beta {beta}"
         if kind == CLEAR_THINKING:
             if index != 0:
                 return "invalid_request_error", "clear_thinking_20251015 must be listed first"

@@ -7,7 +7,6 @@ or that holds answers nobody asked for, cannot be judged and says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,18 +16,15 @@ import openai
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from .. import cassettes
+from ..base import CassetteProblem
 from . import semantics as sem
 from .rules import Judgement, error_matches, judge
 from .probes import OpenAIProbe
 from .run import Ran, RunProblem, make_client, run
 
 
-class ReplayProblem(Exception):
+class ReplayProblem(CassetteProblem):
     """A cassette that cannot be replayed for its probe; ``unreadable`` marks bad input (exit 2)."""
-
-    def __init__(self, message: str, unreadable: bool = True) -> None:
-        super().__init__(message)
-        self.unreadable = unreadable
 
 
 @cache
@@ -107,7 +103,7 @@ def evidence(found: Judgement) -> str:
 def _ranges(numbers: list[int]) -> str:
     spans: list[str] = []
     start = prev = numbers[0]
-    for n in numbers[1:] + [None]:  # type: ignore[list-item]
+    for n in [*numbers[1:], None]:
         if n is not None and n == prev + 1:
             prev = n
             continue

@@ -1,0 +1,176 @@
+"""What a provider is to the suite: the contract every provider package meets, and the registry
+lookups the core dispatches through (on a probe file's or a result's ``provider`` key).
+
+A provider package (``conformance/provider/anthropic/``, a third-party package...) exposes one
+object meeting ``Provider`` and registers it in the ``context_conformance.providers`` entry-point
+group (``conformance.registry``). The core (probe loading, ``verify``, ``record``, ``lint-config``,
+``analyze``, cassette scrubbing and ``audit``) asks it for everything provider-specific and names no
+provider itself. A provider object should import its SDK only inside the methods that need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from .. import registry
+
+if TYPE_CHECKING:
+    from .._recording import Recorded
+    from .._yamlsource import Locator
+    from .analyze.model import Judgement
+    from .recordings import Interaction
+
+KIND = "providers"
+
+
+class ProviderProbe(Protocol):
+    """What the core reads of any provider's probe."""
+
+    id: str
+    provider: str
+    path: str
+    line: int
+    predict: dict[str, Any]
+
+    @property
+    def family(self) -> str:
+        """Returns the strategy family the probe belongs to (for tables and results)."""
+
+    def config_label(self) -> str:
+        """Returns a one-line description of the strategy configuration, for tables."""
+
+
+class CassetteProblem(Exception):
+    """A cassette that cannot be replayed for its probe; the message says why.
+
+    ``unreadable`` (the default) marks bad input: the file is not a recording of this probe (exit 2).
+    False marks an answer the server gave that the SDK refuses (a finding about the server, exit 1).
+    """
+
+    def __init__(self, message: str, unreadable: bool = True) -> None:
+        super().__init__(message)
+        self.unreadable = unreadable
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A replayed cassette judged against its probe: the verdict found, how it differs from the
+    prediction (empty: as predicted) and the details every result line about it carries."""
+
+    verdict: str
+    differences: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Judge(Protocol):
+    """What ``analyze`` needs of a provider's judge (``analyze.registry``)."""
+
+    provider: str
+
+    def claims(self, interaction: Interaction) -> bool:
+        """Returns whether the interaction is this provider's traffic."""
+
+    def judge(self, interaction: Interaction, earlier: Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one interaction (``not-judged`` without context management)."""
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """One provider's server-side context management, as every command of the suite needs it.
+
+    ``implicit`` marks the provider of probe files and results that name none (one provider only);
+    ``request_headers`` are the request headers a cassette keeps besides content type and accept
+    (those that select the API's version and features; never a credential); ``scrub_markers`` are
+    byte strings one of which a body holds whenever ``scrub`` would change it.
+    """
+
+    name: str
+    title: str
+    key_variable: str
+    base_url_variable: str
+    implicit: bool
+    request_headers: frozenset[str]
+    scrub_markers: tuple[bytes, ...]
+
+    def probe_schema(self) -> dict[str, Any]:
+        """Returns the JSON Schema a probe file of this provider is validated against first."""
+
+    def build_probe(self, raw: dict[str, Any], path: Path, where: tuple[Any, ...], locator: Locator) -> ProviderProbe:
+        """Returns the probe of one schema-valid entry; raises a located ``SpecError`` when it
+        contradicts the documented semantics."""
+
+    def probe_details(self, probe: Any) -> dict[str, Any]:
+        """Returns the details every result line about ``probe`` starts with (its configuration and
+        task in flight), in the order they are written."""
+
+    def live_label(self, details: dict[str, Any]) -> str:
+        """Returns how a problem line names the task in flight of a result's ``details``."""
+
+    def judge_cassette(self, probe: Any, path: Path, data: dict[str, Any]) -> Judged:
+        """Returns the replayed cassette judged against ``probe``, offline; raises ``CassetteProblem``."""
+
+    def record(self, probes: Sequence[Any], key: str, base_url: str | None, out: Path) -> list[Recorded]:
+        """Records ``probes`` through the provider's SDK into cassettes under ``out``; returns one
+        outcome per probe tried (the last one ``unavailable`` when the run stopped)."""
+
+    def dry_run(self, probes: Sequence[Any], key: str, base_url: str | None) -> list[str]:
+        """Returns the lines of ``record --dry-run``: each probe's requests, tokens and cost."""
+
+    def offline_cost(self, probes: Sequence[Any]) -> float | None:
+        """Returns the offline dollar estimate of recording ``probes``, None when a model has no price."""
+
+    def claims_config(self, path: Path) -> bool:
+        """Returns whether the ``lint-config`` file at ``path`` is this provider's configuration."""
+
+    def lint_config(self, path: Path, max_task_steps: int | None, as_json: str | bool | None) -> int:
+        """Prints the lint of the configuration at ``path``; returns 0, 1 when it reaches a task in
+        flight, 2 for a configuration that cannot be read or that the API rejects."""
+
+    def judge(self) -> Judge:
+        """Returns the analyzer's judge of this provider's recorded traffic."""
+
+    def scrub(self, value: dict[str, Any]) -> None:
+        """Replaces, in place, the reasoning text and ciphertext one JSON object of this provider's
+        bodies or stream events carries (the core walks the nesting)."""
+
+    def reasoning_leaks(self, value: dict[str, Any], where: str) -> list[str]:
+        """Returns one ``audit`` line per piece of this provider's reasoning left unscrubbed in one
+        JSON object (the core walks the nesting)."""
+
+
+def entries() -> tuple[registry.Entry, ...]:
+    """Returns the registered providers' entries, shipped ones first (nothing is imported)."""
+    return registry.entries(KIND)
+
+
+def names() -> list[str]:
+    """Returns the registered providers' names, shipped ones first (nothing is imported)."""
+    return registry.names(KIND)
+
+
+def get(name: str) -> Provider:
+    """Returns the provider registered as ``name``; raises ``registry.RegistryError`` for an unknown
+    name or an object that does not meet ``Provider``."""
+    found = registry.load(KIND, name)
+    if not isinstance(found, Provider) or found.name != name:
+        raise registry.RegistryError(f"the provider entry {name!r} is not a Provider named {name!r} "
+                                     f"(see conformance.provider.base)")
+    return found
+
+
+def all_providers() -> list[Provider]:
+    """Returns every registered provider, shipped ones first."""
+    return [get(name) for name in names()]
+
+
+def implicit() -> Provider:
+    """Returns the provider of probe files and results that name none."""
+    return next(p for p in all_providers() if p.implicit)
+
+
+def of(name: str | None) -> Provider:
+    """Returns the provider called ``name``, the implicit one for None."""
+    return implicit() if name is None else get(name)

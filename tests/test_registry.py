@@ -1,0 +1,39 @@
+"""One registry for every extension point: the shipped entries are declared in pyproject as any
+package declares its own, lookups name what is known, and a broken entry is a usage error."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from conformance import registry
+from conformance.formats import FORMATS
+from conformance.peers import all_peers
+from conformance.provider import base
+
+from .conftest import ROOT
+
+
+def test_pyproject_declares_every_shipped_entry() -> None:
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    for kind, shipped in registry.SHIPPED.items():
+        assert declared.get(registry.group(kind), {}) == dict(shipped), kind
+
+
+def test_lookups_go_through_the_registry() -> None:
+    assert base.names()[:2] == ["anthropic", "openai"] and base.implicit().name == "anthropic"
+    assert list(FORMATS)[:6] == [name for name, _ in registry.SHIPPED["formats"]]
+    assert {p.library for p in all_peers()} >= {"langchain-core", "autogen-core"}
+    with pytest.raises(registry.RegistryError, match="unknown provider 'nope'; known: anthropic, openai"):
+        base.get("nope")
+    with pytest.raises(registry.RegistryError, match="unknown extension kind 'gadgets'"):
+        registry.names("gadgets")
+
+
+def test_a_broken_entry_is_a_usage_error_naming_it() -> None:
+    broken = registry.Entry("providers", "broken", "no_such_module_here:PROVIDER", False)
+    with pytest.raises(registry.RegistryError, match=r"providers entry 'broken' \(no_such_module_here:PROVIDER\) "
+                                                     "cannot be loaded: ModuleNotFoundError"):
+        broken.load()
+    assert isinstance(registry.RegistryError("x"), registry.UsageError)
