@@ -140,7 +140,7 @@ def smallest_fix(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
     else the library's own setting that stops it, or what the adapter says there is none."""
     if not row.get("installed") or not row.get("failures"):
         return "none needed" if row.get("installed") else "—"
-    for other in rows:
+    for other in sorted(rows, key=lambda r: r.get("callable") != row.get("callable")):  # the same callable first
         if (other is not row and other.get("installed") and not other.get("failures") and other.get("conversations")
                 and (other["library"], other["surface"], other["format"]) == (row["library"], row["surface"], row["format"])):
             how = other["setting"] if other["callable"] == row["callable"] else \

@@ -41,9 +41,13 @@ def test_the_browser_stream_rows_are_at_least_four_from_three_libraries_each_wit
         assert any("egress.no-reasoning-text" in r["failures"] for r in mine), library
 
 
-def test_the_new_tracers_leak_by_default_and_their_hooks_keep_the_answer() -> None:
+def test_the_new_streams_and_tracers_leak_by_default_and_their_hooks_keep_the_answer() -> None:
     rows = {r["component"]: r for r in _published()["rows"]}
-    for default, fixed in [("langfuse.observe.anthropic", "langfuse.observe.anthropic.mask"),
+    for default, fixed in [("pydantic-ai-slim.AGUIAdapter.dispatch_request",
+                            "pydantic-ai-slim.AGUIAdapter.dispatch_request.drop_thinking"),
+                           ("pydantic-ai-slim.VercelAIAdapter.dispatch_request",
+                            "pydantic-ai-slim.VercelAIAdapter.dispatch_request.drop_thinking"),
+                           ("langfuse.observe.anthropic", "langfuse.observe.anthropic.mask"),
                            ("langfuse.openai.OpenAI", "langfuse.openai.OpenAI.mask"),
                            ("mlflow-tracing.anthropic.autolog", "mlflow-tracing.anthropic.autolog.span_processor"),
                            ("mlflow-tracing.openai.autolog", "mlflow-tracing.openai.autolog.span_processor")]:

@@ -38,10 +38,12 @@ def drop_reasoning(span: Any) -> None:
 
 
 def _ready() -> None:
-    """Points MLflow's OTLP exporter at the local receiver and turns autolog on (once per process)."""
+    """Points MLflow's OTLP exporter at the local receiver, turns its telemetry off and autolog on
+    (once per process)."""
     if not _READY:
         os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = otlp_sink.endpoint()
         os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
+        os.environ["MLFLOW_DISABLE_TELEMETRY"] = "true"  # MLflow's usage telemetry would leave the machine
         import mlflow
 
         mlflow.anthropic.autolog()

@@ -85,6 +85,24 @@ def _app(adapter: Any, history: list[dict[str, Any]], **kwargs: Any) -> Any:
     return Starlette(routes=[Route("/", endpoint, methods=["POST"])])
 
 
+async def drop_thinking(ctx: Any, stream: Any) -> AsyncIterator[Any]:
+    """An event stream processor for ``ProcessEventStream``: yields every agent stream event but
+    those of thinking parts (their start, deltas and end)."""
+    from pydantic_ai.messages import ThinkingPart, ThinkingPartDelta
+
+    async for event in stream:
+        if isinstance(getattr(event, "part", None), ThinkingPart) or \
+                isinstance(getattr(event, "delta", None), ThinkingPartDelta):
+            continue
+        yield event
+
+
+def _without_thinking() -> dict[str, Any]:
+    from pydantic_ai.capabilities import ProcessEventStream
+
+    return {"capabilities": [ProcessEventStream(drop_thinking)]}
+
+
 def _first_prompt(history: list[dict[str, Any]]) -> str:
     first = history[0]
     return first["content"] if isinstance(first["content"], str) else " ".join(
@@ -93,31 +111,56 @@ def _first_prompt(history: list[dict[str, Any]]) -> str:
 
 def ag_ui(history: list[dict[str, Any]]) -> Any:
     """Returns the streaming HTTP response of ``AGUIAdapter.dispatch_request`` (default AG-UI version)."""
+    return _ag_ui(history)
+
+
+def vercel_ai(history: list[dict[str, Any]]) -> Any:
+    """Returns the streaming HTTP response of ``VercelAIAdapter.dispatch_request`` (defaults)."""
+    return _vercel_ai(history)
+
+
+def _ag_ui(history: list[dict[str, Any]], **settings: Any) -> Any:
     from pydantic_ai.ui.ag_ui import AGUIAdapter
 
     body = {"threadId": "thread-1", "runId": "run-1", "state": None, "tools": [], "context": [],
             "forwardedProps": None,
             "messages": [{"id": "user-1", "role": "user", "content": _first_prompt(history)}]}
-    return open_stream(_app(AGUIAdapter, history), json=body)
+    return open_stream(_app(AGUIAdapter, history, **settings), json=body)
 
 
-def vercel_ai(history: list[dict[str, Any]]) -> Any:
-    """Returns the streaming HTTP response of ``VercelAIAdapter.dispatch_request`` (defaults)."""
+def _vercel_ai(history: list[dict[str, Any]], **settings: Any) -> Any:
     from pydantic_ai.ui.vercel_ai import VercelAIAdapter
 
     body = {"trigger": "submit-message", "id": "chat-1",
             "messages": [{"id": "user-1", "role": "user", "parts": [{"type": "text", "text": _first_prompt(history)}]}]}
-    return open_stream(_app(VercelAIAdapter, history), json=body)
+    return open_stream(_app(VercelAIAdapter, history, **settings), json=body)
+
+
+def ag_ui_without_thinking(history: list[dict[str, Any]]) -> Any:
+    """Returns the AG-UI response with ``capabilities=[ProcessEventStream(drop_thinking)]``."""
+    return _ag_ui(history, **_without_thinking())
+
+
+def vercel_ai_without_thinking(history: list[dict[str, Any]]) -> Any:
+    """Returns the Vercel AI response with ``capabilities=[ProcessEventStream(drop_thinking)]``."""
+    return _vercel_ai(history, **_without_thinking())
 
 
 _LIB = "pydantic-ai-slim"
-_MODULE = "pydantic_ai.ui.ag_ui"
+_MOD = "conformance.egress.adapters.pydantic_ai_ui"
+_STOPS = ("no reasoning flag: dispatch_request(capabilities=[ProcessEventStream(f)]), f an event stream "
+          "processor that drops thinking parts' events")
+_DROP = "capabilities=[ProcessEventStream(f)], f dropping thinking parts' events, served by uvicorn"
 COMPONENTS = [
     Component(f"{_LIB}.AGUIAdapter.dispatch_request", _LIB, "AGUIAdapter.dispatch_request",
               "defaults, FunctionModel streaming thinking, served by uvicorn", "browser-stream", "anthropic",
-              "conformance.egress.adapters.pydantic_ai_ui:ag_ui", _MODULE, stops="none in the library"),
+              f"{_MOD}:ag_ui", "pydantic_ai.ui.ag_ui", stops=_STOPS),
+    Component(f"{_LIB}.AGUIAdapter.dispatch_request.drop_thinking", _LIB, "AGUIAdapter.dispatch_request", _DROP,
+              "browser-stream", "anthropic", f"{_MOD}:ag_ui_without_thinking", "pydantic_ai.ui.ag_ui", stops=_STOPS),
     Component(f"{_LIB}.VercelAIAdapter.dispatch_request", _LIB, "VercelAIAdapter.dispatch_request",
               "defaults, FunctionModel streaming thinking, served by uvicorn", "browser-stream", "anthropic",
-              "conformance.egress.adapters.pydantic_ai_ui:vercel_ai", "pydantic_ai.ui.vercel_ai",
-              stops="none in the library"),
+              f"{_MOD}:vercel_ai", "pydantic_ai.ui.vercel_ai", stops=_STOPS),
+    Component(f"{_LIB}.VercelAIAdapter.dispatch_request.drop_thinking", _LIB, "VercelAIAdapter.dispatch_request",
+              _DROP, "browser-stream", "anthropic", f"{_MOD}:vercel_ai_without_thinking", "pydantic_ai.ui.vercel_ai",
+              stops=_STOPS),
 ]
