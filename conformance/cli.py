@@ -204,7 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
                           header=spec_folder_line(args.specs))
           + (f"\n{format_note}" if format_note else ""))
-    note = busy_note([t for obs in report.observations.values() for t in (obs.timing, obs.second and obs.second.timing)])
+    note = busy_note([t for obs in report.observations.values() for t in (obs.timing, obs.second.timing if obs.second else None)])
     if note:  # on stderr: what the run lost to the machine is no part of its results
         print(f"conformance: {note}", file=sys.stderr)
     if report.interrupted:  # what finished is shown; no file claims to be the whole run

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ._text import plural
+
 EXTENSION_CAP = 120.0  # most seconds a call's waiting and importing may add to its time limit
 BUSY_NOTE_SECONDS = 0.5  # a call that lost at least this much to waiting or importing is noted
 _SLICE = 0.5  # seconds between two looks at a running call (and two reports of its allowance)
@@ -39,7 +41,8 @@ class CallTime:
 
 
 _watched: dict[int, list[float]] = {}  # thread ident -> [seconds importing, import depth, outermost began]
-_original_find_and_load = _bootstrap._find_and_load
+# CPython's import machinery has no stubs for it: the one hook every import passes through
+_original_find_and_load = _bootstrap._find_and_load  # type: ignore[attr-defined]
 
 
 def _timed_find_and_load(name: str, import_: Any) -> Any:
@@ -65,8 +68,8 @@ def _importing(entry: list[float]) -> float:
 
 
 def _install() -> None:
-    if _bootstrap._find_and_load is not _timed_find_and_load:
-        _bootstrap._find_and_load = _timed_find_and_load
+    if _bootstrap._find_and_load is not _timed_find_and_load:  # type: ignore[attr-defined]
+        _bootstrap._find_and_load = _timed_find_and_load  # type: ignore[attr-defined]
 
 
 def runqueue_seconds(native_id: int | None, process: int | str = "self") -> float:
@@ -128,10 +131,10 @@ def busy_note(calls: list[CallTime | None]) -> str:
     imported = [c.imports for c in calls if c is not None and c.imports >= BUSY_NOTE_SECONDS]
     parts = []
     if waited:
-        parts.append(f"{len(waited)} call{'' if len(waited) == 1 else 's'} waited for a CPU (the machine was busy; "
+        parts.append(f"{plural(len(waited), 'call')} waited for a CPU (the machine was busy; "
                      f"the longest {max(waited):.1f} s)")
     if imported:
-        parts.append(f"{len(imported)} call{'' if len(imported) == 1 else 's'} imported modules (a worker's first "
+        parts.append(f"{plural(len(imported), 'call')} imported modules (a worker's first "
                      f"call; the longest {max(imported):.1f} s)")
     if not parts:
         return ""

@@ -257,7 +257,7 @@ def test_when_no_spec_loads_nothing_runs_and_nothing_is_replayed(tmp_path: Path,
     from conformance import cli
 
     replayed: list[object] = []
-    monkeypatch.setattr(cli, "_provider_results", lambda args: replayed.append(args) or [])
+    monkeypatch.setattr(cli, "_start_replay", lambda args: replayed.append(args))  # a replay started is one too many
     (tmp_path / "b.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
     for specs in (str(tmp_path / "nosuchdir"), str(tmp_path)):
         code = main(["run", "--in-process", "--no-progress", "--specs", specs])

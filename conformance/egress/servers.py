@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from typing import Any
 
 POSTGRES = "postgres"
 REDIS = "redis"
@@ -82,7 +83,7 @@ def postgres() -> Iterator[str]:
         shutil.chown(folder, "postgres")
     data, port = os.path.join(folder, "data"), _free_port()
     log = os.path.join(folder, "server.log")
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     try:
         done = subprocess.run([*prefix, initdb, "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8",
                                "--no-sync"], check=False, timeout=120, **quiet)

@@ -181,7 +181,9 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
 def _stream_id(protocol: str, event: Any) -> str:
     if not isinstance(event, dict):
         return ""
-    for scope in (event, event.get("data") if isinstance(event.get("data"), dict) else {}):
+    data = event.get("data")
+    scopes: tuple[dict[str, Any], ...] = (event, data if isinstance(data, dict) else {})
+    for scope in scopes:
         for key in STREAM_ID.get(protocol, ()):
             if key in scope and scope[key] is not None:
                 return f"by {key}"

@@ -221,7 +221,7 @@ def audit_file(path: Path) -> list[Finding]:
 
         try:
             raw = _decompressed(str(path), io.BytesIO(raw)).read()
-        except Exception as exc:  # each decompressor raises its own error type for corrupt data
+        except Exception as exc:  # noqa: BLE001 - each decompressor raises its own error type for corrupt data
             findings.append(Finding(path, 0, f"does not decompress ({type(exc).__name__}); audited as it is"))
     try:
         text = raw.decode("utf-8")

@@ -99,7 +99,7 @@ def load_file(path: Path, provider: str | None = None) -> tuple[list[AnyProbe], 
     if errors:
         return [], errors
     probes: list[AnyProbe] = []
-    provider = base.of(name)
+    builder = base.of(name)
     for index, raw in enumerate(data["probes"]):
         where = ("probes", index)
         if index in by_probe:
@@ -109,7 +109,7 @@ def load_file(path: Path, provider: str | None = None) -> tuple[list[AnyProbe], 
             errors.append(locator.error(tuple(problem.absolute_path), problem.message))
             continue
         try:
-            probes.append(provider.build_probe(raw, path, where, locator))
+            probes.append(builder.build_probe(raw, path, where, locator))
         except SpecError as exc:
             errors.append(exc)
     return probes, errors

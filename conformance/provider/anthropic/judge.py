@@ -247,7 +247,7 @@ def unmodelled(request: Mapping[str, Any] | None, response: Any) -> list[str]:
 
 
 def _iterations(response: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    usage = response.get("usage") if isinstance(response.get("usage"), Mapping) else {}
+    usage: Mapping[str, Any] = response["usage"] if isinstance(response.get("usage"), Mapping) else {}
     return [i for i in usage.get("iterations") or [] if isinstance(i, Mapping)]
 
 
