@@ -12,10 +12,12 @@ message text or ciphertext.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...formats.base import FormatError
+from ..analyze.earlier import Earlier, digest, indexed
 from ..analyze.model import CANNOT_TELL, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -41,38 +43,67 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(i) for i in value or [] if isinstance(i, Mapping)]
 
 
-def resolved_input(request: Mapping[str, Any], earlier: Sequence[Interaction]) -> list[dict[str, Any]]:
+RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
+COUNTS = "openai.count"  # an input_tokens call -> the length and digest of the input it counted
+
+
+def _fingerprints(items: Sequence[Mapping[str, Any]]) -> str:
+    return digest(json.dumps([sem.fingerprint(i) for i in items]))
+
+
+def remember(item: Interaction, earlier: Earlier) -> None:
+    """Notes what a later interaction may follow back to this one: a Responses answer by its id (not
+    when the request said ``store: false``, which no later call can chain to), a token count by the
+    input it counted."""
+    request = item.request if isinstance(item.request, Mapping) else {}
+    response = item.response if isinstance(item.response, Mapping) else {}
+    endpoint = _endpoint(item)
+    if endpoint == "/responses" and response.get("id") and request.get("store") is not False:
+        own = request.get("input")
+        earlier.put(RESPONSES, str(response["id"]), {
+            "input": own if isinstance(own, str) else [i for i in own or [] if isinstance(i, Mapping)],
+            "previous": request.get("previous_response_id"),
+            "output": [o for o in response.get("output") or [] if isinstance(o, Mapping)]})
+    elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
+        counted = _own_input(request)
+        if counted:
+            earlier.put(COUNTS, str(earlier.count), {"n": len(counted), "fingerprints": _fingerprints(counted),
+                                                     "tokens": response["input_tokens"]})
+
+
+def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> list[dict[str, Any]]:
     """Returns the request's whole input: the chain its ``previous_response_id`` names, then its own
-    items; raises ``ChainMissing`` when the chain is not in the recording."""
-    previous = request.get("previous_response_id")
+    items; raises ``ChainMissing`` when the chain is not in the recording (or past the index's window)."""
+    earlier = indexed(earlier, remember)
     items = _own_input(request)
-    if not previous:
-        return items
-    for position in range(len(earlier) - 1, -1, -1):
-        before = earlier[position]
-        response = before.response if isinstance(before.response, Mapping) else {}
-        if response.get("id") == previous and _endpoint(before) == "/responses":
-            request_before = before.request if isinstance(before.request, Mapping) else {}
-            chain = resolved_input(request_before, earlier[:position])
-            output = [dict(o) for o in response.get("output") or [] if isinstance(o, Mapping)]
-            return chain + output + items
-    raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+    previous, before, links = request.get("previous_response_id"), earlier.count, []
+    while previous:
+        at = earlier.index_of(RESPONSES, str(previous))
+        if at is None or at >= before:  # absent, or answered only by this chain's own later link (a loop)
+            earlier.misses.append((RESPONSES, str(previous)))
+            raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+        found = earlier.get(RESPONSES, str(previous))
+        links.append(found)
+        previous, before = found.get("previous"), at
+    chain: list[dict[str, Any]] = []
+    for link in reversed(links):
+        chain += _own_input(link) + [dict(o) for o in link.get("output") or []]
+    return chain + items
 
 
-def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]],
-                   others: Sequence[Interaction]) -> dict[int, int]:
-    """Returns the ``input_tokens`` counts, recorded anywhere in the same file, of suffixes of ``items``."""
+def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]], earlier: Earlier) -> dict[int, int]:
+    """Returns the ``input_tokens`` counts, recorded earlier in the same file, of suffixes of ``items``."""
     counts: dict[int, int] = {}
-    for other in others:
-        if _endpoint(other) != "/responses/input_tokens" or not isinstance(other.request, Mapping):
+    prints: dict[int, str] = {}
+    for entry in earlier.scan(COUNTS):
+        n = int(entry["n"])
+        if n > len(items):
             continue
-        response = other.response if isinstance(other.response, Mapping) else {}
-        counted = _own_input(other.request)
-        if not isinstance(response.get("input_tokens"), int) or not counted or len(counted) > len(items):
-            continue
-        start_at = len(items) - len(counted)
-        if [sem.fingerprint(i) for i in items[start_at:]] == [sem.fingerprint(i) for i in counted]:
-            counts[start_at] = response["input_tokens"]
+        start_at = len(items) - n
+        if start_at not in prints:
+            prints[start_at] = _fingerprints(items[start_at:])
+        if prints[start_at] == entry["fingerprints"]:
+            counts[start_at] = int(entry["tokens"])
     return counts
 
 
@@ -88,6 +119,16 @@ def _carried(items: list[dict[str, Any]], live_start: int) -> tuple[str, list[st
                          "of the task in flight lie before it"]
     return SETTLED, [f"the input carries a compaction item at item {k}; what it stands for precedes the task in "
                      f"flight (item {live_start})"]
+
+
+def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
+    """Returns whether the request's own fields and input (no chain) may use context management."""
+    if endpoint == "/responses/input_tokens":
+        return False
+    own = request.get("input")
+    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
+        or request.get("truncation") == "auto" or (not isinstance(own, str) and any(
+            isinstance(i, Mapping) and i.get("type") in (sem.COMPACTION, sem.TRIGGER) for i in own or []))
 
 
 def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
@@ -125,12 +166,23 @@ class OpenAIJudge:
         response = item.response if isinstance(item.response, Mapping) else {}
         return str(response.get("object", "")).startswith("response")
 
-    def judge(self, item: Interaction, earlier: Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one Responses API interaction (see the module docstring)."""
+    def remember(self, item: Interaction, earlier: Earlier) -> None:
+        """Notes what a later interaction of the same recording may follow back to this one."""
+        remember(item, earlier)
+
+    def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
+        is the index of the interactions before it (or those interactions, indexed here)."""
+        earlier = indexed(earlier, remember)
         request = item.request
         if not isinstance(request, Mapping):
             return failed(item, PROVIDER, "the request body is not a JSON object")
         endpoint = _endpoint(item)
+        if not request.get("previous_response_id") and not _asks(request, endpoint):
+            found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
+            found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
+                                  else "no context management in the request")
+            return found
         try:
             items = resolved_input(request, earlier)
         except ChainMissing as exc:

@@ -1,0 +1,124 @@
+"""What a judge remembers of the interactions before the one it judges: a small windowed index.
+
+A judge follows chains (``previous_response_id``, a compaction block carried from an earlier
+answer) through ``Earlier`` instead of a list of every interaction: after judging one it ``put``s
+the little a later one may need under a key (a response id, a block's hash), and ``get``s it back.
+Values are stored as compact JSON bytes, decoded only when asked for, and are forgotten once
+``window`` interactions have passed since the one that put them, so memory stays flat however long
+the recording is. A chain that reaches further back is a miss (the judge says it cannot tell).
+
+``complete`` is False when the store does not start at the recording's first interaction (a worker
+judging a line range of a large file): a miss may then be an entry of an earlier range, so it is
+noted in ``misses`` for the caller to judge that interaction again with the earlier ranges' entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ... import _json
+from ..recordings import Interaction
+
+DEFAULT_WINDOW = 1000  # interactions an entry stays visible for
+
+
+def digest(text: str) -> str:
+    """Returns a short stable key for a long text (a compaction summary): 16 bytes of BLAKE2b, hex."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+class Earlier:
+    """The entries judges put, by space and key, visible for ``window`` interactions after their own.
+
+    ``count`` is the index of the interaction being judged (entries put now carry it); ``advance()``
+    moves to the next one. ``len(earlier)`` is the number of interactions before the current one.
+    """
+
+    def __init__(self, window: int = DEFAULT_WINDOW, *, complete: bool = True, start: int = 0) -> None:
+        self.window = window
+        self.complete = complete
+        self.count = start
+        self.misses: list[tuple[str, str | None]] = []
+        self._spaces: dict[str, dict[str, tuple[int, bytes]]] = {}
+        self._order: deque[tuple[int, str, str]] = deque()
+
+    def __len__(self) -> int:
+        return self.count
+
+    def put(self, space: str, key: str, value: Any) -> None:
+        """Stores ``value`` (plain JSON data) under ``key``; a later put of the same key replaces it."""
+        self._spaces.setdefault(space, {})[key] = (self.count, _json.dumps(value))
+        self._order.append((self.count, space, key))
+
+    def _visible(self, index: int) -> bool:
+        return self.count - index <= self.window
+
+    def get(self, space: str, key: str) -> Any | None:
+        """Returns the value under ``key`` (None when absent or older than the window; noted as a miss)."""
+        entry = self._spaces.get(space, {}).get(key)
+        if entry is None or not self._visible(entry[0]):
+            self.misses.append((space, key))
+            return None
+        return _json.loads(entry[1])
+
+    def index_of(self, space: str, key: str) -> int | None:
+        """Returns the index of the interaction that put ``key`` (None when not visible; not a miss)."""
+        entry = self._spaces.get(space, {}).get(key)
+        return entry[0] if entry is not None and self._visible(entry[0]) else None
+
+    def scan(self, space: str) -> Iterator[Any]:
+        """Yields every visible value of ``space`` in the order put; in an incomplete store, a miss."""
+        if not self.complete:
+            self.misses.append((space, None))
+        for index, raw in sorted(self._spaces.get(space, {}).values(), key=lambda e: e[0]):
+            if self._visible(index):
+                yield _json.loads(raw)
+
+    def advance(self) -> None:
+        """Moves to the next interaction: clears ``misses`` and forgets entries past the window."""
+        self.settle(self.count + 1)
+
+    def settle(self, count: int) -> None:
+        """Moves to interaction ``count``: clears ``misses`` and forgets entries past the window."""
+        self.count = count
+        self.misses = []
+        while self._order and not self._visible(self._order[0][0]):
+            index, space, key = self._order.popleft()
+            entries = self._spaces.get(space, {})
+            if key in entries and entries[key][0] == index:
+                del entries[key]
+
+    def answers(self, space: str, key: str | None, at: int) -> bool:
+        """Returns whether this store holds what a miss at interaction ``at`` looked for (``key`` None: any entry)."""
+        entries = self._spaces.get(space, {})
+        if key is None:
+            return any(at - index <= self.window for index, _ in entries.values())
+        entry = entries.get(key)
+        return entry is not None and at - entry[0] <= self.window
+
+    def export(self) -> list[tuple[int, str, str, bytes]]:
+        """Returns the visible entries as plain tuples (index, space, key, JSON bytes), oldest first."""
+        found = [(index, space, key, raw) for space, entries in self._spaces.items()
+                 for key, (index, raw) in entries.items() if self._visible(index)]
+        return sorted(found, key=lambda e: e[0])
+
+    def absorb(self, entries: list[tuple[int, str, str, bytes]], offset: int = 0) -> None:
+        """Adds exported entries (their indices shifted by ``offset``), later ones replacing earlier keys."""
+        for index, space, key, raw in entries:
+            self._spaces.setdefault(space, {})[key] = (index + offset, raw)
+            self._order.append((index + offset, space, key))
+
+
+def indexed(earlier: Earlier | Sequence[Interaction], remember: Callable[[Interaction, Earlier], None]) -> Earlier:
+    """Returns ``earlier`` itself when it is an index, else an index of those interactions made by ``remember``
+    (for callers that hold the interactions before one in a list)."""
+    if isinstance(earlier, Earlier):
+        return earlier
+    store = Earlier(window=len(earlier) + 1)
+    for item in earlier:
+        remember(item, store)
+        store.advance()
+    return store

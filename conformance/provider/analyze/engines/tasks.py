@@ -1,0 +1,177 @@
+"""The unit of work an engine maps: one task per small file, one per byte range of a large JSON-lines
+file; ``run_task`` is a pure function of a ``Task``, and ``in_order`` turns outcomes, in task order,
+into the same judgements a serial run gives.
+
+A range task judges without the ranges before it, so its ``Earlier`` is incomplete: every lookup
+that missed is returned (``deferred``), and ``in_order`` judges those interactions again, with the
+earlier ranges' entries, when those entries hold what the lookup wanted. Indices inside a range
+start at 0; ``in_order`` shifts them (and the ``interaction N`` and ``line N`` they cite) to the file's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...recordings import Interaction, RecordingError
+from ..earlier import DEFAULT_WINDOW, Earlier
+from ..model import Judgement
+from ..run import FileEnd, judge_stream
+
+_available: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file (``start`` None) or the byte range ``[start, end)`` of one, part ``part`` of ``parts``."""
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+    part: int = 0
+    parts: int = 1
+    window: int = DEFAULT_WINDOW
+
+
+@dataclass
+class Outcome:
+    """What ``run_task`` returns: the judgements, the lookups that missed (range tasks), the index
+    entries a later range may need, and the read error as ``(message, line)`` (exceptions of the
+    readers do not all pickle)."""
+
+    task: Task
+    judgements: list[Judgement] = field(default_factory=list)
+    deferred: list[tuple[int, list[tuple[str, str | None]]]] = field(default_factory=list)
+    entries: list[tuple[int, str, str, bytes]] = field(default_factory=list)
+    error: tuple[str, int] | None = None
+    size: int = 0
+
+
+def tasks(files: Sequence[Path], split: int, window: int = DEFAULT_WINDOW) -> list[Task]:
+    """Returns the tasks for ``files`` in input order: ranges of about ``split`` bytes for large JSON lines."""
+    from ..source import splits
+
+    found: list[Task] = []
+    for path in files:
+        try:
+            cuts = splits(path, split)
+        except OSError:
+            cuts = [(0, 0)]
+        if len(cuts) == 1:
+            found.append(Task(str(path), window=window))
+        else:
+            found += [Task(str(path), a, b, n, len(cuts), window) for n, (a, b) in enumerate(cuts)]
+    return found
+
+
+def _judges() -> list[Any]:
+    global _available
+    if _available is None:
+        from ..registry import judges
+
+        _available = judges()
+    return _available
+
+
+def _items(task: Task) -> Iterable[Interaction]:
+    from ..source import interactions, range_interactions
+
+    path = Path(task.path)
+    if task.start is None:
+        return interactions(path)
+    return range_interactions(path, task.start, task.end or 0)
+
+
+def run_task(task: Task) -> Outcome:
+    """Returns the outcome of judging one task (pure: the same task gives the same outcome anywhere)."""
+    from ..source import file_size
+
+    ranged = task.start is not None
+    size = (task.end or 0) - (task.start or 0) if ranged else file_size(Path(task.path))
+    out = Outcome(task, size=size)
+    earlier = Earlier(task.window, complete=not ranged or task.start == 0)
+    try:
+        for found, misses in judge_stream(_items(task), _judges(), earlier):
+            out.judgements.append(found)
+            if misses and not earlier.complete:
+                out.deferred.append((found.index, list(misses)))
+    except RecordingError as exc:
+        out.error = (exc.message, exc.line)
+    if ranged:
+        out.entries = earlier.export()
+    return out
+
+
+NUMBERS = re.compile(r"\b(interaction|line) (\d+)\b")
+
+
+def shifted(found: Judgement, interactions: int, lines: int) -> Judgement:
+    """Returns ``found`` moved from its range's numbering to the file's: index, and the interaction
+    and line numbers its error and evidence cite."""
+    def move(text: str) -> str:
+        return NUMBERS.sub(lambda m: f"{m.group(1)} {int(m.group(2)) + (interactions if m.group(1) == 'interaction' else lines)}",
+                           text)
+
+    found.index += interactions
+    if interactions or lines:
+        found.evidence = [move(e) for e in found.evidence]
+        found.error = move(found.error) if found.error else found.error
+    return found
+
+
+def _again(task: Task, upto: int, state: Earlier, offset: int, lines: int) -> list[Judgement]:
+    """Returns the judgements of the range's interactions 0..``upto`` judged with the earlier ranges' entries."""
+    from ..source import range_interactions
+
+    def items() -> Iterator[Interaction]:
+        for item in range_interactions(Path(task.path), task.start or 0, task.end or 0):
+            if item.index > upto:
+                return
+            item.index += offset
+            yield item
+
+    seeded = Earlier(task.window, start=offset)
+    seeded.absorb(state.export())
+    return [shifted(found, 0, lines) for found, _ in judge_stream(items(), _judges(), seeded)]
+
+
+def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judgement | FileEnd]:
+    """Yields the judgements of outcomes given in task order, and a ``FileEnd`` after each file's last
+    task, as a serial run would (see the module docstring)."""
+    from ..source import lines_before
+
+    state, offset, failed = Earlier(), 0, False
+    for out in outcomes:
+        task = out.task
+        if task.part == 0:
+            state, offset, failed = Earlier(task.window), 0, False
+        if not failed:
+            lines = 0
+            if task.part and any(j.error or j.evidence for j in out.judgements if _cites_line(j)):
+                lines = lines_before(Path(task.path), [task.start or 0])[0]
+            judged = [shifted(j, offset, lines) for j in out.judgements]
+            answerable = [i for i, misses in out.deferred
+                          if any(state.answers(space, key, i + offset) for space, key in misses)]
+            if answerable:
+                again = _again(task, max(answerable), state, offset, lines)
+                judged[: len(again)] = again
+            yield from judged
+            if out.error is not None:
+                failed = True
+                line = out.error[1] + (lines_before(Path(task.path), [task.start or 0])[0] if task.part and out.error[1] else 0)
+                yield FileEnd(task.path, offset + len(judged), RecordingError(task.path, out.error[0], line))
+            else:
+                state.absorb(out.entries, offset)
+                offset += len(out.judgements)
+                state.settle(offset)
+                if task.part == task.parts - 1:
+                    yield FileEnd(task.path, offset)
+        if progress is not None:
+            progress(len(out.judgements), out.size)
+
+
+def _cites_line(found: Judgement) -> bool:
+    return "line " in (found.error or "") or any("line " in e for e in found.evidence)
