@@ -269,31 +269,11 @@ def _lint_openai(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    """Judges recorded traffic; returns 2 for unreadable input or nothing to judge, 1 when an
-    interaction reached into a task in flight or is inconsistent, else 0."""
-    from .analyze import analyze_paths, check_results, exit_code, records, render
+    """Judges recorded traffic as it streams; returns 2 for unreadable input or nothing to judge, 1
+    when an interaction reached into a task in flight or is inconsistent, else 0."""
+    from .analyze.cli import analyze_command
 
-    paths = [Path(p) for p in args.paths]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        print(f"conformance analyze: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
-        return 2
-    results = analyze_paths(paths)
-    if not results:
-        print(f"conformance analyze: no recording under {', '.join(map(str, paths))}; nothing to judge is not a pass",
-              file=sys.stderr)
-        return 2
-    code = exit_code(results)
-    if args.json:
-        print(json.dumps(records(results), indent=2))
-    else:
-        print(render(results))
-    if args.report:
-        from ..report import write_all
-        from ..runner import RunReport
-
-        write_all(args.report, RunReport(), check_results(results), code, command="analyze")
-    return code
+    return analyze_command(args)
 
 
 def register(subparsers: Any) -> None:
@@ -335,4 +315,11 @@ def register(subparsers: Any) -> None:
     an.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
     an.add_argument("--json", action="store_true", help="print one JSON record per interaction instead of tables")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
+    an.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
+    an.add_argument("--engine", choices=("local", "dask"), default="local",
+                    help="where to judge: this machine (default) or a Dask cluster (the [dask] extra)")
+    an.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://10.0.0.5:8786 "
+                    "(default: a local cluster of --jobs worker processes)")
+    an.add_argument("--window", type=int, metavar="N", help="interactions a chain may reach back "
+                    "(previous_response_id, a carried compaction; default 1000)")
     an.set_defaults(func=cmd_analyze)
