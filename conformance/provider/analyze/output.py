@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from ... import _json
 from .model import ERROR, FAILING, NOT_JUDGED, VERDICTS, Judgement
-from .run import FileEnd
+from .judging import FileEnd
 
 BLOCK = 200  # table rows laid out together (their columns share widths)
 FINDINGS = 200  # failing interactions listed again under "Findings"; the rest are counted

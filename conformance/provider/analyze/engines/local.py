@@ -14,7 +14,7 @@ from typing import Any
 
 from ..earlier import DEFAULT_WINDOW
 from ..model import Judgement
-from ..run import FileEnd
+from ..judging import FileEnd
 from ..source import SPLIT_SIZE
 from .tasks import Outcome, in_order, run_task, tasks
 

@@ -19,7 +19,7 @@ from typing import Any
 from ...recordings import Interaction, RecordingError
 from ..earlier import DEFAULT_WINDOW, Earlier
 from ..model import Judgement
-from ..run import FileEnd, judge_stream
+from ..judging import FileEnd, judge_stream
 
 _available: list[Any] | None = None
 
