@@ -15,13 +15,16 @@ from pathlib import Path
 from ..recordings import Interaction, RecordingError
 
 GZIP, ZSTD = b"\x1f\x8b", b"\x28\xb5\x2f\xfd"
-SPLIT_SIZE = 32 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
+SPLIT_SIZE = 8 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
 
 
 def _iter_recording(path: Path) -> Iterator[Interaction]:
     try:
         from ..recordings import iter_recording  # type: ignore[attr-defined]
-    except ImportError:  # readers without a streaming interface: read whole, yield one by one
+    except ImportError:  # readers without a streaming interface: JSON lines here, the rest read whole
+        if is_json_lines(path):
+            yield from _lines(path, 0, path.stat().st_size)
+            return
         from ..recordings import read_recording
 
         yield from read_recording(path)
@@ -38,17 +41,25 @@ def interactions(path: Path) -> Iterator[Interaction]:
     yield from _iter_recording(path)
 
 
-def is_json_lines(path: Path) -> bool:
-    """Returns whether ``path`` is an uncompressed file whose first line is a JSON object (JSON lines)."""
+def is_json_lines(path: Path, limit: int = 1 << 24) -> bool:
+    """Returns whether ``path`` is uncompressed JSON lines: its first line (read up to ``limit``
+    bytes) is a JSON object with a ``request``, as a record of request and response is."""
+    from ... import _json
+
     try:
         with path.open("rb") as stream:
-            head = stream.read(4096)
+            line = stream.readline(limit)
+            while line and not line.strip():
+                line = stream.readline(limit)
     except OSError:
         return False
-    if head.startswith((GZIP, ZSTD)):
+    if line.startswith((GZIP, ZSTD)) or not line.lstrip().startswith(b"{") or not line.endswith(b"\n"):
         return False
-    first = head.lstrip()
-    return first.startswith(b"{") and b"\n" in first.rstrip() and not first.startswith(b"{\n")
+    try:
+        record = _json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "request" in record
 
 
 def splits(path: Path, size: int = SPLIT_SIZE) -> list[tuple[int, int]]:

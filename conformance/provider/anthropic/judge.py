@@ -37,7 +37,21 @@ def _blocks(message: Any) -> list[dict[str, Any]]:
 
 def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
     """Returns ``(message, block)`` of every compaction block the request carries, in order."""
-    return [(i, j) for i, m in enumerate(messages) for j, b in enumerate(_blocks(m)) if b.get("type") == "compaction"]
+    found = []
+    for i, message in enumerate(messages):
+        # Decoded JSON is plain dicts and lists: read them as they are, without copying each message.
+        content = message.get("content") if message.__class__ is dict else None
+        if content.__class__ is str:
+            continue
+        if content.__class__ is not list:
+            found += [(i, j) for j, b in enumerate(_blocks(message)) if b.get("type") == "compaction"]
+            continue
+        for j, block in enumerate(content):
+            if block.__class__ is dict and block.get("type") == "compaction":
+                found.append((i, j))
+            elif block.__class__ is not dict and isinstance(block, Mapping) and block.get("type") == "compaction":
+                found.append((i, j))
+    return found
 
 
 def uses_context_management(request: Mapping[str, Any]) -> bool:

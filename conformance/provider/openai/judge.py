@@ -31,9 +31,12 @@ class ChainMissing(LookupError):
     """A ``previous_response_id`` that no earlier interaction of the recording answered."""
 
 
+LONGEST_FIRST = tuple(sorted(ENDPOINTS, key=len, reverse=True))
+
+
 def _endpoint(item: Interaction) -> str:
     path = item.endpoint.rstrip("/")
-    return next((e for e in sorted(ENDPOINTS, key=len, reverse=True) if path.endswith(e)), "")
+    return next((e for e in LONGEST_FIRST if path.endswith(e)), "")
 
 
 def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:

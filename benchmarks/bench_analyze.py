@@ -1,0 +1,188 @@
+"""How ``conformance analyze`` scales: throughput, peak memory and the ratio to the JSON-parse floor.
+
+Writes JSON-lines logs of 10^3, 10^4, ... interactions drawn from the real recordings of
+``tests/provider/real`` (their interactions sampled with replacement, so the body sizes follow the
+real distribution), and, side by side, logs of large bodies (a real compaction request's history
+grown to about 200 KB, as gateways log it). For each size it prints the bytes, the time of the
+floor (every line through ``json.loads``), analyze on one core and on all cores (interactions/s,
+MB/s), the ratio to the floor, and analyze's peak memory (each run in its own process). Then the
+guard's overhead per interaction next to the SDK's own parse time.
+
+    python benchmarks/bench_analyze.py              # 10^3 to 10^5 interactions
+    python benchmarks/bench_analyze.py --max 1000   # a quick run
+    python benchmarks/bench_analyze.py --max 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+REAL = ROOT / "tests" / "provider" / "real"
+
+
+def _line(url: str, request: Any, response: Any, status: int = 200) -> str:
+    return json.dumps({"request": {"method": "POST", "url": url, "json": request},
+                       "response": {"status": status, "json": response}})
+
+
+def real_lines() -> list[str]:
+    """Returns every real recorded interaction as a JSON line (the pool the logs are drawn from)."""
+    from conformance.provider.recordings import read_recording
+
+    return [_line(i.url, i.request, i.response, i.status or 200)
+            for path in sorted(REAL.rglob("*.yaml")) for i in read_recording(path)
+            if i.error is None and isinstance(i.request, dict) and isinstance(i.response, dict)]
+
+
+def large_lines(target: int = 200_000) -> list[str]:
+    """Returns real Messages interactions whose histories are grown, turn by settled turn, to about ``target`` bytes."""
+    from conformance.provider.recordings import read_recording
+
+    found = []
+    for path in sorted((REAL / "anthropic").glob("*.yaml")):
+        for item in read_recording(path):
+            if item.error or not isinstance(item.request, dict) or not isinstance(item.response, dict):
+                continue
+            request = dict(item.request)
+            messages = list(request.get("messages") or [])
+            filler, n = [], 0
+            while len(json.dumps(filler)) < target:
+                filler += [{"role": "user", "content": f"earlier request {n}: " + "lorem ipsum " * 40},
+                           {"role": "assistant", "content": [{"type": "text", "text": "done. " * 60}]}]
+                n += 1
+            request["messages"] = filler + messages
+            found.append(_line(item.url, request, item.response, item.status or 200))
+    return found
+
+
+def write_log(path: Path, pool: list[str], count: int, seed: int = 7) -> int:
+    """Writes ``count`` interactions sampled from ``pool``; returns the file's size in bytes."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as out:
+        for _ in range(count):
+            out.write(rng.choice(pool) + "\n")
+    return path.stat().st_size
+
+
+CHILD = r"""
+import json, resource, sys, time
+mode, path, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+from pathlib import Path
+from conformance.provider.analyze.run import FileEnd, analyze_stream
+started = time.perf_counter()
+n = 0
+if mode == "floor":
+    with open(path, "rb") as f:
+        for line in f:
+            if line.strip():
+                json.loads(line)
+                n += 1
+else:
+    for event in analyze_stream([Path(path)], jobs=jobs):
+        if not isinstance(event, FileEnd):
+            n += 1
+seconds = time.perf_counter() - started
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps({"seconds": seconds, "interactions": n, "peak_kb": peak}))
+"""
+
+
+def measure(mode: str, path: Path, jobs: int = 1) -> dict[str, Any]:
+    """Returns seconds, interactions and peak memory (KB) of one run in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path), str(jobs)], capture_output=True, text=True,
+                         env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def parsers(pool: list[str], rounds: int = 3) -> list[str]:
+    """Returns lines comparing the JSON parsers on the pool's lines (MB/s, best of ``rounds``)."""
+    data = [line.encode() for line in pool] * max(1, 20_000_000 // sum(len(line) for line in pool))
+    size = sum(len(d) for d in data)
+    candidates: list[tuple[str, Any]] = [("json.loads", json.loads)]
+    for name, load in (("orjson.loads", "orjson:loads"), ("msgspec.json.decode", "msgspec.json:decode"),
+                       ("simdjson.loads", "simdjson:loads")):
+        module, attr = load.split(":")
+        try:
+            candidates.append((name, getattr(__import__(module, fromlist=[attr]), attr)))
+        except ImportError:
+            continue
+    lines = []
+    for name, load in candidates:
+        best = min(_timed(load, data) for _ in range(rounds))
+        lines.append(f"  {name:<22} {size / 1e6 / best:8.1f} MB/s")
+    return lines
+
+
+def _timed(load: Any, data: list[bytes]) -> float:
+    started = time.perf_counter()
+    for d in data:
+        load(d)
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Writes the logs, runs the measurements and prints the table; returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=int, default=100_000, help="largest log, in interactions (default 10^5)")
+    parser.add_argument("--min", type=int, default=1_000, help="smallest log (default 10^3)")
+    parser.add_argument("--large-max", type=int, default=10_000, help="largest log of large bodies (default 10^4)")
+    parser.add_argument("--no-guard", action="store_true", help="skip the guard's overhead")
+    args = parser.parse_args(argv)
+    from conformance import _json
+    from conformance.provider.analyze.run import default_jobs
+
+    cores = default_jobs()
+    print(f"machine: {platform.machine()}, {cores} core(s) usable, Python {platform.python_version()}, "
+          f"parser {_json.PARSER}")
+    pool, large = real_lines(), large_lines()
+    print(f"pool: {len(pool)} real interactions, {min(map(len, pool))}-{max(map(len, pool))} bytes "
+          f"(mean {sum(map(len, pool)) // len(pool)}); large: {len(large)} of about "
+          f"{sum(map(len, large)) // len(large)} bytes")
+    print("JSON parsers on the pool's lines (one core):")
+    print("\n".join(parsers(pool)))
+    print()
+    header = (f"{'bodies':<7}{'interactions':>13}{'MB':>9}{'floor s':>9}{'1 core s':>9}{'int/s':>9}{'MB/s':>7}"
+              f"{'x floor':>8}{'peak MB':>9}{f'{cores} cores s':>11}{'int/s':>9}{'MB/s':>7}{'peak MB':>9}")
+    print(header)
+    with tempfile.TemporaryDirectory() as folder:
+        for label, source, top in (("real", pool, args.max), ("large", large, min(args.max, args.large_max))):
+            count = args.min
+            while count <= top:
+                path = Path(folder) / f"{label}-{count}.jsonl"
+                size = write_log(path, source, count)
+                floor = measure("floor", path)
+                one = measure("analyze", path, 1)
+                every = measure("analyze", path, cores)
+                mb = size / 1e6
+                print(f"{label:<7}{count:>13}{mb:>9.1f}{floor['seconds']:>9.2f}{one['seconds']:>9.2f}"
+                      f"{count / one['seconds']:>9.0f}{mb / one['seconds']:>7.1f}"
+                      f"{one['seconds'] / floor['seconds']:>8.2f}{one['peak_kb'] / 1024:>9.0f}"
+                      f"{every['seconds']:>11.2f}{count / every['seconds']:>9.0f}{mb / every['seconds']:>7.1f}"
+                      f"{every['peak_kb'] / 1024:>9.0f}", flush=True)
+                path.unlink()
+                count *= 10
+    if not args.no_guard:
+        print()
+        from benchmarks.bench_guard import report
+
+        print("\n".join(report()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
