@@ -20,12 +20,15 @@ PARSER = "orjson" if _orjson is not None else "json"
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
-    """Returns the value of one JSON document, as ``json.loads`` would; raises its ``json.JSONDecodeError``."""
+    """Returns the value of one JSON document (bytes: UTF-8), as ``json.loads`` would; raises its
+    ``json.JSONDecodeError``, or ``UnicodeDecodeError`` for bytes that are not UTF-8."""
     if _orjson is not None:
         try:
             return _orjson.loads(data)
         except _orjson.JSONDecodeError:
             pass  # what orjson refuses (NaN, integers past 64 bits) the standard library reads or words its error
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return json.loads(bytes(data).decode("utf-8"))  # bytes are UTF-8 (UnicodeDecodeError otherwise)
     return json.loads(data)
 
 

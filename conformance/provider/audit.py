@@ -1,11 +1,15 @@
-"""``conformance audit``: fail on anything secret or any unscrubbed reasoning text in a cassette.
+"""``conformance audit``: fail on anything secret or any unscrubbed reasoning text in a recording.
 
-Checks the raw text (key-shaped strings, bearer tokens, organization ids, thinking fields whose
-value is not a placeholder) and the parsed interactions (header names that carry credentials,
-sessions or account ids; thinking blocks in JSON and SSE bodies and in bodies kept already parsed
-(``parsed_body``), reasoning items with summary text; bodies stored as binary or gzip,
-which the raw text shows only as base64, are decoded and scanned like the text). A file that cannot be parsed is still
-scanned as text and is reported, so nothing passes by being unreadable.
+Reads every file ``analyze`` reads, in every dialect (``recordings.dialects``). Checks the raw text
+(key-shaped strings, bearer tokens, organization, project and workspace ids, thinking fields
+whose value is not a placeholder), the headers wherever a dialect keeps them (a mapping, a HAR
+list of name/value, nock's flat ``rawHeaders``): a header whose name says it carries a
+credential, a session or an account id, or whose value is id-shaped, is a finding unless its
+value is a placeholder (``<...>``, ``REDACTED``, ``scrubbed``); rate-limit headers are not. The
+decoded bodies of every interaction are scanned for thinking blocks and reasoning text, so
+bodies stored as binary, gzip, hex chunks or base64 are audited like text. A file that cannot be
+parsed is still scanned as text and reported, so nothing passes by being unreadable. ``fix``
+writes a scrubbed copy with the recorder's scrubber.
 """
 
 from __future__ import annotations
@@ -22,22 +26,29 @@ import yaml
 
 from ..transcript import fingerprint
 from .cassettes import OPENAI_REASONING_EVENTS, PLACEHOLDER
+from .recordings.reader import YAML_LOADER as _LOADER
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
-                            "anthropic-organization-id", "request-id", "cf-ray", "openai-organization",
-                            "openai-project", "x-request-id"})
+                            "anthropic-organization-id", "anthropic-workspace-id", "request-id", "cf-ray",
+                            "openai-organization", "openai-project", "x-request-id"})
 # Any other header whose name says it carries a credential, a session or an account id.
 SECRET_HEADER_NAME = re.compile(r"auth|api[-_]?key|token|secret|password|cookie|session|organi[sz]ation|account|project"
-                                r"|request[-_]?id", re.IGNORECASE)
+                                r"|workspace|request[-_]?id", re.IGNORECASE)
+# Counts and limits, not credentials, whatever their names say ("...-Tokens-Remaining").
+HARMLESS_HEADER_NAME = re.compile(r"rate[-_]?limit|retry-after", re.IGNORECASE)
+# A value a recorder put in place of the real one: ``<ANTHROPIC_API_KEY>``, ``REDACTED``, ``[scrubbed:...]``.
+PLACEHOLDER_VALUE = re.compile(r"^\s*(\**|x+|)\s*$|<[^<>\s]+>|redacted|filtered|scrubbed|dummy|placeholder|fake"
+                               r"|test[-_]?key", re.IGNORECASE)
 TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")),
     ("API key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}")),
     ("bearer token", re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}")),
-    ("organization id", re.compile(r"organi[sz]ation[_-]?id", re.IGNORECASE)),
     ("organization id", re.compile(r"\borg-[A-Za-z0-9]{12,}")),
     ("project id", re.compile(r"\bproj_[A-Za-z0-9]{12,}")),
+    ("workspace id", re.compile(r"\bwrkspc_[A-Za-z0-9]{8,}")),
     ("unscrubbed reasoning text", re.compile(r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?")')),
 )
+HEADER_KEYS = frozenset({"headers", "rawheaders", "reqheaders", "request_headers", "response_headers"})
 
 
 @dataclass(frozen=True)
@@ -137,23 +148,89 @@ def _body_leaks(body: Any, where: str) -> list[str]:
     return leaks
 
 
-def _structure(data: Any) -> list[str]:
+def is_placeholder(value: str) -> bool:
+    """Returns whether a header value is a recorder's stand-in rather than the real value."""
+    return bool(PLACEHOLDER_VALUE.search(value)) or bool(PLACEHOLDER.match(value))
+
+
+def _pairs(headers: Any) -> list[tuple[str, str]]:
+    """Returns (name, value) pairs of a header container in any dialect's shape."""
+    if isinstance(headers, dict):
+        return [(str(k), str(x)) for k, v in headers.items() for x in (v if isinstance(v, list) else [v])]
+    if isinstance(headers, list) and all(isinstance(h, dict) for h in headers):  # HAR, Polly
+        return [(str(h.get("name", "")), str(h.get("value", ""))) for h in headers]
+    if isinstance(headers, list) and all(isinstance(h, str) for h in headers):  # nock rawHeaders
+        return [(str(n), str(v)) for n, v in zip(headers[::2], headers[1::2])]
+    return []
+
+
+def _label(name: str, value: str) -> str | None:
+    """Returns what a header holds when it is secret (``organization id``, ``credential``...), else None."""
+    if HARMLESS_HEADER_NAME.search(name) or is_placeholder(value):
+        return None
+    for label, rule in TEXT_RULES[:-1]:
+        if rule.search(value):
+            return label
+    lowered = name.lower()
+    if lowered not in SECRET_HEADERS and not SECRET_HEADER_NAME.search(name):
+        return None
+    for word, label in (("organi", "organization id"), ("workspace", "workspace id"), ("project", "project id"),
+                        ("cookie", "cookie"), ("session", "session"), ("request", "request id"), ("cf-ray", "request id")):
+        if word in lowered:
+            return label
+    return "credential"
+
+
+def header_leaks(data: Any, where: str = "") -> list[str]:
+    """Returns a finding per secret header found anywhere in a parsed recording (any dialect)."""
     found: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if str(key).lower() in HEADER_KEYS:
+                for name, text in _pairs(value):
+                    label = _label(name, text)
+                    if label:
+                        found.append(f"{where or 'the file'} carries header {name!r} ({label}): {masked(text)}")
+            else:
+                found += header_leaks(value, f"{where}.{key}" if where else str(key))
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            found += header_leaks(item, f"{where}[{index}]")
+    return found
+
+
+def _structure(data: Any) -> list[str]:
+    found: list[str] = header_leaks(data)
     interactions = data.get("interactions") if isinstance(data, dict) else None
     for index, item in enumerate(interactions if isinstance(interactions, list) else []):
         for side in ("request", "response"):
             part = item.get(side) if isinstance(item, dict) else None
             if not isinstance(part, dict):
                 continue
-            headers = part.get("headers")
-            for name in (headers if isinstance(headers, dict) else {}):
-                if str(name).lower() in SECRET_HEADERS or SECRET_HEADER_NAME.search(str(name)):
-                    found.append(f"interactions[{index}].{side} carries header {name!r}")
             found += _body_leaks(part.get("body"), f"interactions[{index}].{side}.body")
             for key, value in part.items():  # a body some recorders keep already parsed (``parsed_body``)
                 if key not in ("headers", "body") and isinstance(value, (dict, list)):
                     found += _thinking_leaks(value, f"interactions[{index}].{side}.{key}")
     return found
+
+
+def _decoded_leaks(path: Path, vcrpy: bool) -> list[Finding]:
+    """Returns reasoning found in the decoded bodies of every interaction (any dialect, any encoding)."""
+    from .recordings import RecordingError, iter_recording
+
+    findings = []
+    try:
+        for item in iter_recording(path):
+            if vcrpy and item.dialect == "vcrpy":
+                continue  # already scanned body by body, with its place named
+            if item.unreadable:
+                continue  # the text scan covered it
+            for side in ("request", "response"):
+                for leak in _thinking_leaks(getattr(item, side), f"{item.where}.{side}"):
+                    findings.append(Finding(path, item.line, leak))
+    except RecordingError:
+        pass  # reported by the parse below, and the text scan covered the bytes
+    return findings
 
 
 def audit_file(path: Path) -> list[Finding]:
@@ -175,20 +252,140 @@ def audit_file(path: Path) -> list[Finding]:
         for label, rule in TEXT_RULES:
             if match := rule.search(line):
                 findings.append(Finding(path, number, f"{label}: {masked(match.group(0))}"))
-    try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        return findings + [Finding(path, 0, f"cannot parse, audited as text only: {str(exc).splitlines()[0]}")]
-    findings += [Finding(path, 0, message) for message in _structure(data)]
+    findings += _decoded_leaks(path, vcrpy=True)
+    documents = _documents(text)
+    if documents is None:
+        try:
+            yaml.load(text, Loader=_LOADER)
+        except yaml.YAMLError as exc:
+            return findings + [Finding(path, 0, f"cannot parse, audited as text only: {str(exc).splitlines()[0]}")]
+        return findings
+    for line, data in documents:
+        findings += [Finding(path, line, message) for message in _structure(data)]
     return findings
 
 
-def audit(paths: Iterable[Path]) -> tuple[list[Finding], int]:
-    """Returns (findings, number of files audited) for the cassette files under ``paths``."""
+def _documents(text: str) -> list[tuple[int, Any]] | None:
+    """Returns the parsed document(s) of a file with their line (JSON lines: one per line), or None."""
+    stripped = text.lstrip()
+    if stripped.startswith(("event:", "data:")):
+        return []
+    if stripped.startswith(("{", "[")):
+        try:
+            return [(0, json.loads(text))]
+        except ValueError:
+            parsed = []
+            for number, line in enumerate(text.splitlines(), start=1):
+                try:
+                    parsed.append((number, json.loads(line)))
+                except ValueError:
+                    continue
+            if parsed:
+                return parsed
+    try:
+        return [(0, yaml.load(text, Loader=_LOADER))]
+    except yaml.YAMLError:
+        return None
+
+
+def audit_files(paths: Iterable[Path]) -> list[Path]:
+    """Returns the files ``audit`` reads: each file given, and under each folder every recording ``analyze`` reads."""
+    from .recordings.reader import RECORDING_SUFFIXES
+
     files: list[Path] = []
     for path in paths:
-        files += sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+        files += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in RECORDING_SUFFIXES) \
+            if path.is_dir() else [path]
+    return files
+
+
+def audit(paths: Iterable[Path]) -> tuple[list[Finding], int]:
+    """Returns (findings, number of files audited) for the recordings under ``paths``."""
+    files = audit_files(paths)
     findings: list[Finding] = []
     for path in files:
         findings += audit_file(path)
     return findings, len(files)
+
+
+REDACTED = "<REDACTED>"
+
+
+def _scrub_text(text: str) -> str:
+    for _, rule in TEXT_RULES[:-1]:
+        text = rule.sub(REDACTED, text)
+    return text
+
+
+def _scrub_headers(headers: Any) -> Any:
+    if isinstance(headers, dict):
+        return {k: ([REDACTED if _label(str(k), str(x)) else x for x in v] if isinstance(v, list)
+                    else REDACTED if _label(str(k), str(v)) else v) for k, v in headers.items()}
+    if isinstance(headers, list) and all(isinstance(h, dict) for h in headers):
+        return [{**h, "value": REDACTED} if _label(str(h.get("name", "")), str(h.get("value", ""))) else h
+                for h in headers]
+    if isinstance(headers, list) and all(isinstance(h, str) for h in headers):
+        out = list(headers)
+        for n in range(1, len(out), 2):
+            if _label(out[n - 1], out[n]):
+                out[n] = REDACTED
+        return out
+    return headers
+
+
+def scrubbed(data: Any) -> Any:
+    """Returns a parsed recording with secret headers, key- and id-shaped text and reasoning text
+    replaced (the recorder's ``scrub_json``/``scrub_body`` for bodies, ``<REDACTED>`` for the rest)."""
+    from .cassettes import scrub_body, scrub_json
+
+    if isinstance(data, dict):
+        out = {k: _scrub_headers(v) if str(k).lower() in HEADER_KEYS else scrubbed(v) for k, v in data.items()}
+        return scrub_json(out)
+    if isinstance(data, list):
+        return [scrubbed(x) for x in data]
+    if isinstance(data, str):
+        return _scrub_text(scrub_body(data.encode()).decode("utf-8", "replace")) if data else data
+    if isinstance(data, (bytes, bytearray)):
+        body = bytes(data)
+        if body[:2] == b"\x1f\x8b":
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError):
+                return data
+        body = scrub_body(body)
+        try:
+            return _scrub_text(body.decode("utf-8")).encode()
+        except UnicodeDecodeError:
+            return body
+    return data
+
+
+def fix(path: Path) -> Path:
+    """Writes a scrubbed copy of the recording at ``path`` beside it (``NAME.scrubbed.EXT``, uncompressed)
+    and returns its path. Raises ``OSError`` when it cannot be read or written."""
+    from .cassettes import _scrub_sse
+    from .recordings.reader import _decompressed
+
+    with open(path, "rb") as handle:
+        raw = _decompressed(str(path), handle).read()
+    text = raw.decode("utf-8", "replace")
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    stem, dot, suffix = name.rpartition(".")
+    target = path.with_name(f"{stem}.scrubbed.{suffix}" if dot else f"{name}.scrubbed")
+    stripped = text.lstrip()
+    documents = _documents(text)
+    if stripped.startswith(("event:", "data:")):
+        out = _scrub_text(_scrub_sse(text))
+    elif documents and documents[0][0]:  # JSON lines
+        lines = text.splitlines()
+        for number, data in documents:
+            lines[number - 1] = json.dumps(scrubbed(data), ensure_ascii=False)
+        out = "\n".join(_scrub_text(line) for line in lines) + "\n"
+    elif documents and stripped.startswith(("{", "[")):
+        out = json.dumps(scrubbed(documents[0][1]), indent=2, ensure_ascii=False) + "\n"
+    elif documents:
+        out = yaml.safe_dump(scrubbed(documents[0][1]), sort_keys=False, allow_unicode=True, width=120)
+    else:
+        out = _scrub_text(text)
+    target.write_text(out, encoding="utf-8")
+    return target

@@ -206,15 +206,22 @@ def _offline_total(groups: dict[str, list[Any]]) -> float | None:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audits cassettes for secrets and reasoning text; returns 1 when anything is found."""
-    from .audit import audit
+    from .audit import audit, audit_files, fix
 
-    paths = _cassette_paths("audit", args.paths)
-    if paths is None:
+    paths = _paths(args.paths) or [default_cassettes()]
+    missing = [p for p in paths if not p.exists()]
+    if missing or not audit_files(paths):
+        why = f"no such file or folder: {', '.join(map(str, missing))}" if missing else \
+            f"no recording under {', '.join(map(str, paths))}; nothing to check is not a pass"
+        print(f"conformance audit: {why}", file=sys.stderr)
         return 2
     findings, files = audit(paths)
     for finding in findings:
         print(finding)
-    print(f"audit: {files} cassette(s), {len(findings)} finding(s)")
+    print(f"audit: {files} recording(s), {len(findings)} finding(s)")
+    if getattr(args, "fix", False):
+        for path in sorted({f.path for f in findings}):
+            print(f"audit: wrote a scrubbed copy {fix(path)}")
     return 1 if findings else 0
 
 
@@ -299,8 +306,10 @@ def register(subparsers: Any) -> None:
     r.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     r.set_defaults(func=cmd_record)
 
-    a = subparsers.add_parser("audit", help="fail on secrets or unscrubbed reasoning text in cassettes")
-    a.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
+    a = subparsers.add_parser("audit", help="fail on secrets or unscrubbed reasoning text in recordings")
+    a.add_argument("paths", nargs="*", metavar="PATH",
+                   help="recording files or folders, any dialect analyze reads (default: the shipped cassettes)")
+    a.add_argument("--fix", action="store_true", help="write a scrubbed copy NAME.scrubbed.EXT beside each file with findings")
     a.set_defaults(func=cmd_audit)
 
     lc = subparsers.add_parser("lint-config", help="say from which task size a context_management config clears live work")

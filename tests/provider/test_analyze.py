@@ -285,8 +285,23 @@ def test_without_context_management_counted_not_judged(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("req, resp, says", [
-    (request(HISTORY, {"type": "clear_everything_20991231"}), message(), "unknown edit type 'clear_everything_20991231'"),
-    (request(HISTORY, tool_edit()), message(applied=[{"type": "forget_20991231"}]), "unknown applied edit type"),
+    (request(HISTORY, {"type": "clear_everything_20991231"}), message(),
+     "edit `clear_everything_20991231` at context_management.edits[0] is not a type this judge models"),
+    (request(HISTORY, tool_edit()), message(applied=[{"type": "forget_20991231"}]),
+     "applied edit `forget_20991231` at context_management.applied_edits[0] is not a type this judge models"),
+])
+def test_an_unmodelled_edit_type_is_named_and_cannot_be_told(tmp_path: Path, req: Any, resp: Any, says: str) -> None:
+    found = one(tmp_path, req, resp)
+    assert found.verdict == "cannot-tell" and says in found.evidence and found.error is None
+
+
+def test_an_unmodelled_type_does_not_hide_a_modelled_finding(tmp_path: Path) -> None:
+    req = request(HISTORY, tool_edit(keep=1), {"type": "forget_20991231"})
+    found = one(tmp_path, req, message(applied=[cleared(1, 4000)]))
+    assert found.verdict == "reached-live-task" and any("forget_20991231" in line for line in found.evidence)
+
+
+@pytest.mark.parametrize("req, resp, says", [
     (request(HISTORY, tool_edit()), {**message(), "content": [{"text": "no type"}]}, "content[0]"),
     ({"model": "m", "context_management": {"edits": []}}, message(), "no 'messages' list"),
 ])
@@ -295,7 +310,7 @@ def test_unreadable_interactions_are_errors_and_the_rest_run(tmp_path: Path, req
     bad, good = judged(path)
     assert bad.verdict == "error" and says in (bad.error or "") and (bad.file, bad.index) == (str(path), 0)
     assert good.verdict == "settled-only"
-    assert exit_code(analyze_paths([path])) == 2
+    assert exit_code(analyze_paths([path])) == 0  # listed and counted; the settled verdict still stands
 
 
 class Raising:
@@ -353,7 +368,15 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli([str(settled), str(reached)], capsys)[0] == 1
     assert _cli([str(counted)], capsys)[0] == 2  # nothing to judge is not a pass
     code, out = _cli([str(settled), str(broken)], capsys)
-    assert code == 2 and f"{broken}: 'interactions' is not a list" in out
+    assert code == 0 and f"{broken}: 'interactions' is not a list" in out and ", 1 unreadable" in out
+    code, out = _cli([str(reached), str(broken)], capsys)  # an unreadable file hides no finding
+    assert code == 1 and "REACHED-LIVE-TASK" in out and f"  {broken}: 'interactions' is not a list" in out
+    lines = tmp_path / "log.jsonl"
+    lines.write_text("{not json\n{}\n")
+    code, out = _cli([str(lines)], capsys)
+    assert code == 2 and f"{lines}#0: line 1 is not JSON" in out and "2 unreadable" in out
+    assert f"{lines}#1: line 2 has no request or response" in out
+    assert _cli([str(broken)], capsys)[0] == 2  # nothing could be judged
     assert _cli([str(tmp_path / "missing.yaml")], capsys)[0] == 2
     empty = tmp_path / "empty"
     empty.mkdir()

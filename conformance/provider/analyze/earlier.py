@@ -33,8 +33,8 @@ def digest(text: str) -> str:
 class Earlier:
     """The entries judges put, by space and key, visible for ``window`` interactions after their own.
 
-    ``count`` is the index of the interaction being judged (entries put now carry it); ``advance()``
-    moves to the next one. ``len(earlier)`` is the number of interactions before the current one.
+    ``count`` is the index of the interaction being judged (entries put now carry it; the window is
+    counted in indices); ``advance()`` moves to the next one. ``len(earlier)`` is ``count``.
     """
 
     def __init__(self, window: int = DEFAULT_WINDOW, *, complete: bool = True, start: int = 0) -> None:
@@ -117,8 +117,10 @@ def indexed(earlier: Earlier | Sequence[Interaction], remember: Callable[[Intera
     (for callers that hold the interactions before one in a list)."""
     if isinstance(earlier, Earlier):
         return earlier
-    store = Earlier(window=len(earlier) + 1)
+    store = Earlier(window=max((i.index for i in earlier), default=0) + len(earlier) + 1)
     for item in earlier:
+        if item.index > store.count:
+            store.settle(item.index)
         remember(item, store)
         store.advance()
     return store

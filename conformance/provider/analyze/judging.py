@@ -41,6 +41,8 @@ def _raised(judge: Judge, exc: Exception) -> str:
 
 def judge_one(item: Interaction, earlier: Earlier | Sequence[Interaction], available: Sequence[Judge]) -> Judgement:
     """Returns the verdict of the first judge that claims ``item``; a judge that raises is an error, not a crash."""
+    if item.unreadable:  # the record itself (a line, an entry) is not readable: an error, whoever's traffic
+        return failed(item, _guess_provider(item), item.error or "unreadable record")
     for judge in available:
         try:
             if not judge.claims(item):
@@ -81,6 +83,8 @@ def judge_stream(items: Iterable[Interaction], available: Sequence[Judge], earli
     when the recording turns out unreadable part way."""
     earlier = Earlier() if earlier is None else earlier
     for item in items:
+        if item.index > earlier.count:  # indices follow lines: a blank line is skipped, not an interaction
+            earlier.settle(item.index)
         found = judge_one(item, earlier, available)
         misses = earlier.misses
         found = remember(item, earlier, available, found)

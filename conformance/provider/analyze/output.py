@@ -30,6 +30,14 @@ class Tally:
     unreadable_files: int = 0
     findings: list[str] = field(default_factory=list)
     more_findings: int = 0
+    unreadable: list[str] = field(default_factory=list)
+    more_unreadable: int = 0
+
+    def _unreadable(self, line: str) -> None:
+        if len(self.unreadable) < FINDINGS:
+            self.unreadable.append(line)
+        else:
+            self.more_unreadable += 1
 
     def add(self, found: Judgement) -> None:
         """Counts one judgement (and keeps its finding line while fewer than ``FINDINGS`` are kept)."""
@@ -40,18 +48,20 @@ class Tally:
                 self.findings.append(f"  {found.verdict.upper()} {found.file}#{found.index}: {'; '.join(found.evidence)}")
             else:
                 self.more_findings += 1
+        elif found.verdict == ERROR:
+            self._unreadable(f"{found.file}#{found.index}: {found.error}")
 
     def end(self, done: FileEnd) -> None:
         """Counts one finished file."""
         self.files += 1
-        self.unreadable_files += done.error is not None
+        if done.error is not None:
+            self.unreadable_files += 1
+            self._unreadable(str(done.error))
 
     def exit_code(self) -> int:
-        """Returns what ``run.exit_code`` returns for the same results: 2 for an unreadable file or
-        interaction or nothing judged, else 1 if any interaction reached a task in flight or is
-        inconsistent, else 0."""
-        if self.unreadable_files or self.verdicts[ERROR]:
-            return 2
+        """Returns what ``run.exit_code`` returns for the same results: 1 if any interaction reached
+        a task in flight or is inconsistent, whatever else failed to read; else 2 when nothing could
+        be judged; else 0."""
         if any(self.verdicts[v] for v in FAILING):
             return 1
         return 0 if any(self.verdicts[v] for v in VERDICTS) else 2
@@ -109,6 +119,11 @@ def write_table(events: Iterable[Judgement | FileEnd], out: TextIO, tally: Tally
 
         more = [f"  and {tally.more_findings} more (see --json)"] if tally.more_findings else []
         out.write("\n".join(["Findings", *fit(tally.findings), *more, ""]) + "\n")
+    if tally.unreadable:
+        from ..._text import fit
+
+        more = [f"  and {tally.more_unreadable} more (see --json)"] if tally.more_unreadable else []
+        out.write("\n".join(["Unreadable", *fit(f"  {line}" for line in tally.unreadable), *more, ""]) + "\n")
     out.write(tally.summary() + "\n")
 
 

@@ -48,6 +48,13 @@ def summary(results: Sequence[FileResult]) -> str:
             f"{unreadable} unreadable")
 
 
+def unreadable(results: Sequence[FileResult]) -> list[str]:
+    """Returns one line per unreadable file (``file:line: why``) and interaction (``file#index: why``)."""
+    lines = [str(r.error) for r in results if r.error is not None]
+    lines += [f"{j.file}#{j.index}: {j.error}" for r in results for j in r.judgements if j.verdict == ERROR]
+    return lines
+
+
 def render(results: Sequence[FileResult]) -> str:
     """Returns the whole terminal report: a table per file, a findings list, then the summary line."""
     out: list[str] = []
@@ -57,6 +64,9 @@ def render(results: Sequence[FileResult]) -> str:
     if failing:
         out += ["Findings", *fit(f"  {j.verdict.upper()} {j.file}#{j.index}: {'; '.join(j.evidence)}"
                                   for j in failing), ""]
+    errors = unreadable(results)
+    if errors:
+        out += ["Unreadable", *fit(f"  {line}" for line in errors), ""]
     out.append(summary(results))
     return "\n".join(out)
 

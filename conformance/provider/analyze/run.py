@@ -15,15 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..recordings import RecordingError
+from ..recordings.reader import RECORDING_SUFFIXES
 from .earlier import DEFAULT_WINDOW, Earlier
 from .judging import FileEnd, judge_one, judge_stream, remember
-from .model import ERROR, FAILING, Judgement
+from .model import FAILING, Judgement
 from .registry import Judge, judges
 
-__all__ = ["FileEnd", "FileResult", "analyze_file", "analyze_paths", "analyze_stream", "exit_code", "judge_one",
-           "judge_stream", "remember"]
-
-RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".gz", ".zst")
+__all__ = ["RECORDING_SUFFIXES", "FileEnd", "FileResult", "analyze_file", "analyze_paths", "analyze_stream",
+           "exit_code", "judge_one", "judge_stream", "remember"]
 
 
 @dataclass
@@ -130,11 +129,10 @@ def split_size() -> int:
 
 
 def exit_code(results: Sequence[FileResult]) -> int:
-    """Returns 2 for an unreadable file or interaction or nothing judged, else 1 if any interaction
-    reached into a task in flight or is inconsistent, else 0."""
+    """Returns 1 if any interaction reached into a task in flight or is inconsistent, whatever else
+    failed to read; else 2 when nothing could be judged; else 0 (unreadable files and records are
+    listed and counted, and do not hide the verdicts of the rest)."""
     every = [j for r in results for j in r.judgements]
-    if any(r.error for r in results) or any(j.verdict == ERROR for j in every):
-        return 2
     if any(j.verdict in FAILING for j in every):
         return 1
     return 0 if any(j.judged for j in every) else 2

@@ -160,7 +160,7 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     problems = []
     if iterations and not passes:
         problems.append("usage.iterations has no compaction pass")
-    edit = next((e for e in sem.edits_of(request) if e.get("type") == sem.COMPACT), None)
+    edit = next((e for e in sem.edits_of(request) if isinstance(e, Mapping) and e.get("type") == sem.COMPACT), None)
     if request.get("compaction") is not None:
         if response.get("stop_reason") != "compaction":
             problems.append(f"on-demand compaction ended with stop_reason {response.get('stop_reason')!r}")
@@ -195,7 +195,7 @@ def count_tokens(request: Mapping[str, Any], response: Mapping[str, Any], live_s
     if not tools and not turns:
         return Finding(SETTLED, [f"{line}; the task in flight has no tool result or thinking to clear"])
     for edit in sem.edits_of(request):
-        if edit.get("type") == sem.CLEAR_TOOL_USES:
+        if isinstance(edit, Mapping) and edit.get("type") == sem.CLEAR_TOOL_USES:
             plan = sem.plan_clear_tool_uses(edit, request)
             hit = [s.tool_use_id for s in plan.cleared if s.tool_use_id in tools]
             if plan.applies and hit and loose(plan.tokens, removed):
@@ -211,8 +211,10 @@ def _applied(request: Mapping[str, Any], response: Mapping[str, Any], live_start
     found = []
     messages = request.get("messages") or []
     for item in report.get("applied_edits") or []:
-        kind = item.get("type")
-        edit = next((e for e in sem.edits_of(request) if e.get("type") == kind), None)
+        kind = item.get("type") if isinstance(item, Mapping) else None
+        if kind not in APPLIED_TYPES:
+            continue  # named by ``unmodelled``
+        edit = next((e for e in sem.edits_of(request) if isinstance(e, Mapping) and e.get("type") == kind), None)
         if edit is None:
             found.append(Finding("inconsistent", [f"{kind} reported but the request has no such edit"]))
         elif kind == sem.CLEAR_TOOL_USES:
@@ -225,20 +227,11 @@ def _applied(request: Mapping[str, Any], response: Mapping[str, Any], live_start
 
 
 def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
-    """Returns why the interaction cannot be judged (an unknown edit or block type), or None."""
+    """Returns why the interaction cannot be read at all (no messages list, a malformed block), or None."""
     if not isinstance(request.get("messages"), list):
         return "the request has no 'messages' list"
-    for index, edit in enumerate(sem.edits_of(request)):
-        if not isinstance(edit, Mapping) or edit.get("type") not in sem.EDIT_TYPES:
-            kind = edit.get("type") if isinstance(edit, Mapping) else type(edit).__name__
-            return f"unknown edit type {kind!r} at context_management.edits[{index}]"
     if not isinstance(response, Mapping):
         return None
-    report = response.get("context_management")
-    for index, item in enumerate((report or {}).get("applied_edits") or [] if isinstance(report, Mapping) else []):
-        if not isinstance(item, Mapping) or item.get("type") not in APPLIED_TYPES:
-            kind = item.get("type") if isinstance(item, Mapping) else type(item).__name__
-            return f"unknown applied edit type {kind!r} at context_management.applied_edits[{index}]"
     if response.get("type") not in ("message", "error") and "input_tokens" not in response:
         return f"the response is not a Messages API message (type {response.get('type', response.get('object'))!r})"
     content = response.get("content")
@@ -248,6 +241,100 @@ def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
         if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
             return f"response content[{index}] is not a block with a type"
     return None
+
+
+def _kind(value: Any) -> str:
+    return str(value.get("type")) if isinstance(value, Mapping) else type(value).__name__
+
+
+def unmodelled(request: Mapping[str, Any] | None, response: Any) -> list[str]:
+    """Returns one evidence line per edit or applied-edit type this judge does not model (empty when none)."""
+    lines = []
+    for index, edit in enumerate(sem.edits_of(request) if request else []):
+        if not isinstance(edit, Mapping) or edit.get("type") not in sem.EDIT_TYPES:
+            lines.append(f"edit `{_kind(edit)}` at context_management.edits[{index}] is not a type this judge models")
+    report = response.get("context_management") if isinstance(response, Mapping) else None
+    for index, item in enumerate((report.get("applied_edits") or []) if isinstance(report, Mapping) else []):
+        if not isinstance(item, Mapping) or item.get("type") not in APPLIED_TYPES:
+            lines.append(f"applied edit `{_kind(item)}` at context_management.applied_edits[{index}] is not a type "
+                         "this judge models")
+    return lines
+
+
+def _iterations(response: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    usage = response.get("usage") if isinstance(response.get("usage"), Mapping) else {}
+    return [i for i in usage.get("iterations") or [] if isinstance(i, Mapping)]
+
+
+def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
+    """Returns what a response recorded without its request shows, or None when it reports no context management.
+
+    A compaction block means the server summarised the whole input, the request being answered
+    included (the reasoning ``compaction`` applies to full recordings); an empty ``applied_edits``
+    means nothing was edited; anything else cannot be told without the request.
+    """
+    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else None
+    if count or ("input_tokens" in response and "content" not in response):
+        original, now = (report or {}).get("original_input_tokens"), response.get("input_tokens")
+        if not isinstance(original, int) or not isinstance(now, int):
+            return None
+        line = f"count_tokens: {original} input tokens before the edits, {now} after"
+        if original == now:
+            return Finding(NO_EDIT, [f"{line}: nothing cleared"])
+        return Finding(CANNOT_TELL, [line, "without the request, which items were cleared, and whether of the task "
+                                           "in flight, cannot be told"])
+    blocks = _blocks(response)
+    positions = [n for n, b in enumerate(blocks) if b.get("type") == "compaction"]
+    if positions:
+        iterations = _iterations(response)
+        passes = [i for i in iterations if i.get("type") == "compaction"]
+        answers = [i for i in iterations if i.get("type") == "message"]
+        line = f"the response holds a compaction block at content[{positions[0]}]"
+        if passes:
+            line += f"; usage.iterations: compaction over {_iteration_tokens(passes[0])} input tokens" + (
+                f", then the answer from {_iteration_tokens(answers[-1])}" if answers else "")
+        if len(positions) > 1 or positions[0] != 0:
+            return Finding("inconsistent", [line, "a compaction block that does not open the response, or more than one"])
+        return Finding(REACHED, [line, "a compaction summarises the whole input, so the request this response "
+                                       "answers (the task in flight) was folded into the summary"])
+    applied = [a for a in (report or {}).get("applied_edits") or [] if isinstance(a, Mapping)
+               and a.get("type") in APPLIED_TYPES]
+    if report is None:
+        return None
+    if not applied:
+        return Finding(NO_EDIT, ["applied_edits is empty: nothing was edited, and no compaction block came back"])
+    lines = []
+    for item in applied:
+        count_key = "cleared_tool_uses" if item.get("type") == sem.CLEAR_TOOL_USES else "cleared_thinking_turns"
+        lines.append(f"{item.get('type')} cleared {int(item.get(count_key) or 0)} item(s), "
+                     f"{int(item.get('cleared_input_tokens') or 0)} tokens")
+    if all(int(a.get("cleared_tool_uses") or a.get("cleared_thinking_turns") or 0) == 0 for a in applied):
+        return Finding(NO_EDIT, lines)
+    return Finding(CANNOT_TELL, [*lines, "without the request, which items were cleared, and whether of the task in "
+                                         "flight, cannot be told"])
+
+
+def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judgement:
+    found = start(item, PROVIDER)
+    found.strategy = "response only"
+    where = "no request was recorded (a response-only file)"
+    if (item.status or 200) >= 400 or response.get("type") == "error":
+        found.verdict = NOT_JUDGED
+        found.evidence = [f"{where}; an error answer alone says nothing about context management"]
+        return found
+    problem = unreadable({"messages": []}, response)
+    if problem:
+        return failed(item, PROVIDER, problem)
+    finding = response_only(response, is_count_tokens(item))
+    unknown = unmodelled(None, response)
+    if finding is None and not unknown:
+        found.verdict = NOT_JUDGED
+        found.evidence = [f"{where}; the response reports no context management"]
+        return found
+    findings = [f for f in (finding, Finding(CANNOT_TELL, unknown) if unknown else None) if f is not None]
+    found.verdict = worst([f.verdict for f in findings])
+    found.evidence = [where, *[line for f in findings for line in f.evidence]]
+    return found
 
 
 class AnthropicJudge:
@@ -261,6 +348,10 @@ class AnthropicJudge:
             return True
         request = item.request if isinstance(item.request, Mapping) else {}
         response = item.response if isinstance(item.response, Mapping) else {}
+        if item.request is None and (response.get("type") == "message" or (
+                isinstance(response.get("input_tokens"), int) and "context_management" in response
+                and "object" not in response)):
+            return True  # a response-only file: a Messages API message or a count_tokens answer
         return isinstance(request.get("messages"), list) and (
             "anthropic_version" in request or response.get("type") == "message"
             or isinstance(request.get("context_management"), Mapping))
@@ -274,6 +365,8 @@ class AnthropicJudge:
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
+        if request is None and isinstance(item.response, Mapping):
+            return _judge_response_only(item, item.response)
         if not isinstance(request, Mapping):
             return failed(item, PROVIDER, "the request body is not a JSON object")
         if not uses_context_management(request):
@@ -289,7 +382,9 @@ class AnthropicJudge:
         found.live_start, found.history = find_live_start(messages), len(messages)
         response = item.response if isinstance(item.response, Mapping) else None
         if response is None:
-            return failed(item, PROVIDER, "no response body was recorded")
+            found.verdict = CANNOT_TELL
+            found.evidence.append("no response was recorded: what the server did cannot be told")
+            return found
         if (item.status or 200) >= 400 or response.get("type") == "error":
             error = response.get("error") if isinstance(response.get("error"), Mapping) else {}
             details = error.get("details") if isinstance(error.get("details"), Mapping) else {}
@@ -302,6 +397,9 @@ class AnthropicJudge:
             findings = [f for f in (carried(messages, found.live_start, earlier),
                                     compaction(request, response, found.live_start)) if f is not None]
             findings[1:1] = _applied(request, response, found.live_start)
+        unknown = unmodelled(request, response)
+        if unknown:
+            findings.append(Finding(CANNOT_TELL, unknown))
         if not findings:
             findings = [Finding(NO_EDIT, ["applied_edits is empty and no compaction block came back"])]
         found.verdict = worst([f.verdict for f in findings])

@@ -18,13 +18,80 @@ from typing import Any
 
 from ...formats.base import FormatError
 from ..analyze.earlier import Earlier, digest, indexed
-from ..analyze.model import CANNOT_TELL, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
+from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
 from .rules import Exchange, judge as judge_exchange
 
 PROVIDER = "openai"
 ENDPOINTS = ("/responses", "/responses/compact", "/responses/input_tokens")
+
+
+# ``compaction_summary`` is what the ChatGPT Codex backend (chatgpt.com/backend-api/codex) calls the
+# item api.openai.com returns as ``compaction``; Codex's own protocol accepts either name.
+ALIASES = {"compaction_summary": sem.COMPACTION}
+ALIAS_ORIGIN = {"compaction_summary": "the ChatGPT Codex backend's name for `compaction`"}
+KNOWN_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+                         "custom_tool_call_output", "computer_call", "computer_call_output", "local_shell_call",
+                         "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
+                         "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
+                         "mcp_approval_response", "item_reference", "tool_search_call", "tool_search_output",
+                         sem.COMPACTION, sem.TRIGGER, *sem.HOSTED_CALLS, *ALIASES})
+ALIAS_KEY = "_conformance_alias"
+
+
+def _aliased(item: Mapping[str, Any]) -> dict[str, Any]:
+    """Returns the item with an aliased type (``compaction_summary``) under its modelled name, marked."""
+    kind = item.get("type")
+    if kind in ALIASES:
+        return {**item, "type": ALIASES[kind], ALIAS_KEY: kind}
+    return dict(item)
+
+
+def indices(numbers: Sequence[int]) -> str:
+    """Returns exact index lists: ``0``, ``1 and 3``, ``0-4``, ``1, 3 and 5-7``."""
+    runs: list[str] = []
+    ordered = sorted(set(numbers))
+    start = 0
+    for n in range(1, len(ordered) + 1):
+        if n == len(ordered) or ordered[n] != ordered[n - 1] + 1:
+            first, last = ordered[start], ordered[n - 1]
+            runs.append(str(first) if first == last else f"{first}-{last}")
+            start = n
+    return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+
+
+def items_label(numbers: Sequence[int], what: str = "items") -> str:
+    """Returns ``item 2``, ``items 1 and 3`` or ``items 0-4 (5 items)`` for a list of indices."""
+    if len(numbers) == 1:
+        return f"{what[:-1]} {numbers[0]}"
+    return f"{what} {indices(numbers)} ({len(set(numbers))} items)"
+
+
+def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Returns one evidence line per input or output item type this judge does not model, and per alias."""
+    lines = []
+    for where, group in (("input", items), ("output", output)):
+        for n, item in enumerate(group):
+            kind = item.get(ALIAS_KEY) or item.get("type", "message")
+            if kind in ALIAS_ORIGIN:
+                lines.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
+            elif kind not in KNOWN_ITEMS:
+                lines.append(f"{where} item {n} `{kind}` is not a type this judge models")
+    return lines
+
+
+def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> str:
+    """Returns where a carried compaction item came from: the earlier interaction that returned it, or
+    that it was not produced in this recording."""
+    earlier = indexed(earlier, remember)
+    key = item.get("encrypted_content") or item.get("id")
+    at = earlier.index_of(ORIGINS, str(key)) if key else None
+    if at is None:
+        if key:
+            earlier.misses.append((ORIGINS, str(key)))
+        return "not produced in this recording"
+    return f"returned by interaction {at}"
 
 
 class ChainMissing(LookupError):
@@ -48,6 +115,7 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
 COUNTS = "openai.count"  # an input_tokens call -> the length and digest of the input it counted
+ORIGINS = "openai.compaction"  # a returned compaction item's encrypted_content or id -> nothing (its index)
 
 
 def _fingerprints(items: Sequence[Mapping[str, Any]]) -> str:
@@ -56,17 +124,23 @@ def _fingerprints(items: Sequence[Mapping[str, Any]]) -> str:
 
 def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes what a later interaction may follow back to this one: a Responses answer by its id (not
-    when the request said ``store: false``, which no later call can chain to), a token count by the
-    input it counted."""
+    when the request said ``store: false``, which no later call can chain to), the compaction items
+    it returned, a token count by the input it counted."""
     request = item.request if isinstance(item.request, Mapping) else {}
     response = item.response if isinstance(item.response, Mapping) else {}
     endpoint = _endpoint(item)
+    output = response.get("output")
+    for o in output if isinstance(output, list) else []:
+        if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES):
+            key = o.get("encrypted_content") or o.get("id")
+            if key:
+                earlier.put(ORIGINS, str(key), None)
     if endpoint == "/responses" and response.get("id") and request.get("store") is not False:
         own = request.get("input")
         earlier.put(RESPONSES, str(response["id"]), {
             "input": own if isinstance(own, str) else [i for i in own or [] if isinstance(i, Mapping)],
             "previous": request.get("previous_response_id"),
-            "output": [o for o in response.get("output") or [] if isinstance(o, Mapping)]})
+            "output": [o for o in output or [] if isinstance(o, Mapping)] if isinstance(output, list) else []})
     elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
         counted = _own_input(request)
         if counted:
@@ -74,11 +148,14 @@ def remember(item: Interaction, earlier: Earlier) -> None:
                                                      "tokens": response["input_tokens"]})
 
 
-def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> list[dict[str, Any]]:
+def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction],
+                   sources: list[int] | None = None) -> list[dict[str, Any]]:
     """Returns the request's whole input: the chain its ``previous_response_id`` names, then its own
-    items; raises ``ChainMissing`` when the chain is not in the recording (or past the index's window)."""
+    items; raises ``ChainMissing`` when the chain is not in the recording (or past the index's
+    window). The indices of the interactions the chain went through are appended to ``sources``,
+    nearest first."""
     earlier = indexed(earlier, remember)
-    items = _own_input(request)
+    items = [_aliased(i) for i in _own_input(request)]
     previous, before, links = request.get("previous_response_id"), earlier.count, []
     while previous:
         at = earlier.index_of(RESPONSES, str(previous))
@@ -86,11 +163,13 @@ def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Inter
             earlier.misses.append((RESPONSES, str(previous)))
             raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
         found = earlier.get(RESPONSES, str(previous))
+        if sources is not None:
+            sources.append(at)
         links.append(found)
         previous, before = found.get("previous"), at
     chain: list[dict[str, Any]] = []
     for link in reversed(links):
-        chain += _own_input(link) + [dict(o) for o in link.get("output") or []]
+        chain += [_aliased(i) for i in _own_input(link)] + [_aliased(o) for o in link.get("output") or []]
     return chain + items
 
 
@@ -110,18 +189,18 @@ def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]], earl
     return counts
 
 
-def _carried(items: list[dict[str, Any]], live_start: int) -> tuple[str, list[str]] | None:
+def _carried(items: list[dict[str, Any]], live_start: int,
+             earlier: Earlier | Sequence[Interaction] = ()) -> tuple[str, list[str]] | None:
     """Returns the finding for a compaction item carried in the input, or None when none is."""
     positions = [n for n, i in enumerate(items) if i.get("type") == sem.COMPACTION]
     if not positions:
         return None
     k = positions[-1]
+    where = f"the input carries a compaction item at item {k} ({origin(items[k], earlier)})"
     live_before = [n for n in range(live_start, k) if items[n].get("type") != sem.COMPACTION]
     if live_before:
-        return REACHED, [f"the input carries a compaction item at item {k}; items {live_before[0]}-{live_before[-1]} "
-                         "of the task in flight lie before it"]
-    return SETTLED, [f"the input carries a compaction item at item {k}; what it stands for precedes the task in "
-                     f"flight (item {live_start})"]
+        return REACHED, [f"{where}; {items_label(live_before)} of the task in flight lie before it"]
+    return SETTLED, [f"{where}; what it stands for precedes the task in flight (item {live_start})"]
 
 
 def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
@@ -131,12 +210,13 @@ def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
     own = request.get("input")
     return endpoint == "/responses/compact" or bool(request.get("context_management")) \
         or request.get("truncation") == "auto" or (not isinstance(own, str) and any(
-            isinstance(i, Mapping) and i.get("type") in (sem.COMPACTION, sem.TRIGGER) for i in own or []))
+            isinstance(i, Mapping) and i.get("type") in (sem.COMPACTION, sem.TRIGGER, *ALIASES) for i in own or []))
 
 
 def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
     return endpoint == "/responses/compact" or bool(request.get("context_management")) \
         or request.get("truncation") == "auto" or any(i.get("type") in (sem.COMPACTION, sem.TRIGGER) for i in items)
+
 
 
 def _strategy(request: Mapping[str, Any], endpoint: str, items: list[dict[str, Any]]) -> str:
@@ -178,6 +258,8 @@ class OpenAIJudge:
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
+        if request is None and isinstance(item.response, Mapping):
+            return response_only(item, item.response)
         if not isinstance(request, Mapping):
             return failed(item, PROVIDER, "the request body is not a JSON object")
         endpoint = _endpoint(item)
@@ -186,8 +268,9 @@ class OpenAIJudge:
             found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
                                   else "no context management in the request")
             return found
+        sources: list[int] = []
         try:
-            items = resolved_input(request, earlier)
+            items = resolved_input(request, earlier, sources)
         except ChainMissing as exc:
             found = start(item, PROVIDER, CANNOT_TELL)
             found.evidence.append(str(exc))
@@ -197,29 +280,48 @@ class OpenAIJudge:
             found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
                                   else "no context management in the request")
             return found
-        response = item.response if isinstance(item.response, Mapping) else None
-        if response is None:
-            return failed(item, PROVIDER, "no response body was recorded")
         found = start(item, PROVIDER)
         found.strategy = _strategy(request, endpoint, items)
+        if sources:
+            found.evidence.append(f"the input is rebuilt from previous_response_id through interaction(s) "
+                                  f"{', '.join(map(str, sources))}: {len(items)} items")
+        raw = item.response if isinstance(item.response, Mapping) else None
+        if raw is None:
+            found.verdict = CANNOT_TELL
+            found.evidence.append("no response was recorded: what the server did cannot be told")
+            return found
+        response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]}
+        unknown = unmodelled(items, response["output"])
         exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,
-                            dict(response), item.status or 200, _suffix_counts(request, items, earlier))
+                            response, item.status or 200, _suffix_counts(request, items, earlier))
+        if exchange.mechanism == "truncation" and not exchange.suffix_counts and len(items) == 1 \
+                and isinstance((response.get("usage") or {}).get("input_tokens"), int):
+            # One item has one suffix, the whole input: its count is the reported input_tokens.
+            exchange.suffix_counts = {0: int(response["usage"]["input_tokens"])}
+            found.evidence.append("truncation auto on a one-item input: its only suffix is the whole input, "
+                                  f"counted by the reported input_tokens ({exchange.suffix_counts[0]})")
         try:
             live = sem.live_start([i for i in items if i.get("type") != sem.TRIGGER])
         except FormatError as exc:
+            if unknown:
+                found.verdict = CANNOT_TELL
+                found.evidence += [*unknown, f"the input cannot be read: {exc}"]
+                return found
             return failed(item, PROVIDER, f"the input cannot be read: {exc}")
         found.live_start, found.history = live, len(items)
         findings: list[tuple[str, list[str]]] = []
-        carried = _carried(items, live) if exchange.status < 400 else None
+        carried = _carried(items, live, earlier) if exchange.status < 400 else None
         if carried:
             findings.append(carried)
         ruled = judge_exchange(exchange)
         lines = [f"{ruled.mechanism}: {ruled.verdict}"] + ruled.reasons
         if ruled.folded:
-            lines.append(f"folded or dropped input items {ruled.folded[0]}-{ruled.folded[-1]} "
-                         f"({len(ruled.folded)} items)")
+            lines.append(f"folded or dropped input {items_label(ruled.folded)}")
         if ruled.reached:
-            lines.append(f"of the task in flight: items {ruled.reached}")
+            lines.append(f"of the task in flight: {items_label(ruled.reached)}")
+        if ruled.mechanism == "trigger":
+            trigger = next(n for n, i in enumerate(items) if i.get("type") == sem.TRIGGER)
+            lines.append(f"the compaction_trigger is input item {trigger} of {len(items)}")
         if ruled.verdict == "rejected":
             lines.append(f"status {exchange.status}: {ruled.error_code}")
         if ruled.mechanism == "truncation" and not exchange.suffix_counts:
@@ -227,9 +329,70 @@ class OpenAIJudge:
                                            "recorded before it, so what was dropped cannot be told"]))
         elif ruled.mechanism != "none" or not carried:
             findings.append((ruled.verdict, lines))
+        if unknown:
+            blocked = [n for n, (v, _) in enumerate(findings) if v in ("inconsistent", "no-edit")]
+            for n in blocked:  # what the judge does not model may be what it looked for
+                findings[n] = (CANNOT_TELL, findings[n][1])
+            findings.append((CANNOT_TELL if blocked or not findings else NO_EDIT, unknown))
         found.verdict = worst([v for v, _ in findings])
-        found.evidence = [line for _, group in findings for line in group]
+        found.evidence += [line for _, group in findings for line in group]
         return found
+
+
+def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
+    """Returns the verdict on a Responses API answer recorded without its request.
+
+    A compaction item after the response's own completed answer stands for what that answer settled;
+    one that opens the output stands for the whole input, whose request was still in flight; anything
+    else, a ``/responses/compact`` answer or ``truncation: "auto"`` included, cannot be told.
+    """
+    found = start(item, PROVIDER)
+    found.strategy = "response only"
+    where = "no request was recorded (a response-only file)"
+    output = [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]
+    unknown = unmodelled([], output)
+    positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
+    kinds = [str(o.get("type", "message")) for o in output]
+    lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unknown]
+    if (item.status or 200) >= 400 or isinstance(raw.get("error"), Mapping) and not output:
+        found.verdict, found.evidence = NOT_JUDGED, [f"{where}; an error answer alone says nothing about "
+                                                     "context management"]
+        return found
+    compact = str(raw.get("object", "")) == "response.compaction" or _endpoint(item) == "/responses/compact"
+    if compact:
+        found.verdict = CANNOT_TELL
+        lines.append("a /responses/compact answer: which input items were folded cannot be told without the input")
+    elif len(positions) > 1:
+        found.verdict = "inconsistent"
+        lines.append(f"{len(positions)} compaction items in one response (output {indices(positions)})")
+    elif positions:
+        k = positions[0]
+        before = output[:k]
+        answered = bool(before) and before[-1].get("type", "message") == "message" \
+            and before[-1].get("role", "assistant") == "assistant" and not sem.open_calls(before)
+        if answered:
+            found.verdict = SETTLED
+            lines.append(f"the compaction item at output[{k}] follows the response's own completed answer "
+                         f"(output[{k - 1}] is an assistant message): the answer came from the whole input, the "
+                         "item stands for what that answer settled")
+        elif k == 0 and len(output) > 1:
+            found.verdict = REACHED
+            lines.append("the compaction item opens the output, before the answer: it stands for the whole input, "
+                         "whose request this response answers (the task in flight)")
+        else:
+            found.verdict = CANNOT_TELL
+            lines.append(f"the compaction item at output[{k}] follows no completed answer: what it folded cannot be "
+                         "told without the input")
+    elif raw.get("truncation") == "auto":
+        found.verdict = CANNOT_TELL
+        lines.append("truncation auto: what was dropped cannot be told without the request's input")
+    elif unknown:
+        found.verdict = CANNOT_TELL
+    else:
+        found.verdict = NOT_JUDGED
+        lines = [f"{where}; the response has no compaction item and no truncation"]
+    found.evidence = lines
+    return found
 
 
 JUDGE = OpenAIJudge()

@@ -27,8 +27,10 @@ class Interaction:
     """One recorded request and its answer, bodies decoded to plain JSON data.
 
     ``request``/``response`` are the parsed JSON bodies (a streamed response is reassembled into
-    the final object); ``None`` when absent. ``error`` names why the interaction cannot be read;
-    the other fields then hold what could be read.
+    the final object); ``None`` when absent (a response-only file has no request). ``error`` names
+    why the interaction cannot be read; the other fields then hold what could be read;
+    ``unreadable`` says the record itself (a line, an entry) could not be read, not only a body.
+    ``line`` is the 1-based line of a JSON-lines record (0 otherwise); ``dialect`` names the reader.
     """
 
     file: str
@@ -41,6 +43,19 @@ class Interaction:
     streamed: bool = False
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    line: int = 0
+    dialect: str = ""
+    unreadable: bool = False
+
+    @property
+    def response_only(self) -> bool:
+        """Returns whether only a response was recorded (a bare body, an SSE capture, a batch output line)."""
+        return self.request is None and self.response is not None
+
+    @property
+    def where(self) -> str:
+        """Returns where the record sits in its file, e.g. ``line 12`` or ``interaction 3``."""
+        return f"line {self.line}" if self.line else f"interaction {self.index}"
 
     @property
     def host(self) -> str:

@@ -124,11 +124,28 @@ def _responses_stream(stream: list[tuple[str, Any]]) -> dict[str, Any]:
     return created
 
 
+STREAM_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                           "message_delta", "message_stop", "ping", "response.created", "response.in_progress",
+                           "response.output_item.added", "response.output_item.done", *RESPONSES_TERMINAL})
+
+
+def is_stream_event(data: Any) -> bool:
+    """Returns whether a parsed JSON object is one event of a Messages or Responses stream."""
+    return isinstance(data, dict) and data.get("type") in STREAM_EVENTS
+
+
 def reassemble(text: str) -> dict[str, Any]:
     """Returns the final object of an Anthropic Messages or OpenAI Responses event stream, or the
     events of a stream of another shape. Raises ``BodyError`` for undecodable events.
     """
-    stream = events(text)
+    return from_events(events(text))
+
+
+def from_events(stream: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Returns the final object of parsed ``(event name, data)`` pairs (see ``reassemble``).
+
+    Raises ``BodyError`` when a Messages or Responses stream cannot be put together.
+    """
     kinds = [(data.get("type") if isinstance(data, dict) else None) or name for name, data in stream]
     if "message_start" in kinds:
         return _messages_stream(stream)

@@ -4,13 +4,12 @@ into the same judgements a serial run gives.
 
 A range task judges without the ranges before it, so its ``Earlier`` is incomplete: every lookup
 that missed is returned (``deferred``), and ``in_order`` judges those interactions again, with the
-earlier ranges' entries, when those entries hold what the lookup wanted. Indices inside a range
-start at 0; ``in_order`` shifts them (and the ``interaction N`` and ``line N`` they cite) to the file's.
+earlier ranges' entries, when those entries hold what the lookup wanted. The readers give a range's
+interactions the indices and line numbers of the whole file, so nothing is renumbered.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,73 +104,46 @@ def run_task(task: Task) -> Outcome:
     return out
 
 
-NUMBERS = re.compile(r"\b(interaction|line) (\d+)\b")
-
-
-def shifted(found: Judgement, interactions: int, lines: int) -> Judgement:
-    """Returns ``found`` moved from its range's numbering to the file's: index, and the interaction
-    and line numbers its error and evidence cite."""
-    def move(text: str) -> str:
-        return NUMBERS.sub(lambda m: f"{m.group(1)} {int(m.group(2)) + (interactions if m.group(1) == 'interaction' else lines)}",
-                           text)
-
-    found.index += interactions
-    if interactions or lines:
-        found.evidence = [move(e) for e in found.evidence]
-        found.error = move(found.error) if found.error else found.error
-    return found
-
-
-def _again(task: Task, upto: int, state: Earlier, offset: int, lines: int) -> list[Judgement]:
-    """Returns the judgements of the range's interactions 0..``upto`` judged with the earlier ranges' entries."""
+def _again(task: Task, upto: int, state: Earlier) -> list[Judgement]:
+    """Returns the judgements of the range's interactions up to index ``upto``, judged with the
+    earlier ranges' entries."""
     from ..source import range_interactions
 
     def items() -> Iterator[Interaction]:
         for item in range_interactions(Path(task.path), task.start or 0, task.end or 0):
             if item.index > upto:
                 return
-            item.index += offset
             yield item
 
-    seeded = Earlier(task.window, start=offset)
+    seeded = Earlier(task.window)
     seeded.absorb(state.export())
-    return [shifted(found, 0, lines) for found, _ in judge_stream(items(), _judges(), seeded)]
+    return [found for found, _ in judge_stream(items(), _judges(), seeded)]
 
 
 def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judgement | FileEnd]:
     """Yields the judgements of outcomes given in task order, and a ``FileEnd`` after each file's last
     task, as a serial run would (see the module docstring)."""
-    from ..source import lines_before
-
-    state, offset, failed = Earlier(), 0, False
+    state, count, failed = Earlier(), 0, False
     for out in outcomes:
         task = out.task
         if task.part == 0:
-            state, offset, failed = Earlier(task.window), 0, False
+            state, count, failed = Earlier(task.window), 0, False
         if not failed:
-            lines = 0
-            if task.part and any(j.error or j.evidence for j in out.judgements if _cites_line(j)):
-                lines = lines_before(Path(task.path), [task.start or 0])[0]
-            judged = [shifted(j, offset, lines) for j in out.judgements]
-            answerable = [i for i, misses in out.deferred
-                          if any(state.answers(space, key, i + offset) for space, key in misses)]
+            judged = out.judgements
+            answerable = [i for i, misses in out.deferred if any(state.answers(space, key, i) for space, key in misses)]
             if answerable:
-                again = _again(task, max(answerable), state, offset, lines)
+                again = _again(task, max(answerable), state)
                 judged[: len(again)] = again
             yield from judged
+            count += len(judged)
             if out.error is not None:
                 failed = True
-                line = out.error[1] + (lines_before(Path(task.path), [task.start or 0])[0] if task.part and out.error[1] else 0)
-                yield FileEnd(task.path, offset + len(judged), RecordingError(task.path, out.error[0], line))
+                yield FileEnd(task.path, count, RecordingError(task.path, out.error[0], out.error[1]))
             else:
-                state.absorb(out.entries, offset)
-                offset += len(out.judgements)
-                state.settle(offset)
+                state.absorb(out.entries)
+                if judged:
+                    state.settle(judged[-1].index + 1)
                 if task.part == task.parts - 1:
-                    yield FileEnd(task.path, offset)
+                    yield FileEnd(task.path, count)
         if progress is not None:
             progress(len(out.judgements), out.size)
-
-
-def _cites_line(found: Judgement) -> bool:
-    return "line " in (found.error or "") or any("line " in e for e in found.evidence)
