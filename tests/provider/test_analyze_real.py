@@ -15,6 +15,7 @@ import yaml
 from conformance.provider.analyze import analyze_file, judges
 from conformance.provider.audit import audit
 from conformance.provider.cassettes import scrub_json
+from conformance.provider.recordings import read_recording
 
 REAL = Path(__file__).resolve().parent / "real"
 COLUMNS = ["file", "index", "provider", "live", "verdict", "why"]
@@ -37,10 +38,10 @@ ROWS = readme_rows()
 
 
 def test_the_table_covers_every_interaction_of_every_file() -> None:
-    files = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*.yaml"))
+    files = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name != "README.md")
     assert sorted({r["file"] for r in ROWS}) == files
     for name in files:
-        count = len(yaml.safe_load((REAL / name).read_text())["interactions"])
+        count = len(read_recording(REAL / name))
         assert sorted(int(r["index"]) for r in ROWS if r["file"] == name) == list(range(count)), name
 
 
@@ -116,3 +117,50 @@ def test_audit_finds_a_reasoning_summary_in_an_openai_output(tmp_path: Path) -> 
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     findings, _ = audit([path])
     assert [f.message for f in findings] == ["unscrubbed reasoning text at interactions[0].response.parsed_body.output[0]"]
+
+
+def test_audit_on_ruby_vcr_cassettes_finds_a_workspace_id_and_no_placeholder(tmp_path: Path) -> None:
+    folder = tmp_path / "ruby"
+    shutil.copytree(REAL / "ruby_llm", folder)
+    assert audit([folder]) == ([], 3)  # placeholders (<...>), rate-limit and Cf-Ray headers are not findings
+    path = folder / "anthropic_compacts_a_long_conversation.yml"
+    text = path.read_text()
+    assert "<ANTHROPIC_ORGANIZATION_ID>" in text and "Anthropic-Ratelimit-Input-Tokens-Limit" in text
+    path.write_text(text.replace("<ANTHROPIC_WORKSPACE_ID>", "wrkspc_01PLANTEDplantedPLANT"))
+    findings, _ = audit([folder])
+    assert findings and all(f.path == path for f in findings)
+    assert {"workspace id" in f.message for f in findings} == {True}, [str(f) for f in findings]
+    assert any("'Anthropic-Workspace-Id' (workspace id)" in f.message for f in findings)
+
+
+def test_audit_fix_writes_a_scrubbed_copy_that_still_judges_the_same(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    path = _copy(tmp_path, "ruby_llm/anthropic_compacts_a_long_conversation.yml")
+    path.write_text(path.read_text().replace("<ANTHROPIC_WORKSPACE_ID>", "wrkspc_01PLANTEDplantedPLANT")
+                    .replace("<ANTHROPIC_API_KEY>", "sk-ant-api03-PLANTEDplantedPLANTED"))
+    assert main(["audit", "--fix", str(path)]) == 1
+    fixed = tmp_path / "anthropic_compacts_a_long_conversation.scrubbed.yml"
+    assert fixed.is_file() and "wrote a scrubbed copy" in capsys.readouterr().out
+    assert audit([fixed]) == ([], 1) and "PLANTED" not in fixed.read_text()
+    assert [j.verdict for j in analyze_file(fixed).judgements] == ["reached-live-task"]
+
+
+def test_a_folder_with_a_reached_recording_and_an_unreadable_file_exits_1_and_lists_both(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    _copy(tmp_path, "ruby_llm/anthropic_compacts_a_long_conversation.yml")
+    (tmp_path / "broken.json").write_text('{"http_interactions": 3}')
+    assert main(["analyze", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "REACHED-LIVE-TASK" in out and f"{tmp_path / 'broken.json'}: 'http_interactions' is not a list" in out
+    assert "1 judged (1 reached-live-task)" in out and "1 unreadable" in out
+
+
+def test_the_evidence_names_the_trigger_and_what_applied_edits_said() -> None:
+    (found,) = analyze_file(REAL / "ruby_llm" / "anthropic_compacts_a_long_conversation.yml").judgements
+    assert "compaction over 99195 input tokens, then the answer from 162; trigger 50000 input tokens; " \
+           "applied_edits: []" in found.evidence[0]
+    assert found.evidence[1] == "folded into the summary: the request (message 0)"

@@ -93,3 +93,43 @@ def test_a_finding_shows_a_hash_of_the_key_not_the_key(tmp_path: Path) -> None:
     shown = " ".join(f.message for f in findings)
     assert findings and "sk-ant" in shown
     assert key[:13] not in shown and "QQQQ" not in shown
+
+
+@pytest.mark.parametrize("headers", [
+    {"Anthropic-Organization-Id": ["<ANTHROPIC_ORGANIZATION_ID>"], "Authorization": ["Bearer <AUTH_TOKEN>"],
+     "X-Api-Key": ["REDACTED"], "Request-Id": ["[scrubbed:0123456789ab]"], "Openai-Project": ["<OPENAI_PROJECT>"]},
+    {"Anthropic-Ratelimit-Input-Tokens-Remaining": ["10000000"], "X-Ratelimit-Remaining-Tokens": ["1999"],
+     "Content-Type": ["application/json"]},
+])
+def test_placeholders_and_rate_limits_are_not_findings(tmp_path: Path, headers: dict) -> None:
+    assert audit([_cassette(tmp_path, "{}", headers)]) == ([], 1)
+
+
+@pytest.mark.parametrize("name, value, label", [
+    ("Anthropic-Workspace-Id", "wrkspc_01AbCdEfGhIjKlMn", "workspace id"),
+    ("Openai-Project", "proj_AbCdEfGhIjKlMnOp", "project id"),
+    ("X-Trace", "org-AbCdEfGhIjKlMnOpQr", "organization id"),
+    ("Set-Cookie", "__cf_bm=abc123; path=/", "cookie"),
+])
+def test_a_secret_header_value_is_found_by_name_or_value(tmp_path: Path, name: str, value: str, label: str) -> None:
+    findings, _ = audit([_cassette(tmp_path, "{}", {name: [value]})])
+    assert any(f"carries header {name!r} ({label})" in f.message for f in findings), [str(f) for f in findings]
+
+
+def test_every_dialect_and_suffix_in_a_folder_is_audited(tmp_path: Path) -> None:
+    thinking = {"type": "message", "content": [{"type": "thinking", "thinking": "a plan", "signature": "s"}]}
+    (tmp_path / "a.har").write_text(json.dumps({"log": {"entries": [{
+        "request": {"url": "https://api.anthropic.com/v1/messages", "headers": [
+            {"name": "x-api-key", "value": "live-key-0123456789"}]},
+        "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{}"}}}]}}))
+    (tmp_path / "b.json").write_text(json.dumps([{"scope": "https://api.openai.com:443", "method": "POST",
+                                                  "path": "/v1/responses", "body": {}, "status": 200, "response": {},
+                                                  "rawHeaders": ["openai-organization", "user-abc123"]}]))
+    (tmp_path / "c.jsonl").write_text(json.dumps({"request": {"messages": []}, "response": thinking}) + "\n"
+                                      + json.dumps({"request": {"messages": []}, "response": {}}) + "\n")
+    (tmp_path / "d.yml").write_text(dump({"http_interactions": [{"request": {"headers": {"Cookie": ["s=1"]}}}]}))
+    findings, files = audit([tmp_path])
+    assert files == 4
+    found = {(f.path.name, f.line) for f in findings}
+    assert {name for name, _ in found} == {"a.har", "b.json", "c.jsonl", "d.yml"}, [str(f) for f in findings]
+    assert ("c.jsonl", 1) in found  # reasoning in a JSON-lines body, named by its line

@@ -161,6 +161,12 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     if iterations and not passes:
         problems.append("usage.iterations has no compaction pass")
     edit = next((e for e in sem.edits_of(request) if isinstance(e, Mapping) and e.get("type") == sem.COMPACT), None)
+    if edit is not None:
+        evidence[0] += f"; trigger {sem.compact_trigger(edit)} input tokens"
+    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else None
+    if report is not None:
+        applied = [str(a.get("type")) for a in report.get("applied_edits") or [] if isinstance(a, Mapping)]
+        evidence[0] += f"; applied_edits: [{', '.join(applied)}]"
     if request.get("compaction") is not None:
         if response.get("stop_reason") != "compaction":
             problems.append(f"on-demand compaction ended with stop_reason {response.get('stop_reason')!r}")
