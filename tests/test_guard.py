@@ -237,3 +237,13 @@ def test_every_byte_is_handed_on_before_the_judgement() -> None:
     assert seen == [] and len(chunks.handed) < len(chunks.parts)  # the SDK reads on while nothing is judged
     assert [e.type for e in events][-1] == "message_stop"
     assert [j.verdict for j in seen] == ["reached-live-task"] and len(chunks.handed) == len(chunks.parts)
+
+
+def test_a_call_without_context_management_passes_unjudged_and_a_managed_one_is_not_missed() -> None:
+    seen: list[Judgement] = []
+    plain = {k: v for k, v in request(HISTORY).items() if k != "context_management"}
+    client = _anthropic(Served((json.dumps(message()).encode(), JSON), (json.dumps(REACHED).encode(), JSON)),
+                        policy=[], on_judgement=seen.append)
+    client.messages.create(**plain)
+    client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
+    assert [j.verdict for j in seen] == ["not-judged", "reached-live-task"]

@@ -14,13 +14,21 @@ from typing import Any
 from .. import _json
 from ..provider.analyze.earlier import DEFAULT_WINDOW, Earlier
 from ..provider.analyze.judging import judge_stream
-from ..provider.analyze.model import FAILING, Judgement
+from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
 from .policies import GuardAlert, Policy, resolve
 
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
 WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
+
+
+def _plain_messages(path: str, request: bytes) -> bool:
+    """Returns whether a Messages call plainly uses no context management: its bytes name neither
+    ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain), so it
+    is passed without parsing a byte."""
+    return path.rstrip("/").endswith("/messages") and b"context_management" not in request \
+        and b"compaction" not in request
 
 
 def watched(path: str) -> bool:
@@ -51,6 +59,11 @@ class Guard:
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1
+            if _plain_messages(item.endpoint, request):
+                self.earlier.advance()
+                found = start(item, "anthropic", NOT_JUDGED)
+                found.evidence.append("no context management in the request")
+                return self._report(found)
             try:
                 item.request = _json.loads(request) if request else None
             except ValueError:
@@ -61,6 +74,10 @@ class Guard:
             except BodyError as exc:
                 item.error = f"response body: {exc}"
             [(found, _)] = list(judge_stream([item], self.available, self.earlier))  # moves the index on
+        return self._report(found)
+
+    def _report(self, found: Judgement) -> Judgement:
+        """Returns ``found`` after the callback and, for an alert, the policies (``GuardAlert`` raised last)."""
         if self.on_judgement is not None:
             self.on_judgement(found)
         if found.verdict in self.alert_on:
