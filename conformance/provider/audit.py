@@ -46,9 +46,16 @@ TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("organization id", re.compile(r"\borg-[A-Za-z0-9]{12,}")),
     ("project id", re.compile(r"\bproj_[A-Za-z0-9]{12,}")),
     ("workspace id", re.compile(r"\bwrkspc_[A-Za-z0-9]{8,}")),
-    ("unscrubbed reasoning text", re.compile(r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?")')),
+    ("unscrubbed reasoning text", re.compile(r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?"|\\?")')),
 )
 HEADER_KEYS = frozenset({"headers", "rawheaders", "reqheaders", "request_headers", "response_headers"})
+# A streamed block reassembles from its scrubbed deltas into placeholders end to end.
+PLACEHOLDERS = re.compile(r"(?:\[scrubbed:[0-9a-f]{12}\])+")
+
+
+def _placeholders(text: str) -> bool:
+    """Returns whether ``text`` is a placeholder, or placeholders one after another (scrubbed deltas)."""
+    return bool(PLACEHOLDER.match(text) or PLACEHOLDERS.fullmatch(text))
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,7 @@ def _reasoning_item_leaks(value: dict[str, Any], where: str) -> list[str]:
     parts = [*(value.get("summary") or []), *(value.get("content") or [])]
     texts = [p.get("text") for p in parts if isinstance(p, dict)]
     return [f"unscrubbed reasoning text at {where}"] if any(
-        isinstance(t, str) and t and not PLACEHOLDER.match(t) for t in texts) else []
+        isinstance(t, str) and t and not _placeholders(t) for t in texts) else []
 
 
 def _thinking_leaks(value: Any, where: str) -> list[str]:
@@ -78,7 +85,7 @@ def _thinking_leaks(value: Any, where: str) -> list[str]:
     if isinstance(value, dict):
         text = value.get("thinking")
         if value.get("type") in ("thinking", "thinking_delta") and isinstance(text, str) and text \
-                and not PLACEHOLDER.match(text):
+                and not _placeholders(text):
             leaks.append(f"unscrubbed reasoning text at {where}")
         leaks += _openai_leaks(value, where)
         leaks += _reasoning_item_leaks(value, where)
@@ -91,7 +98,7 @@ def _thinking_leaks(value: Any, where: str) -> list[str]:
 
 
 def _unscrubbed(value: Any) -> bool:
-    return isinstance(value, str) and bool(value) and not PLACEHOLDER.match(value)
+    return isinstance(value, str) and bool(value) and not _placeholders(value)
 
 
 def _openai_leaks(value: dict[str, Any], where: str) -> list[str]:

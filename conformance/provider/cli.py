@@ -319,10 +319,12 @@ def register(subparsers: Any) -> None:
     lc.add_argument("--json", action="store_true", help="print the findings as JSON")
     lc.set_defaults(func=cmd_lint_config)
 
-    an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (vcrpy, HAR, JSON lines): "
+    an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (VCR, HAR, nock, JSON lines...): "
                                                "did server-side context management reach into a task in flight?")
     an.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
-    an.add_argument("--json", action="store_true", help="print one JSON record per interaction instead of tables")
+    an.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                    help="write one JSON record per interaction to FILE (as run, verify, drift and egress do); "
+                         "'-' or no FILE prints them instead of the tables")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     an.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
     an.add_argument("--engine", choices=("local", "dask"), default="local",

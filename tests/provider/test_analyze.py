@@ -428,3 +428,13 @@ def test_unreadable_traffic_no_judge_claims_is_counted(tmp_path: Path) -> None:
 def test_a_messages_endpoint_answering_something_else_is_an_error(tmp_path: Path) -> None:
     found = one(tmp_path, request(HISTORY, tool_edit()), {"object": "event-stream", "events": []})
     assert found.verdict == "error" and "not a Messages API message" in (found.error or "")
+
+
+def test_an_unmodelled_response_block_is_named_and_no_edit_becomes_cannot_tell(tmp_path: Path) -> None:
+    found = one(tmp_path, request(HISTORY, tool_edit(keep=1)),
+                message({"type": "compaction_v2", "content": "?"}, {"type": "text", "text": "ok"}))
+    assert found.verdict == "cannot-tell", found.evidence
+    assert "response block `compaction_v2` at content[0] is not a type this judge models" in found.evidence
+    known = one(tmp_path, request(HISTORY, tool_edit(keep=1)),
+                message({"type": "web_search_tool_result", "content": []}, {"type": "text", "text": "ok"}))
+    assert known.verdict == "no-edit", known.evidence

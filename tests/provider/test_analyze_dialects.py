@@ -4,6 +4,7 @@ real recordings re-expressed by ``tests/provider/dialects/build.py`` in each rec
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 from pathlib import Path
 
@@ -92,3 +93,27 @@ def test_a_json_mapping_of_no_dialect_names_them_all(tmp_path: Path) -> None:
     path.write_text('{"hello": "world"}')
     with pytest.raises(RecordingError, match="ruby-vcr, go-vcr, vcrpy, polly, har, nock, sse, jsonl, response"):
         read_recording(path)
+
+
+def test_the_fixtures_are_what_the_build_script_writes() -> None:
+    spec = importlib.util.spec_from_file_location("dialects_build", DIALECTS / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    for name, text in build.fixtures().items():
+        assert (DIALECTS / name).read_text(encoding="utf-8") == text, f"{name}: run python tests/provider/dialects/build.py"
+
+
+def test_a_betamax_cassette_reads_as_the_vcr_shape_it_copies(tmp_path: Path) -> None:
+    source = read_recording(SOURCES["anthropic"])[0]
+    path = tmp_path / "betamax.json"
+    path.write_text(json.dumps({"http_interactions": [{
+        "request": {"body": {"encoding": "utf-8", "string": json.dumps(source.request)},
+                    "headers": {"Content-Type": "application/json"}, "method": "POST", "uri": source.url},
+        "response": {"body": {"encoding": "utf-8", "string": json.dumps(source.response)},
+                     "headers": {"Content-Type": "application/json"}, "status": {"code": 200, "message": "OK"},
+                     "url": source.url},
+        "recorded_at": "2026-08-19T14:34:26"}], "recorded_with": "betamax/0.8.1"}))
+    (item,) = read_recording(path)
+    assert item.dialect == "ruby-vcr" and (item.request, item.response) == (source.request, source.response)
+    assert [j.verdict for j in analyze_file(path).judgements] == ["reached-live-task"]

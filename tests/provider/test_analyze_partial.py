@@ -57,7 +57,7 @@ PASSES = [{"type": "compaction", "input_tokens": 99195, "output_tokens": 81}, {"
     ({"input_tokens": 1200, "context_management": {"original_input_tokens": 1200}}, "no-edit", "nothing cleared"),
     ({"input_tokens": 800, "context_management": {"original_input_tokens": 1200}}, "cannot-tell", "without the request"),
     (_message(), "not-judged", "reports no context management"),
-    (_message({"type": "text", "text": "Hi"}, SUMMARY, report={"applied_edits": []}), "inconsistent",
+    (_message({"type": "text", "text": "Hi"}, SUMMARY, report={"applied_edits": []}), "cannot-tell",
      "does not open the response"),
 ])
 def test_an_anthropic_response_alone(tmp_path: Path, body: dict[str, Any], verdict: str, says: str) -> None:
@@ -188,3 +188,11 @@ def test_a_request_without_its_response_cannot_be_told(tmp_path: Path) -> None:
     (found,) = _lines(tmp_path, {"custom_id": "a", "method": "POST", "url": "/v1/responses",
                                  "body": {"model": "gpt-5", "input": "hi", "truncation": "auto"}})
     assert found.verdict == "cannot-tell" and "no response was recorded" in found.evidence[-1]
+
+
+def test_an_aliased_item_keeps_a_modelled_contradiction_inconsistent(tmp_path: Path) -> None:
+    body = _response(ANSWER, ITEM, {**ITEM, "type": "compaction_summary"})
+    found = _only(_file(tmp_path, body))
+    assert found.verdict == "inconsistent", found.evidence
+    assert any("output item 2 `compaction_summary` is the ChatGPT Codex backend's name" in line
+               for line in found.evidence)

@@ -232,3 +232,13 @@ def test_json_lines_with_a_bad_line_keep_the_rest(tmp_path: Path) -> None:
                     + json.dumps({"url": URL, "request": REQUEST, "response": RESPONSE}) + "\n")
     items = read_recording(path)
     assert [i.error is None for i in items] == [True, False, True] and "line 2" in (items[1].error or "")
+
+
+def test_a_yaml_document_whose_first_key_is_data_is_not_an_event_stream(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("data: fixture\ninteractions: []\n")
+    assert read_recording(path) == []
+    stream = tmp_path / "s.sse"
+    stream.write_text(MESSAGES_STREAM)
+    (item,) = read_recording(stream)
+    assert item.response_only and item.dialect == "sse" and item.streamed

@@ -6,6 +6,7 @@ runs over the same files, and finds a key, an organization id or reasoning text 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -164,3 +165,16 @@ def test_the_evidence_names_the_trigger_and_what_applied_edits_said() -> None:
     assert "compaction over 99195 input tokens, then the answer from 162; trigger 50000 input tokens; " \
            "applied_edits: []" in found.evidence[0]
     assert found.evidence[1] == "folded into the summary: the request (message 0)"
+
+
+def test_analyze_json_takes_a_file_or_dash_for_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    path = REAL / "ruby_llm" / "anthropic_compacts_a_long_conversation.yml"
+    out = tmp_path / "verdicts.json"
+    assert main(["analyze", str(path), "--json", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "REACHED-LIVE-TASK" in printed and json.loads(out.read_text())[0]["verdict"] == "reached-live-task"
+    for form in (["--json"], ["--json", "-"]):
+        assert main(["analyze", str(path), *form]) == 1
+        assert json.loads(capsys.readouterr().out)[0]["verdict"] == "reached-live-task"

@@ -68,7 +68,8 @@ def test_json_lines_are_never_read_whole(monkeypatch: pytest.MonkeyPatch) -> Non
     Counted.furthest = 0
     stream = reader.iter_opened("big.jsonl", lambda: Counted(raw))
     assert next(stream).line == 1 and next(stream).line == 2
-    assert Counted.furthest <= 4096 < len(raw) // 10  # the head that chose the dialect, and two lines
+    first = len(raw.split(b"\n", 1)[0]) + 1
+    assert Counted.furthest <= first + 4096 < len(raw) // 10  # the first line and the head that chose the dialect
     stream.close()
 
 
@@ -102,3 +103,14 @@ def test_a_gzip_file_that_breaks_midway_is_an_error_of_the_file(tmp_path: Path) 
     path.write_bytes(gzip.compress(_lines(400))[:-200])
     with pytest.raises(RecordingError, match="decompress"):
         list(iter_recording(path))
+
+
+def test_a_first_line_longer_than_the_head_still_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    long_line = json.dumps({"url": URL, "request": {**REQUEST, "pad": "x" * 20000}, "response": RESPONSE})
+    raw = (long_line + "\n" + json.dumps({"url": URL, "request": REQUEST, "response": RESPONSE}) + "\n") * 50
+    monkeypatch.setattr(reader, "HEAD", 1024)
+    Counted.furthest = 0
+    stream = reader.iter_opened("long.jsonl", lambda: Counted(raw.encode()))
+    assert next(stream).dialect == "jsonl"
+    assert Counted.furthest < len(raw) // 10
+    stream.close()

@@ -11,7 +11,7 @@ from typing import Any
 
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
-from .output import Tally, write_json, write_table
+from .output import JsonSink, TableSink, Tally, write
 from .run import FileEnd, FileResult, analyze_stream, default_jobs, recording_files
 
 
@@ -74,11 +74,23 @@ def analyze_command(args: argparse.Namespace) -> int:
     if args.report:
         events = _kept(events, results)
     tally = Tally()
+    target = None
+    if args.json not in (None, "-"):
+        try:
+            target = open(args.json, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    sinks: list[Any] = [JsonSink(sys.stdout)] if args.json == "-" else [TableSink(sys.stdout, tally)]
+    if target is not None:
+        sinks.append(JsonSink(target))
     try:
-        (write_json if args.json else write_table)(events, sys.stdout, tally)
+        write(events, sinks, tally)
     finally:
         if progress is not None:
             progress.close()
+        if target is not None:
+            target.close()
     code = tally.exit_code()
     if args.report:
         from ...report import write_all

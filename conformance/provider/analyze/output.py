@@ -85,46 +85,54 @@ def _row(j: Judgement) -> list[str]:
 HEADER = ["#", "ENDPOINT", "MODEL", "STRATEGY", "TASK IN FLIGHT", "VERDICT", "EVIDENCE"]
 
 
-def write_table(events: Iterable[Judgement | FileEnd], out: TextIO, tally: Tally) -> None:
-    """Writes a table per file as its judgements come (blocks of ``BLOCK`` rows), then the findings
-    and the summary line."""
-    from ..table import grid
+class TableSink:
+    """Writes a table per file as its judgements come (blocks of ``BLOCK`` rows), then at ``close``
+    the findings, the unreadable and the summary line of ``tally``."""
 
-    rows: list[list[str]] = []
-    started = False
-    for event in events:
+    def __init__(self, out: TextIO, tally: Tally) -> None:
+        self.out, self.tally = out, tally
+        self.rows: list[list[str]] = []
+        self.started = False
+
+    def _flush(self) -> None:
+        from ..table import grid
+
+        if self.rows:
+            self.out.write("\n".join(grid([HEADER, *self.rows])) + "\n")
+            self.out.flush()
+            self.rows = []
+
+    def event(self, event: Judgement | FileEnd) -> None:
+        """Writes (or buffers, up to a block) one event."""
         if isinstance(event, FileEnd):
-            tally.end(event)
-            if rows:
-                out.write("\n".join(grid([HEADER, *rows])) + "\n")
+            self._flush()
             if event.error is not None:
-                out.write(f"{event.error}\n\n")
-            elif not started:
-                out.write(f"{event.path}\n  no interactions\n\n")
+                self.out.write(f"{event.error}\n\n")
+            elif not self.started:
+                self.out.write(f"{event.path}\n  no interactions\n\n")
             else:
-                out.write("\n")
-            rows, started = [], False
-            continue
-        tally.add(event)
-        if not started:
-            out.write(event.file + "\n")
-            started = True
-        rows.append(_row(event))
-        if len(rows) >= BLOCK:
-            out.write("\n".join(grid([HEADER, *rows])) + "\n")
-            out.flush()
-            rows = []
-    if tally.findings:
+                self.out.write("\n")
+            self.started = False
+            return
+        if not self.started:
+            self.out.write(event.file + "\n")
+            self.started = True
+        self.rows.append(_row(event))
+        if len(self.rows) >= BLOCK:
+            self._flush()
+
+    def close(self) -> None:
+        """Writes the findings, the unreadable and the summary line."""
         from ..._text import fit
 
-        more = [f"  and {tally.more_findings} more (see --json)"] if tally.more_findings else []
-        out.write("\n".join(["Findings", *fit(tally.findings), *more, ""]) + "\n")
-    if tally.unreadable:
-        from ..._text import fit
-
-        more = [f"  and {tally.more_unreadable} more (see --json)"] if tally.more_unreadable else []
-        out.write("\n".join(["Unreadable", *fit(f"  {line}" for line in tally.unreadable), *more, ""]) + "\n")
-    out.write(tally.summary() + "\n")
+        tally = self.tally
+        if tally.findings:
+            more = [f"  and {tally.more_findings} more (see --json)"] if tally.more_findings else []
+            self.out.write("\n".join(["Findings", *fit(tally.findings), *more, ""]) + "\n")
+        if tally.unreadable:
+            more = [f"  and {tally.more_unreadable} more (see --json)"] if tally.more_unreadable else []
+            self.out.write("\n".join(["Unreadable", *fit(f"  {line}" for line in tally.unreadable), *more, ""]) + "\n")
+        self.out.write(tally.summary() + "\n")
 
 
 def error_record(done: FileEnd) -> dict[str, Any]:
@@ -135,19 +143,38 @@ def error_record(done: FileEnd) -> dict[str, Any]:
             "live_start": None, "history": None, "verdict": ERROR, "evidence": [], "error": message}
 
 
-def write_json(events: Iterable[Judgement | FileEnd], out: TextIO, tally: Tally) -> None:
+class JsonSink:
     """Writes the ``--json`` records as one JSON array, a record a line, each as soon as it is judged."""
-    out.write("[")
-    first = True
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.first = True
+        out.write("[")
+
+    def event(self, event: Judgement | FileEnd) -> None:
+        """Writes the record of one judgement, or of a file that could not be read."""
+        if isinstance(event, FileEnd):
+            if event.error is None:
+                return
+            record = error_record(event)
+        else:
+            record = event.to_dict()
+        self.out.write(("\n" if self.first else ",\n") + _json.dumps(record).decode("utf-8"))
+        self.first = False
+
+    def close(self) -> None:
+        """Ends the array."""
+        self.out.write("]\n" if self.first else "\n]\n")
+
+
+def write(events: Iterable[Judgement | FileEnd], sinks: list[Any], tally: Tally) -> None:
+    """Counts every event into ``tally`` and hands it to each sink as it comes, then closes them."""
     for event in events:
         if isinstance(event, FileEnd):
             tally.end(event)
-            if event.error is None:
-                continue
-            record = error_record(event)
         else:
             tally.add(event)
-            record = event.to_dict()
-        out.write(("\n" if first else ",\n") + _json.dumps(record).decode("utf-8"))
-        first = False
-    out.write("\n]\n" if not first else "]\n")
+        for sink in sinks:
+            sink.event(event)
+    for sink in sinks:
+        sink.close()

@@ -24,6 +24,13 @@ from .judge_edits import Finding, clear_thinking, clear_tool_uses, folded, live_
 
 PROVIDER = "anthropic"
 APPLIED_TYPES = (sem.CLEAR_TOOL_USES, sem.CLEAR_THINKING)
+# The response content blocks the judge knows; any other is named, since it might be what it looks for.
+KNOWN_BLOCKS = frozenset({"text", "tool_use", "compaction", "container_upload", "mcp_tool_result", *sem.THINKING_TYPES,
+                          *sem.SERVER_CALL_TYPES})
+
+
+def _known_block(kind: str) -> bool:
+    return kind in KNOWN_BLOCKS or kind.endswith("_tool_result")
 
 
 def is_count_tokens(item: Interaction) -> bool:
@@ -254,11 +261,16 @@ def _kind(value: Any) -> str:
 
 
 def unmodelled(request: Mapping[str, Any] | None, response: Any) -> list[str]:
-    """Returns one evidence line per edit or applied-edit type this judge does not model (empty when none)."""
+    """Returns one evidence line per edit, response block or applied-edit type this judge does not model."""
     lines = []
     for index, edit in enumerate(sem.edits_of(request) if request else []):
         if not isinstance(edit, Mapping) or edit.get("type") not in sem.EDIT_TYPES:
             lines.append(f"edit `{_kind(edit)}` at context_management.edits[{index}] is not a type this judge models")
+    content = response.get("content") if isinstance(response, Mapping) else None
+    for index, block in enumerate(content if isinstance(content, list) else []):
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if isinstance(kind, str) and not _known_block(kind):
+            lines.append(f"response block `{kind}` at content[{index}] is not a type this judge models")
     report = response.get("context_management") if isinstance(response, Mapping) else None
     for index, item in enumerate((report.get("applied_edits") or []) if isinstance(report, Mapping) else []):
         if not isinstance(item, Mapping) or item.get("type") not in APPLIED_TYPES:
@@ -299,8 +311,9 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
         if passes:
             line += f"; usage.iterations: compaction over {_iteration_tokens(passes[0])} input tokens" + (
                 f", then the answer from {_iteration_tokens(answers[-1])}" if answers else "")
-        if len(positions) > 1 or positions[0] != 0:
-            return Finding("inconsistent", [line, "a compaction block that does not open the response, or more than one"])
+        if len(positions) > 1 or positions[0] != 0:  # not the documented shape: said, not guessed
+            return Finding(CANNOT_TELL, [line, "the compaction block does not open the response (or there are several): "
+                                               "what it folded cannot be told without the request"])
         return Finding(REACHED, [line, "a compaction summarises the whole input, so the request this response "
                                        "answers (the task in flight) was folded into the summary"])
     applied = [a for a in (report or {}).get("applied_edits") or [] if isinstance(a, Mapping)

@@ -68,15 +68,17 @@ def items_label(numbers: Sequence[int], what: str = "items") -> str:
     return f"{what} {indices(numbers)} ({len(set(numbers))} items)"
 
 
-def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Returns one evidence line per input or output item type this judge does not model, and per alias."""
+def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str, Any]],
+               alias: bool = False) -> list[str]:
+    """Returns one evidence line per input or output item type this judge does not model (with
+    ``alias``: per item under another backend's name, which it does model)."""
     lines = []
     for where, group in (("input", items), ("output", output)):
         for n, item in enumerate(group):
             kind = item.get(ALIAS_KEY) or item.get("type", "message")
-            if kind in ALIAS_ORIGIN:
+            if alias and kind in ALIAS_ORIGIN:
                 lines.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
-            elif kind not in KNOWN_ITEMS:
+            elif not alias and kind not in KNOWN_ITEMS:
                 lines.append(f"{where} item {n} `{kind}` is not a type this judge models")
     return lines
 
@@ -292,6 +294,7 @@ class OpenAIJudge:
             return found
         response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]}
         unknown = unmodelled(items, response["output"])
+        found.evidence += unmodelled(items, response["output"], alias=True)
         exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,
                             response, item.status or 200, _suffix_counts(request, items, earlier))
         if exchange.mechanism == "truncation" and not exchange.suffix_counts and len(items) == 1 \
@@ -352,8 +355,8 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
     output = [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]
     unknown = unmodelled([], output)
     positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
-    kinds = [str(o.get("type", "message")) for o in output]
-    lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unknown]
+    kinds = [str(o.get(ALIAS_KEY) or o.get("type", "message")) for o in output]
+    lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unmodelled([], output, alias=True), *unknown]
     if (item.status or 200) >= 400 or isinstance(raw.get("error"), Mapping) and not output:
         found.verdict, found.evidence = NOT_JUDGED, [f"{where}; an error answer alone says nothing about "
                                                      "context management"]

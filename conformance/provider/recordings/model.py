@@ -30,7 +30,8 @@ class Interaction:
     the final object); ``None`` when absent (a response-only file has no request). ``error`` names
     why the interaction cannot be read; the other fields then hold what could be read;
     ``unreadable`` says the record itself (a line, an entry) could not be read, not only a body.
-    ``line`` is the 1-based line of a JSON-lines record (0 otherwise); ``dialect`` names the reader.
+    ``line`` is the 1-based line of a JSON-lines record, whose ``index`` is ``line - 1`` (so a byte
+    range read alone numbers it as the whole file does); 0 otherwise. ``dialect`` names the reader.
     """
 
     file: str

@@ -75,6 +75,19 @@ def _numbered(file: str, stream: IO[bytes], first: int = 1) -> Iterator[tuple[in
         number += 1
 
 
+def _first_line(file: str, stream: IO[bytes]) -> bytes:
+    """Returns the first non-blank line of ``stream`` (with the blank lines before it)."""
+    found = b""
+    while True:
+        try:
+            line = stream.readline()
+        except (OSError, EOFError, ValueError) as exc:
+            raise RecordingError(file, f"does not decompress: {exc}") from None
+        found += line
+        if not line or line.strip():
+            return found
+
+
 def _is_json_lines(head: bytes) -> bool:
     """Returns whether the first line is a whole JSON object and something follows it."""
     first, _, rest = head.lstrip().partition(b"\n")
@@ -126,7 +139,8 @@ def iter_opened(file: str, opener: Opener) -> Iterator[Interaction]:
     """
     with opener() as raw:
         stream = _decompressed(file, raw)
-        head = _read(file, stream, HEAD)
+        head = _first_line(file, stream)  # the whole first line, however long, then a little more
+        head += _read(file, stream, HEAD)
         stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if not stripped:
             raise RecordingError(file, "empty file")

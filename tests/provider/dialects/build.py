@@ -125,10 +125,10 @@ def gateway_lines(pairs: list[tuple[str, str, str]], style: str) -> str:
     return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
 
 
-def main() -> None:
-    """Writes every dialect fixture next to this file."""
+def fixtures() -> dict[str, str]:
+    """Returns every dialect fixture: file name -> text."""
     pairs = _pairs()
-    files = {
+    return {
         "go-vcr-v1.anthropic.yaml": go_vcr_v1(pairs["anthropic"]),
         "go-vcr-v4.openai.yaml": go_vcr_v4(pairs["openai"]),
         "polly.anthropic.har": polly(pairs["anthropic"], "compaction"),
@@ -138,7 +138,11 @@ def main() -> None:
         "gateway-request-body.openai.jsonl": gateway_lines(pairs["openai"], "request_body"),
         "gateway-messages.anthropic.jsonl": gateway_lines(pairs["anthropic"] * 2, "messages"),
     }
-    for name, text in files.items():
+
+
+def main() -> None:
+    """Writes every dialect fixture next to this file."""
+    for name, text in fixtures().items():
         (HERE / name).write_text(text, encoding="utf-8")
         print(f"wrote {name}")
 

@@ -2,6 +2,8 @@
 "body": {"encoding", "string"}, "headers": {"Name": ["value"]}}, "response": {"status": {"code",
 "message"}, "headers", "body": {"encoding", "string" | "base64_string"}}, "recorded_at"}],
 "recorded_with": "VCR 6.x"}``. Older Ruby YAML marks bytes ``!binary``; the reader's loader reads it.
+Python's Betamax writes the same shape as JSON (``"recorded_with": "betamax/0.8.1"``, a header value
+a list or a single string), so it is read here too.
 """
 
 from __future__ import annotations

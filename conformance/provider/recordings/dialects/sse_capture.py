@@ -17,8 +17,12 @@ NAME = "sse"
 
 
 def recognises_text(head: str) -> bool:
-    """Returns whether the start of a file reads as server-sent events."""
-    return sse.is_event_stream(head)
+    """Returns whether the start of a file reads as server-sent events whose first data is JSON
+    (so a YAML document whose first key is ``data:`` or ``id:`` is not taken for one)."""
+    if not sse.is_event_stream(head):
+        return False
+    first = next((line[5:].strip() for line in head.splitlines() if line.startswith("data:")), None)
+    return first is not None and (first.startswith("{") or first == "[DONE]")
 
 
 def interactions_of_text(file: str, text: str) -> Iterator[Interaction]:
