@@ -120,3 +120,20 @@ def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path
     table = main(["analyze", str(path), "--jobs", "2"])
     text = capsys.readouterr().out
     assert table == code and text.splitlines()[-1].startswith(f"analyze: 1 file(s), {len(records)} interaction(s)")
+
+
+def test_token_counts_recorded_before_a_truncation_decide_it_across_ranges(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    cassettes = Path(__file__).resolve().parents[2] / "cassettes" / "emulator-openai"
+    lines = []
+    for name in ("openai-truncation.settled-prefix", "openai-truncation.live-span"):
+        items = read_recording(cassettes / f"{name}.yaml")
+        counts, call = items[1:], items[0]
+        lines += [_line(i.url, i.request, i.response) for i in counts] + [""] * 40 + real_lines()
+        lines.append(_line(call.url, call.request, call.response))
+    path = tmp_path / "counted.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    serial = events(path, 1, monkeypatch)
+    truncations = [e for e in serial if isinstance(e, dict) and e["strategy"] == "truncation auto"]
+    assert [e["verdict"] for e in truncations] == ["settled-only", "reached-live-task"]
+    assert events(path, 2, monkeypatch, split=4096) == serial

@@ -12,12 +12,13 @@ message text or ciphertext.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...formats.base import FormatError
-from ..analyze.earlier import Earlier, digest, indexed
+from ..analyze.earlier import Earlier, indexed
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -116,12 +117,18 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
-COUNTS = "openai.count"  # an input_tokens call -> the length and digest of the input it counted
+COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
 ORIGINS = "openai.compaction"  # a returned compaction item's encrypted_content or id -> nothing (its index)
 
 
-def _fingerprints(items: Sequence[Mapping[str, Any]]) -> str:
-    return digest(json.dumps([sem.fingerprint(i) for i in items]))
+def suffix_keys(items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Returns, for each index, a key of the items from it to the end (by fingerprint, never by id):
+    equal keys, equal suffixes. A chained hash, so all of them cost one pass."""
+    keys, chained = [""] * len(items), b""
+    for n in range(len(items) - 1, -1, -1):
+        chained = hashlib.blake2b(json.dumps(sem.fingerprint(items[n])).encode() + chained, digest_size=16).digest()
+        keys[n] = chained.hex()
+    return keys
 
 
 def remember(item: Interaction, earlier: Earlier) -> None:
@@ -146,8 +153,7 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
         counted = _own_input(request)
         if counted:
-            earlier.put(COUNTS, str(earlier.count), {"n": len(counted), "fingerprints": _fingerprints(counted),
-                                                     "tokens": response["input_tokens"]})
+            earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
 
 
 def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction],
@@ -176,18 +182,15 @@ def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Inter
 
 
 def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]], earlier: Earlier) -> dict[int, int]:
-    """Returns the ``input_tokens`` counts, recorded earlier in the same file, of suffixes of ``items``."""
+    """Returns the ``input_tokens`` counts, recorded earlier in the same file, of suffixes of ``items``
+    (only ``truncation: "auto"`` reads them)."""
+    if request.get("truncation") != "auto":
+        return {}
     counts: dict[int, int] = {}
-    prints: dict[int, str] = {}
-    for entry in earlier.scan(COUNTS):
-        n = int(entry["n"])
-        if n > len(items):
-            continue
-        start_at = len(items) - n
-        if start_at not in prints:
-            prints[start_at] = _fingerprints(items[start_at:])
-        if prints[start_at] == entry["fingerprints"]:
-            counts[start_at] = int(entry["tokens"])
+    for start_at, key in enumerate(suffix_keys(items)):
+        found = earlier.get(COUNTS, key)
+        if isinstance(found, int):
+            counts[start_at] = found
     return counts
 
 
