@@ -102,7 +102,11 @@ def test_the_index_forgets_past_its_window_and_notes_misses() -> None:
     for _ in range(3):
         earlier.advance()
     assert earlier.get("s", "k") is None and earlier.misses == [("s", "k")]
-    assert list(earlier.scan("s")) == [] and earlier.misses[-1] == ("s", None)
+    earlier.put("s", "k", 1)
+    earlier.advance()
+    earlier.put("s", "k", 2)
+    assert earlier.get("s", "k") == 2 and earlier.get("s", "k", before=earlier.count) == 1  # the one before a link
+    assert earlier.index_of("s", "k", before=earlier.count - 1) is None
 
 
 def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import _json
 from ..recordings import Interaction
 
 DEFAULT_WINDOW = 1000  # interactions an entry stays visible for
+VERSIONS = 4  # puts of one key kept, so a chain through a repeated id follows the one before its link
 
 
 def digest(text: str) -> str:
@@ -42,40 +43,44 @@ class Earlier:
         self.complete = complete
         self.count = start
         self.misses: list[tuple[str, str | None]] = []
-        self._spaces: dict[str, dict[str, tuple[int, bytes]]] = {}
+        self._spaces: dict[str, dict[str, list[tuple[int, bytes]]]] = {}
         self._order: deque[tuple[int, str, str]] = deque()
 
     def __len__(self) -> int:
         return self.count
 
     def put(self, space: str, key: str, value: Any) -> None:
-        """Stores ``value`` (plain JSON data) under ``key``; a later put of the same key replaces it."""
-        self._spaces.setdefault(space, {})[key] = (self.count, _json.dumps(value))
-        self._order.append((self.count, space, key))
+        """Stores ``value`` (plain JSON data) under ``key``, beside the last ``VERSIONS`` puts of it."""
+        self._add(space, key, self.count, _json.dumps(value))
+
+    def _add(self, space: str, key: str, index: int, raw: bytes) -> None:
+        versions = self._spaces.setdefault(space, {}).setdefault(key, [])
+        versions.append((index, raw))
+        del versions[:-VERSIONS]
+        self._order.append((index, space, key))
 
     def _visible(self, index: int) -> bool:
         return self.count - index <= self.window
 
-    def get(self, space: str, key: str) -> Any | None:
-        """Returns the value under ``key`` (None when absent or older than the window; noted as a miss)."""
-        entry = self._spaces.get(space, {}).get(key)
-        if entry is None or not self._visible(entry[0]):
+    def _entry(self, space: str, key: str, before: int | None) -> tuple[int, bytes] | None:
+        for index, raw in reversed(self._spaces.get(space, {}).get(key, ())):
+            if (before is None or index < before) and self._visible(index):
+                return index, raw
+        return None
+
+    def get(self, space: str, key: str, before: int | None = None) -> Any | None:
+        """Returns the latest value under ``key`` (put before interaction ``before``, when given); None
+        when there is none within the window, noted as a miss."""
+        entry = self._entry(space, key, before)
+        if entry is None:
             self.misses.append((space, key))
             return None
         return _json.loads(entry[1])
 
-    def index_of(self, space: str, key: str) -> int | None:
-        """Returns the index of the interaction that put ``key`` (None when not visible; not a miss)."""
-        entry = self._spaces.get(space, {}).get(key)
-        return entry[0] if entry is not None and self._visible(entry[0]) else None
-
-    def scan(self, space: str) -> Iterator[Any]:
-        """Yields every visible value of ``space`` in the order put; in an incomplete store, a miss."""
-        if not self.complete:
-            self.misses.append((space, None))
-        for index, raw in sorted(self._spaces.get(space, {}).values(), key=lambda e: e[0]):
-            if self._visible(index):
-                yield _json.loads(raw)
+    def index_of(self, space: str, key: str, before: int | None = None) -> int | None:
+        """Returns the index of the interaction that put the value ``get`` returns (None: not a miss)."""
+        entry = self._entry(space, key, before)
+        return entry[0] if entry is not None else None
 
     def advance(self) -> None:
         """Moves to the next interaction: clears ``misses`` and forgets entries past the window."""
@@ -88,28 +93,28 @@ class Earlier:
         while self._order and not self._visible(self._order[0][0]):
             index, space, key = self._order.popleft()
             entries = self._spaces.get(space, {})
-            if key in entries and entries[key][0] == index:
-                del entries[key]
+            kept = [v for v in entries.get(key, ()) if v[0] != index]
+            if kept:
+                entries[key] = kept
+            else:
+                entries.pop(key, None)
 
     def answers(self, space: str, key: str | None, at: int) -> bool:
         """Returns whether this store holds what a miss at interaction ``at`` looked for (``key`` None: any entry)."""
         entries = self._spaces.get(space, {})
-        if key is None:
-            return any(at - index <= self.window for index, _ in entries.values())
-        entry = entries.get(key)
-        return entry is not None and at - entry[0] <= self.window
+        versions = [v for vs in entries.values() for v in vs] if key is None else entries.get(key, [])
+        return any(at - index <= self.window for index, _ in versions)
 
     def export(self) -> list[tuple[int, str, str, bytes]]:
         """Returns the visible entries as plain tuples (index, space, key, JSON bytes), oldest first."""
         found = [(index, space, key, raw) for space, entries in self._spaces.items()
-                 for key, (index, raw) in entries.items() if self._visible(index)]
+                 for key, versions in entries.items() for index, raw in versions if self._visible(index)]
         return sorted(found, key=lambda e: e[0])
 
     def absorb(self, entries: list[tuple[int, str, str, bytes]], offset: int = 0) -> None:
-        """Adds exported entries (their indices shifted by ``offset``), later ones replacing earlier keys."""
+        """Adds exported entries (their indices shifted by ``offset``), in the order given."""
         for index, space, key, raw in entries:
-            self._spaces.setdefault(space, {})[key] = (index + offset, raw)
-            self._order.append((index + offset, space, key))
+            self._add(space, key, index + offset, raw)
 
 
 def indexed(earlier: Earlier | Sequence[Interaction], remember: Callable[[Interaction, Earlier], None]) -> Earlier:

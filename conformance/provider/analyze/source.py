@@ -15,7 +15,7 @@ from pathlib import Path
 from ..recordings import Interaction, iter_jsonl_range, iter_recording
 
 GZIP, ZSTD = b"\x1f\x8b", b"\x28\xb5\x2f\xfd"
-SPLIT_SIZE = 8 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
+SPLIT_SIZE = 32 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
 
 
 def interactions(path: Path) -> Iterator[Interaction]:

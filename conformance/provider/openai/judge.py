@@ -166,11 +166,11 @@ def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Inter
     items = [_aliased(i) for i in _own_input(request)]
     previous, before, links = request.get("previous_response_id"), earlier.count, []
     while previous:
-        at = earlier.index_of(RESPONSES, str(previous))
-        if at is None or at >= before:  # absent, or answered only by this chain's own later link (a loop)
+        at = earlier.index_of(RESPONSES, str(previous), before)  # the latest answer before this link
+        if at is None:
             earlier.misses.append((RESPONSES, str(previous)))
             raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
-        found = earlier.get(RESPONSES, str(previous))
+        found = earlier.get(RESPONSES, str(previous), before)
         if sources is not None:
             sources.append(at)
         links.append(found)
