@@ -147,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     from conformance.provider.analyze.run import default_jobs
 
     cores = default_jobs()
-    print(f"machine: {platform.machine()}, {cores} core(s) usable, Python {platform.python_version()}, "
-          f"parser {_json.PARSER}")
+    print(f"machine: {platform.machine()} {platform.processor() or ''}, {cores} core(s) usable, Python "
+          f"{platform.python_version()}, parser {_json.PARSER}, load average {os.getloadavg()[0]:.1f} at start")
     pool, large = real_lines(), large_lines()
     print(f"pool: {len(pool)} real interactions, {min(map(len, pool))}-{max(map(len, pool))} bytes "
           f"(mean {sum(map(len, pool)) // len(pool)}); large: {len(large)} of about "
@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{every['peak_kb'] / 1024:>9.0f}", flush=True)
                 path.unlink()
                 count *= 10
+    print(f"load average {os.getloadavg()[0]:.1f} after analyze")
     if not args.no_guard:
         print()
         from benchmarks.bench_guard import report
