@@ -2,11 +2,13 @@
 
 Writes JSON-lines logs of 10^3, 10^4, ... interactions drawn from the real recordings of
 ``tests/provider/real`` (their interactions sampled with replacement, so the body sizes follow the
-real distribution), and, side by side, logs of large bodies (a real compaction request's history
+real distribution; every one of them uses context management), the same with nine in ten calls
+stripped of it ("mixed", as most traffic is), and, side by side, logs of large bodies (a real compaction request's history
 grown to about 200 KB, as gateways log it). For each size it prints the bytes, the time of the
 floor (every line through ``json.loads``), analyze on one core and on all cores (interactions/s,
-MB/s), the ratio to the floor, and analyze's peak memory (each run in its own process). Then the
-guard's overhead per interaction next to the SDK's own parse time.
+MB/s; per core from CPU seconds, which other work on the machine does not stretch), the ratio to
+the floor, and analyze's peak memory (each run in its own process). Then the guard's overhead per
+interaction next to the SDK's own time.
 
     python benchmarks/bench_analyze.py              # 10^3 to 10^5 interactions
     python benchmarks/bench_analyze.py --max 1000   # a quick run
@@ -48,6 +50,34 @@ def real_lines() -> list[str]:
             if i.error is None and isinstance(i.request, dict) and isinstance(i.response, dict)]
 
 
+def _plain(request: dict[str, Any]) -> dict[str, Any]:
+    """Returns the request without its context management: no edits, compaction, truncation or chain."""
+    body = {k: v for k, v in request.items()
+            if k not in ("context_management", "compaction", "truncation", "previous_response_id")}
+    if isinstance(body.get("input"), list):
+        body["input"] = [i for i in body["input"] if not (isinstance(i, dict) and "compaction" in str(i.get("type")))]
+    if isinstance(body.get("messages"), list):
+        body["messages"] = [{**m, "content": [b for b in m["content"] if not (isinstance(b, dict) and
+                                                                            b.get("type") == "compaction")]}
+                            if isinstance(m, dict) and isinstance(m.get("content"), list) else m
+                            for m in body["messages"]]
+    return body
+
+
+def mixed_lines(managed: int = 1, plain: int = 9) -> list[str]:
+    """Returns the real interactions, each ``managed`` times as recorded and ``plain`` times without
+    context management: traffic in which one call in ten uses it."""
+    from conformance.provider.recordings import read_recording
+
+    found = []
+    for path in sorted(REAL.rglob("*.yaml")):
+        for i in read_recording(path):
+            if i.error is None and isinstance(i.request, dict) and isinstance(i.response, dict):
+                found += [_line(i.url, i.request, i.response, i.status or 200)] * managed
+                found += [_line(i.url, _plain(i.request), i.response, i.status or 200)] * plain
+    return found
+
+
 def large_lines(target: int = 200_000) -> list[str]:
     """Returns real Messages interactions whose histories are grown, turn by settled turn, to about ``target`` bytes."""
     from conformance.provider.recordings import read_recording
@@ -84,6 +114,8 @@ mode, path, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 from pathlib import Path
 from conformance.provider.analyze.run import FileEnd, analyze_stream
 started = time.perf_counter()
+me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu0 = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
 n = 0
 if mode == "floor":
     with open(path, "rb") as f:
@@ -96,8 +128,9 @@ else:
         if not isinstance(event, FileEnd):
             n += 1
 seconds = time.perf_counter() - started
-peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(json.dumps({"seconds": seconds, "interactions": n, "peak_kb": peak}))
+me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime - cpu0
+print(json.dumps({"seconds": seconds, "cpu": cpu, "interactions": n, "peak_kb": max(me.ru_maxrss, workers.ru_maxrss)}))
 """
 
 
@@ -149,18 +182,22 @@ def main(argv: list[str] | None = None) -> int:
     cores = default_jobs()
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {cores} core(s) usable, Python "
           f"{platform.python_version()}, parser {_json.PARSER}, load average {os.getloadavg()[0]:.1f} at start")
-    pool, large = real_lines(), large_lines()
+    pool, large, mixed = real_lines(), large_lines(), mixed_lines()
     print(f"pool: {len(pool)} real interactions, {min(map(len, pool))}-{max(map(len, pool))} bytes "
           f"(mean {sum(map(len, pool)) // len(pool)}); large: {len(large)} of about "
-          f"{sum(map(len, large)) // len(large)} bytes")
+          f"{sum(map(len, large)) // len(large)} bytes; mixed: the real ones, one in ten with its context management")
     print("JSON parsers on the pool's lines (one core):")
     print("\n".join(parsers(pool)))
     print()
-    header = (f"{'bodies':<7}{'interactions':>13}{'MB':>9}{'floor s':>9}{'1 core s':>9}{'int/s':>9}{'MB/s':>7}"
-              f"{'x floor':>8}{'peak MB':>9}{f'{cores} cores s':>11}{'int/s':>9}{'MB/s':>7}{'peak MB':>9}")
+    print("per core: CPU seconds of the process (and its workers), which other work on the machine does not "
+          "stretch;\nall cores: wall seconds of --jobs " + str(cores) + " (stretched by other work: see the load average), "
+          "and its CPU seconds")
+    header = (f"{'bodies':<7}{'interactions':>13}{'MB':>8}{'floor cpu':>10}{'1 core cpu':>11}{'int/s':>7}{'MB/s':>7}"
+              f"{'x floor':>8}{'peak MB':>8}{f'{cores} cores wall':>13}{'cpu':>7}{'int/s':>7}{'MB/s':>7}{'peak MB':>8}")
     print(header)
     with tempfile.TemporaryDirectory() as folder:
-        for label, source, top in (("real", pool, args.max), ("large", large, min(args.max, args.large_max))):
+        for label, source, top in (("real", pool, args.max), ("mixed", mixed, args.max),
+                                   ("large", large, min(args.max, args.large_max))):
             count = args.min
             while count <= top:
                 path = Path(folder) / f"{label}-{count}.jsonl"
@@ -169,11 +206,11 @@ def main(argv: list[str] | None = None) -> int:
                 one = measure("analyze", path, 1)
                 every = measure("analyze", path, cores)
                 mb = size / 1e6
-                print(f"{label:<7}{count:>13}{mb:>9.1f}{floor['seconds']:>9.2f}{one['seconds']:>9.2f}"
-                      f"{count / one['seconds']:>9.0f}{mb / one['seconds']:>7.1f}"
-                      f"{one['seconds'] / floor['seconds']:>8.2f}{one['peak_kb'] / 1024:>9.0f}"
-                      f"{every['seconds']:>11.2f}{count / every['seconds']:>9.0f}{mb / every['seconds']:>7.1f}"
-                      f"{every['peak_kb'] / 1024:>9.0f}", flush=True)
+                print(f"{label:<7}{count:>13}{mb:>8.1f}{floor['cpu']:>10.2f}{one['cpu']:>11.2f}"
+                      f"{count / one['cpu']:>7.0f}{mb / one['cpu']:>7.1f}"
+                      f"{one['cpu'] / floor['cpu']:>8.2f}{one['peak_kb'] / 1024:>8.0f}"
+                      f"{every['seconds']:>13.2f}{every['cpu']:>7.2f}{count / every['seconds']:>7.0f}"
+                      f"{mb / every['seconds']:>7.1f}{every['peak_kb'] / 1024:>8.0f}", flush=True)
                 path.unlink()
                 count *= 10
     print(f"load average {os.getloadavg()[0]:.1f} after analyze")

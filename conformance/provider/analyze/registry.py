@@ -2,8 +2,10 @@
 
 A judge is any object with ``provider`` (a name), ``claims(interaction) -> bool`` (is this its
 provider's traffic, told by endpoint and shape) and ``judge(interaction, earlier) -> Judgement``
-(``earlier``: the interactions before it in the same recording, for following chains; an
-interaction without context management gets ``not-judged``). A provider package ships one as
+(``earlier``: the ``Earlier`` index of the interactions before it in the same recording, for
+following chains; an interaction without context management gets ``not-judged``), and optionally
+``remember(interaction, earlier)``, which notes in the index what a later interaction may follow
+back to this one. A provider package ships one as
 ``JUDGE`` in the module named in ``JUDGE_MODULES``; ``register`` adds others.
 """
 

@@ -12,10 +12,12 @@ message text or ciphertext.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
 from ..analyze.earlier import Earlier, indexed
@@ -105,7 +107,13 @@ LONGEST_FIRST = tuple(sorted(ENDPOINTS, key=len, reverse=True))
 
 
 def _endpoint(item: Interaction) -> str:
-    path = item.endpoint.rstrip("/")
+    return _endpoint_of(item.url)
+
+
+@functools.lru_cache(maxsize=1024)
+def _endpoint_of(url: str) -> str:
+    # A log names few distinct URLs: each is split once, not three times an interaction.
+    path = (urlsplit(url).path if url else "").rstrip("/")
     return next((e for e in LONGEST_FIRST if path.endswith(e)), "")
 
 
