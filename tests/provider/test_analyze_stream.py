@@ -141,3 +141,20 @@ def test_token_counts_recorded_before_a_truncation_decide_it_across_ranges(tmp_p
     truncations = [e for e in serial if isinstance(e, dict) and e["strategy"] == "truncation auto"]
     assert [e["verdict"] for e in truncations] == ["settled-only", "reached-live-task"]
     assert events(path, 2, monkeypatch, split=4096) == serial
+
+
+def test_a_large_compressed_file_on_workers_spools_and_gives_the_serial_records(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import gzip
+    import tempfile
+
+    packed = tmp_path / "day.jsonl.gz"
+    packed.write_bytes(gzip.compress(log(tmp_path).read_bytes()))
+    other = log(tmp_path, name="other.jsonl")
+    serial = events(packed, 1, monkeypatch) + events(other, 1, monkeypatch)
+    monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", "4096")
+    spools = set(Path(tempfile.gettempdir()).glob("conformance-analyze-*"))
+    found = [(e.path, e.interactions, str(e.error)) if isinstance(e, FileEnd) else e.to_dict()
+             for e in analyze_stream([packed, other], jobs=2)]
+    assert found == serial and len(serial) > 100
+    assert set(Path(tempfile.gettempdir()).glob("conformance-analyze-*")) == spools  # removed once read

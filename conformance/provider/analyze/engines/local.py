@@ -1,6 +1,7 @@
 """Judge on every core of this machine: tasks over worker processes, outcomes back in input order.
 
-At most ``2 * jobs`` tasks are in flight, so memory stays bounded by the tasks' size, not the input's.
+At most ``2 * jobs`` tasks are in flight, so memory stays bounded by the tasks' size, not the input's;
+a large file no range can cut (compressed) spools its judgements to a temporary file.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _outcomes(pool: ProcessPoolExecutor, work: Sequence[Any], ahead: int) -> Ite
 def run_local(files: Sequence[Path], jobs: int, window: int = DEFAULT_WINDOW, progress: Any = None,
               split: int = SPLIT_SIZE) -> Iterator[Judgement | FileEnd]:
     """Yields the judgements of ``files`` in input order, judged by ``jobs`` worker processes."""
-    work = tasks(files, split, window)
+    work = tasks(files, split, window, spool=True)
     if not work:
         return
     methods = multiprocessing.get_all_start_methods()

@@ -10,7 +10,10 @@ interactions the indices and line numbers of the whole file, so nothing is renum
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import os
+import pickle
+import tempfile
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ class Task:
     part: int = 0
     parts: int = 1
     window: int = DEFAULT_WINDOW
+    spool: bool = False  # write the judgements to a temporary file on this machine, not into the outcome
 
 
 @dataclass
@@ -47,10 +51,12 @@ class Outcome:
     entries: list[tuple[int, str, str, bytes]] = field(default_factory=list)
     error: tuple[str, int] | None = None
     size: int = 0
+    spool: str | None = None
 
 
-def tasks(files: Sequence[Path], split: int, window: int = DEFAULT_WINDOW) -> list[Task]:
-    """Returns the tasks for ``files`` in input order: ranges of about ``split`` bytes for large JSON lines."""
+def tasks(files: Sequence[Path], split: int, window: int = DEFAULT_WINDOW, spool: bool = False) -> list[Task]:
+    """Returns the tasks for ``files`` in input order: ranges of about ``split`` bytes for large JSON
+    lines; with ``spool``, a file larger than ``split`` that cannot be cut spools its judgements."""
     from ..source import splits
 
     found: list[Task] = []
@@ -60,7 +66,7 @@ def tasks(files: Sequence[Path], split: int, window: int = DEFAULT_WINDOW) -> li
         except OSError:
             cuts = [(0, 0)]
         if len(cuts) == 1:
-            found.append(Task(str(path), window=window))
+            found.append(Task(str(path), window=window, spool=spool and cuts[0][1] > split))
         else:
             found += [Task(str(path), a, b, n, len(cuts), window) for n, (a, b) in enumerate(cuts)]
     return found
@@ -92,13 +98,23 @@ def run_task(task: Task) -> Outcome:
     size = (task.end or 0) - (task.start or 0) if ranged else file_size(Path(task.path))
     out = Outcome(task, size=size)
     earlier = Earlier(task.window, complete=not ranged or task.start == 0)
+    spool = None
+    if task.spool:  # a large file no range can split (compressed): its judgements wait on disk, not in memory
+        spool = tempfile.NamedTemporaryFile("wb", prefix="conformance-analyze-", suffix=".pickle", delete=False)
+        out.spool = spool.name
     try:
         for found, misses in judge_stream(_items(task), _judges(), earlier):
-            out.judgements.append(found)
+            if spool is not None:
+                pickle.dump(found, spool, protocol=pickle.HIGHEST_PROTOCOL)
+            else:
+                out.judgements.append(found)
             if misses and not earlier.complete:
                 out.deferred.append((found.index, list(misses)))
     except RecordingError as exc:
         out.error = (exc.message, exc.line)
+    finally:
+        if spool is not None:
+            spool.close()
     if ranged:
         out.entries = earlier.export()
     return out
@@ -120,6 +136,26 @@ def _again(task: Task, upto: int, state: Earlier) -> list[Judgement]:
     return [found for found, _ in judge_stream(items(), _judges(), seeded)]
 
 
+def _spooled(out: Outcome) -> Generator[Judgement | FileEnd, None, int]:
+    """Yields the judgements a whole-file task spooled, then its ``FileEnd``; removes the spool and
+    returns how many there were."""
+    count = 0
+    try:
+        with open(out.spool or "", "rb") as stream:
+            while True:
+                try:
+                    found = pickle.load(stream)
+                except EOFError:
+                    break
+                count += 1
+                yield found
+    finally:
+        os.unlink(out.spool or "")
+    error = RecordingError(out.task.path, out.error[0], out.error[1]) if out.error is not None else None
+    yield FileEnd(out.task.path, count, error)
+    return count
+
+
 def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judgement | FileEnd]:
     """Yields the judgements of outcomes given in task order, and a ``FileEnd`` after each file's last
     task, as a serial run would (see the module docstring)."""
@@ -128,6 +164,11 @@ def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judg
         task = out.task
         if task.part == 0:
             state, count, failed = Earlier(task.window), 0, False
+        if out.spool is not None:
+            spooled = yield from _spooled(out)
+            if progress is not None:
+                progress(spooled, out.size)
+            continue
         if not failed:
             judged = out.judgements
             answerable = [i for i, misses in out.deferred if any(state.answers(space, key, i) for space, key in misses)]
