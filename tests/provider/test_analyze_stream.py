@@ -158,3 +158,17 @@ def test_a_large_compressed_file_on_workers_spools_and_gives_the_serial_records(
              for e in analyze_stream([packed, other], jobs=2)]
     assert found == serial and len(serial) > 100
     assert set(Path(tempfile.gettempdir()).glob("conformance-analyze-*")) == spools  # removed once read
+
+
+def test_splits_cut_after_newlines_and_count_the_lines_before_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.analyze import source
+
+    path = log(tmp_path)
+    data = path.read_bytes()
+    monkeypatch.setattr(source, "CHUNK", 1000)  # cuts that fall across chunk edges too
+    cuts = source.splits(path, 4096)
+    assert len(cuts) > 10 and cuts[0][0] == 0 and cuts[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+    for start, end, before in cuts:
+        assert end - start >= 4096 or end == len(data)
+        assert (start == 0 or data[start - 1:start] == b"\n") and before == data[:start].count(b"\n")

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..recordings import Interaction, iter_jsonl_range, iter_recording
 
 GZIP, ZSTD = b"\x1f\x8b", b"\x28\xb5\x2f\xfd"
+CHUNK = 1 << 24
 SPLIT_SIZE = 32 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
 
 
@@ -47,27 +48,35 @@ def is_json_lines(path: Path, limit: int = 1 << 24) -> bool:
     return isinstance(record, dict) and parts_of(record) is not None and not sse.is_stream_event(record)
 
 
-def splits(path: Path, size: int = SPLIT_SIZE) -> list[tuple[int, int]]:
-    """Returns byte ranges ``[start, end)`` covering the file, each ending after a newline (one range
-    for a small file or one that is not JSON lines)."""
+def splits(path: Path, size: int = SPLIT_SIZE) -> list[tuple[int, int, int]]:
+    """Returns byte ranges ``(start, end, newlines before start)`` covering the file, each cut just
+    after a newline, found in one pass (one range for a small file or one that is not JSON lines)."""
     total = path.stat().st_size
     if total <= size or not is_json_lines(path):
-        return [(0, total)]
-    cuts = [0]
+        return [(0, total, 0)]
+    cuts, newlines, at, want = [(0, 0)], 0, 0, size
     with path.open("rb") as stream:
-        while cuts[-1] + size < total:
-            stream.seek(cuts[-1] + size)
-            stream.readline()  # to the end of the line the cut falls in
-            at = stream.tell()
-            if at >= total:
-                break
-            cuts.append(at)
-    return list(zip(cuts, [*cuts[1:], total]))
+        while chunk := stream.read(CHUNK):
+            while want < at + len(chunk):  # the cut falls in this chunk: just after the next newline
+                found = chunk.find(b"\n", max(0, want - at))
+                if found < 0:
+                    break
+                cut = at + found + 1
+                if cut >= total:
+                    want = total
+                    break
+                cuts.append((cut, newlines + chunk.count(b"\n", 0, found + 1)))
+                want = cut + size
+            newlines += chunk.count(b"\n")
+            at += len(chunk)
+    ends = [c for c, _ in cuts[1:]] + [total]
+    return [(start, end, before) for (start, before), end in zip(cuts, ends)]
 
 
-def range_interactions(path: Path, start: int, end: int) -> Iterator[Interaction]:
-    """Yields the interactions whose lines start in ``[start, end)`` of an uncompressed JSON-lines file."""
-    return iter_jsonl_range(path, start, end)
+def range_interactions(path: Path, start: int, end: int, lines_before: int | None = None) -> Iterator[Interaction]:
+    """Yields the interactions whose lines start in ``[start, end)`` of an uncompressed JSON-lines
+    file (``lines_before``: the newlines before ``start``, when known)."""
+    return iter_jsonl_range(path, start, end, lines_before)
 
 
 def file_size(path: Path) -> int:

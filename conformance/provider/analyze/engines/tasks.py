@@ -37,6 +37,7 @@ class Task:
     parts: int = 1
     window: int = DEFAULT_WINDOW
     spool: bool = False  # write the judgements to a temporary file on this machine, not into the outcome
+    lines_before: int | None = None  # newlines before ``start`` (the reader then need not count them)
 
 
 @dataclass
@@ -64,11 +65,12 @@ def tasks(files: Sequence[Path], split: int, window: int = DEFAULT_WINDOW, spool
         try:
             cuts = splits(path, split)
         except OSError:
-            cuts = [(0, 0)]
+            cuts = [(0, 0, 0)]
         if len(cuts) == 1:
             found.append(Task(str(path), window=window, spool=spool and cuts[0][1] > split))
         else:
-            found += [Task(str(path), a, b, n, len(cuts), window) for n, (a, b) in enumerate(cuts)]
+            found += [Task(str(path), a, b, n, len(cuts), window, lines_before=lines)
+                      for n, (a, b, lines) in enumerate(cuts)]
     return found
 
 
@@ -87,7 +89,7 @@ def _items(task: Task) -> Iterable[Interaction]:
     path = Path(task.path)
     if task.start is None:
         return interactions(path)
-    return range_interactions(path, task.start, task.end or 0)
+    return range_interactions(path, task.start, task.end or 0, task.lines_before)
 
 
 def run_task(task: Task) -> Outcome:
@@ -126,7 +128,7 @@ def _again(task: Task, upto: int, state: Earlier) -> list[Judgement]:
     from ..source import range_interactions
 
     def items() -> Iterator[Interaction]:
-        for item in range_interactions(Path(task.path), task.start or 0, task.end or 0):
+        for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before):
             if item.index > upto:
                 return
             yield item
