@@ -4,7 +4,7 @@ Each SDK (anthropic, openai) calls through ``httpx2.MockTransport`` serving a re
 plain and once with ``conformance.guard.Transport`` around the mock; the difference per call is the
 guard's overhead (parsing the request body, decoding the response, judging). The SDK's own time is
 the plain call: building and sending the request and parsing the response into its types, with no
-network. Bodies: a real recorded interaction, and one with a history of about 200 KB.
+network. Times are CPU seconds of the process, which other work on the machine does not stretch. Bodies: a real recorded interaction, and one with a history of about 200 KB.
 
     python benchmarks/bench_guard.py
 """
@@ -58,10 +58,10 @@ def _openai_case() -> tuple[dict[str, Any], bytes]:
 
 
 def _rounds(client: Any, call: Any, rounds: int) -> float:
-    started = time.perf_counter()
+    started = time.process_time()  # CPU seconds of this process: other work on the machine does not stretch them
     for _ in range(rounds):
         call(client)
-    return (time.perf_counter() - started) / rounds
+    return (time.process_time() - started) / rounds
 
 
 def measure(sdk: str, body: dict[str, Any], answer: bytes, rounds: int) -> tuple[float, float]:
@@ -105,7 +105,7 @@ def report() -> list[str]:
              ("anthropic", "large (200 KB history)", *_anthropic_case(200_000), 40),
              ("anthropic", "large, no context management", *_anthropic_case(200_000, managed=False), 40),
              ("openai", "recorded compaction_trigger call", *_openai_case(), 200)]
-    lines = ["guard overhead per interaction (mock transport, no network; best of 5, interleaved):",
+    lines = ["guard overhead per interaction (mock transport, no network; CPU microseconds, best of 5, interleaved):",
              f"  {'SDK':<10}{'body':<34}{'SDK call us':>12}{'guarded us':>12}{'overhead us':>12}{'share':>8}"]
     for sdk, label, body, answer, rounds in cases:
         plain, guarded = measure(sdk, body, answer, rounds)

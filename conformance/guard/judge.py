@@ -7,6 +7,7 @@ windowed index, and runs the policies on an alert. Bodies are dropped once judge
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
 from .policies import GuardAlert, Policy, resolve
 
+MANAGED = re.compile(rb"context_management|compaction")  # one scan of the request's bytes
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
 WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
 
@@ -27,8 +29,7 @@ def _plain_messages(path: str, request: bytes) -> bool:
     """Returns whether a Messages call plainly uses no context management: its bytes name neither
     ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain), so it
     is passed without parsing a byte."""
-    return path.rstrip("/").endswith("/messages") and b"context_management" not in request \
-        and b"compaction" not in request
+    return path.rstrip("/").endswith("/messages") and MANAGED.search(request) is None
 
 
 def watched(path: str) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..recordings import Interaction
+from .earlier import Earlier
 from .model import Judgement
 
 JUDGE_MODULES = ("conformance.provider.anthropic.judge", "conformance.provider.openai.judge")
@@ -29,7 +30,7 @@ class Judge(Protocol):
     def claims(self, interaction: Interaction) -> bool:
         """Returns whether the interaction is this provider's traffic."""
 
-    def judge(self, interaction: Interaction, earlier: Sequence[Interaction]) -> Judgement:
+    def judge(self, interaction: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one interaction (``not-judged`` without context management)."""
 
 
