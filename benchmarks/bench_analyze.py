@@ -154,10 +154,11 @@ def parsers(pool: list[str], rounds: int = 3) -> list[str]:
             candidates.append((name, getattr(__import__(module, fromlist=[attr]), attr)))
         except ImportError:
             continue
-    lines = []
+    lines, floor = [], 0.0
     for name, load in candidates:
         best = min(_timed(load, data) for _ in range(rounds))
-        lines.append(f"  {name:<22} {size / 1e6 / best:8.1f} MB/s")
+        floor = floor or best
+        lines.append(f"  {name:<22} {size / 1e6 / best:8.1f} MB/s  {floor / best:5.2f} x json.loads")
     return lines
 
 
@@ -195,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     header = (f"{'bodies':<7}{'interactions':>13}{'MB':>8}{'floor cpu':>10}{'1 core cpu':>11}{'int/s':>7}{'MB/s':>7}"
               f"{'x floor':>8}{'peak MB':>8}{f'{cores} cores wall':>13}{'cpu':>7}{'int/s':>7}{'MB/s':>7}{'peak MB':>8}")
     print(header)
+    peaks: dict[str, list[float]] = {}
+    ratios: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         for label, source, top in (("real", pool, args.max), ("mixed", mixed, args.max),
                                    ("large", large, min(args.max, args.large_max))):
@@ -211,9 +214,14 @@ def main(argv: list[str] | None = None) -> int:
                       f"{one['cpu'] / floor['cpu']:>8.2f}{one['peak_kb'] / 1024:>8.0f}"
                       f"{every['seconds']:>13.2f}{every['cpu']:>7.2f}{count / every['seconds']:>7.0f}"
                       f"{mb / every['seconds']:>7.1f}{every['peak_kb'] / 1024:>8.0f}", flush=True)
+                peaks.setdefault(label, []).append(one["peak_kb"])
+                ratios[label] = one["cpu"] / floor["cpu"]
                 path.unlink()
                 count *= 10
     print(f"load average {os.getloadavg()[0]:.1f} after analyze")
+    for label, found in peaks.items():
+        print(f"{label}: one core's peak memory at the largest size / at the smallest: {found[-1] / found[0]:.2f} "
+              f"(goal: within 1.2); x floor at the largest size: {ratios[label]:.2f} (goal: within 3)")
     if not args.no_guard:
         print()
         from benchmarks.bench_guard import report

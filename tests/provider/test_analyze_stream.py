@@ -172,3 +172,22 @@ def test_splits_cut_after_newlines_and_count_the_lines_before_them(tmp_path: Pat
     for start, end, before in cuts:
         assert end - start >= 4096 or end == len(data)
         assert (start == 0 or data[start - 1:start] == b"\n") and before == data[:start].count(b"\n")
+
+
+def test_the_progress_bar_shows_on_a_terminal_only() -> None:
+    import io
+
+    from conformance.provider.analyze.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown, hidden = Terminal(), io.StringIO()
+    for stream in (shown, hidden):
+        bar = Progress(10_000_000, stream=stream, delay=0)
+        bar(1200, 4_000_000)
+        bar(800, 3_000_000)
+        bar.close()
+    assert "2000 interactions" in shown.getvalue() and "MB/s" in shown.getvalue()
+    assert hidden.getvalue() == ""
