@@ -247,6 +247,15 @@ def audit_file(path: Path) -> list[Finding]:
     except OSError as exc:
         return [Finding(path, 0, f"cannot read: {exc.strerror or exc}")]
     findings = []
+    if raw[:2] == b"\x1f\x8b" or raw[:4] == b"\x28\xb5\x2f\xfd":  # a compressed recording: audit what it holds
+        import io
+
+        from .recordings.reader import _decompressed
+
+        try:
+            raw = _decompressed(str(path), io.BytesIO(raw)).read()
+        except Exception as exc:  # each decompressor raises its own error type for corrupt data
+            findings.append(Finding(path, 0, f"does not decompress ({type(exc).__name__}); audited as it is"))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -91,7 +91,7 @@ def test_an_openai_batch_output_line_is_a_response_only_record(tmp_path: Path) -
 def test_a_json_mapping_of_no_dialect_names_them_all(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"hello": "world"}')
-    with pytest.raises(RecordingError, match="ruby-vcr, go-vcr, vcrpy, polly, har, nock, sse, jsonl, response"):
+    with pytest.raises(RecordingError, match="ruby-vcr, go-vcr, vcrpy, vcrpy-lists, polly, har, nock, sse, jsonl, response"):
         read_recording(path)
 
 
@@ -117,3 +117,14 @@ def test_a_betamax_cassette_reads_as_the_vcr_shape_it_copies(tmp_path: Path) -> 
     (item,) = read_recording(path)
     assert item.dialect == "ruby-vcr" and (item.request, item.response) == (source.request, source.response)
     assert [j.verdict for j in analyze_file(path).judgements] == ["reached-live-task"]
+
+
+def test_vcrpy_lists_pair_by_index_and_an_unpaired_request_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(json.dumps({"requests": [{"method": "POST", "uri": "https://api.openai.com/v1/responses",
+                                              "body": "{}"}] * 2,
+                                "responses": [{"status": {"code": 200, "message": "OK"},
+                                               "body": {"string": '{"object": "response", "output": []}'}}]}))
+    first, second = read_recording(path)
+    assert first.dialect == "vcrpy-lists" and first.response == {"object": "response", "output": []}
+    assert second.unreadable and second.error == "responses[1] is missing or not a mapping (2 requests, 1 responses)"

@@ -54,6 +54,10 @@ PASSES = [{"type": "compaction", "input_tokens": 99195, "output_tokens": 81}, {"
                                          "cleared_input_tokens": 0}]}), "no-edit", "cleared 0 item(s)"),
     (_message(report={"applied_edits": [{"type": "forget_20991231"}]}), "cannot-tell",
      "applied edit `forget_20991231` at context_management.applied_edits[0] is not a type this judge models"),
+    (_message({"type": "fallback"}, {"type": "text", "text": "x"}), "not-judged",
+     "response block `fallback` at content[0] is not a type this judge models"),
+    (_message({"type": "fallback"}, {"type": "text", "text": "x"}, report={"applied_edits": []}), "cannot-tell",
+     "response block `fallback` at content[0] is not a type this judge models"),
     ({"input_tokens": 1200, "context_management": {"original_input_tokens": 1200}}, "no-edit", "nothing cleared"),
     ({"input_tokens": 800, "context_management": {"original_input_tokens": 1200}}, "cannot-tell", "without the request"),
     (_message(), "not-judged", "reports no context management"),
@@ -84,8 +88,10 @@ ITEM = {"type": "compaction", "id": "cmp_1", "encrypted_content": "opaque"}
     (_response(ANSWER, truncation="auto"), "cannot-tell", "truncation auto"),
     (_response(ANSWER, truncation="disabled"), "not-judged", "no compaction item"),
     (_response(ANSWER, {**ITEM, "type": "compaction_summary"}), "settled-only", "the ChatGPT Codex backend's name"),
-    (_response(ANSWER, {"type": "memory_digest", "id": "x"}), "cannot-tell",
+    (_response(ANSWER, {"type": "memory_digest", "id": "x"}), "not-judged",
      "output item 1 `memory_digest` is not a type this judge models"),
+    (_response({"type": "memory_digest", "id": "x"}, ANSWER, truncation="auto"), "cannot-tell",
+     "output item 0 `memory_digest` is not a type this judge models"),
 ])
 def test_an_openai_response_alone(tmp_path: Path, body: dict[str, Any], verdict: str, says: str) -> None:
     found = _only(_file(tmp_path, body))
@@ -161,7 +167,7 @@ def test_a_chain_names_its_source_and_a_carried_item_its_origin(tmp_path: Path) 
     second = _pair(OPENAI, {"model": "gpt-5", "previous_response_id": "resp_1", "input": [_user("c")],
                             "context_management": [{"type": "compaction", "compact_threshold": 100}]},
                    {**_response(_said("d")), "id": "resp_2"})
-    outside = _pair(OPENAI, {"model": "gpt-5", "input": [{**ITEM, "encrypted_content": "elsewhere"}, _user("e")],
+    outside = _pair(OPENAI, {"model": "gpt-5", "input": [{**ITEM, "id": "cmp_9", "encrypted_content": "elsewhere"}, _user("e")],
                              "context_management": [{"type": "compaction", "compact_threshold": 100}]},
                     {**_response(_said("f")), "id": "resp_3"})
     _, chained, carried = _lines(tmp_path, first, second, outside)
@@ -196,3 +202,38 @@ def test_an_aliased_item_keeps_a_modelled_contradiction_inconsistent(tmp_path: P
     assert found.verdict == "inconsistent", found.evidence
     assert any("output item 2 `compaction_summary` is the ChatGPT Codex backend's name" in line
                for line in found.evidence)
+
+
+def test_a_chain_through_a_redacted_uri_is_followed_and_a_missing_one_without_context_management_is_counted(
+        tmp_path: Path) -> None:
+    redacted = "**REDACTED**"
+    first = _pair(redacted, {"model": "gpt-5", "input": [_user("a")]}, _response(_said("b")))
+    chained = _pair(redacted, {"model": "gpt-5", "previous_response_id": "resp_1", "input": [_user("c")],
+                               "truncation": "auto"}, {**_response(_said("d")), "id": "resp_2"})
+    orphan = _pair(redacted, {"model": "gpt-5", "previous_response_id": "resp_404", "input": [_user("e")]},
+                   {**_response(_said("f")), "id": "resp_3"})
+    _, followed, counted = _lines(tmp_path, first, chained, orphan)
+    assert "the input is rebuilt from previous_response_id through interaction(s) 0: 3 items" in followed.evidence
+    assert counted.verdict == "not-judged" and "resp_404" in counted.evidence[0]
+
+
+def test_other_traffic_of_a_provider_is_counted_not_an_error(tmp_path: Path) -> None:
+    batch_results = [{"custom_id": "0", "result": {"type": "succeeded", "message": _message()}}] * 2
+    records = [
+        {"url": "https://api.anthropic.com/v1/messages/batches/b1/results", "method": "GET",
+         "response": {"status": 200, "body": "\n".join(json.dumps(r) for r in batch_results)}},
+        {"url": "https://api.anthropic.com/v1/messages/batches", "method": "GET",
+         "response": {"status": 200, "body": json.dumps({"type": "message_batch", "id": "b1"})}},
+        {"url": "https://api.openai.com/v1/files", "request": {"body": '{"a": 1}\n{"a": 2}'},
+         "response": {"status": 200, "body": json.dumps({"object": "file", "id": "f1"})}},
+        {"url": "https://api.openai.com/v1/files/f1", "method": "GET",
+         "response": {"status": 200, "body": json.dumps({"object": "file", "id": "f1"})}},
+    ]
+    found = _lines(tmp_path, *records)
+    assert [j.verdict for j in found] == ["not-judged"] * 4, [(j.verdict, j.error, j.evidence) for j in found]
+    assert all(j.error is None for j in found)
+
+
+def test_a_bare_openai_error_body_is_one_response_counted(tmp_path: Path) -> None:
+    found = _only(_file(tmp_path, {"error": {"message": "quota", "type": "insufficient_quota", "code": None}}))
+    assert found.verdict == "not-judged" and found.error is None

@@ -133,3 +133,31 @@ def test_every_dialect_and_suffix_in_a_folder_is_audited(tmp_path: Path) -> None
     found = {(f.path.name, f.line) for f in findings}
     assert {name for name, _ in found} == {"a.har", "b.json", "c.jsonl", "d.yml"}, [str(f) for f in findings]
     assert ("c.jsonl", 1) in found  # reasoning in a JSON-lines body, named by its line
+
+
+def test_a_compressed_recording_is_audited_for_what_it_holds(tmp_path: Path) -> None:
+    text = dump({"requests": [{"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": "{}",
+                               "headers": {"x-api-key": ["sk-ant-api03-AbCdEfGhIjKlMnOp"]}}],
+                 "responses": [{"status": {"code": 200}, "headers": {}, "body": {"string": "{}"}}]})
+    path = tmp_path / "c.yaml.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    findings, _ = audit([tmp_path])
+    assert any("API key" in f.message for f in findings), [str(f) for f in findings]
+    assert not any("not UTF-8" in f.message for f in findings)
+
+
+def test_fix_says_what_it_could_not_scrub(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import base64
+
+    body = gzip.compress(json.dumps({"type": "message", "content": [
+        {"type": "thinking", "thinking": "a private plan", "signature": "s"}]}).encode())
+    har = {"log": {"creator": {"name": "Polly.JS"}, "entries": [{
+        "request": {"url": "https://api.anthropic.com/v1/messages", "headers": []},
+        "response": {"status": 200, "headers": [{"name": "content-encoding", "value": "gzip"}],
+                     "content": {"encoding": "base64", "mimeType": "application/json",
+                                 "text": json.dumps([base64.b64encode(body).decode()])}}}]}}
+    path = tmp_path / "recording.har"
+    path.write_text(json.dumps(har))
+    assert main(["audit", "--fix", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "unscrubbed reasoning text" in out and "finding(s) remain in it, scrub those by hand" in out

@@ -399,3 +399,14 @@ def test_a_witness_calls_a_tool_that_exclude_tools_does_not_list() -> None:
              if b["type"] == "tool_use"}
     assert names == {"tool_2"}
     assert smallest_reached(edit, None) == (2, True)
+
+
+def test_lint_config_json_file_is_written_beside_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.yaml", "edits:\n  - {type: compact_20260112}\n")
+    out = tmp_path / "findings.json"
+    assert main(["lint-config", path, "--json", str(out)]) == 1
+    assert "reaches into a task in flight" in capsys.readouterr().out
+    [finding] = json.loads(out.read_text())
+    assert finding["reaches"]
+    assert main(["lint-config", path, "--json", "-"]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["reaches"]

@@ -114,3 +114,24 @@ def test_a_first_line_longer_than_the_head_still_streams(monkeypatch: pytest.Mon
     assert next(stream).dialect == "jsonl"
     assert Counted.furthest < len(raw) // 10
     stream.close()
+
+
+def test_a_stream_capture_with_a_bad_first_line_is_one_unreadable_record(tmp_path: Path) -> None:
+    events = [{"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
+              {"type": "response.output_item.done", "output_index": 0, "item": {"type": "message"}},
+              {"type": "response.completed", "response": {"id": "r", "object": "response", "output": []}}]
+    path = tmp_path / "chunks.jsonl"
+    path.write_text(json.dumps(events[0])[:-1] + "\n" + "\n".join(json.dumps(e) for e in events[1:]) + "\n")
+    (item,) = read_recording(path)
+    assert item.unreadable and item.line == 1 and item.error.startswith("stream event capture: line 1 is not JSON")
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    (item,) = read_recording(path)
+    assert item.response_only and item.dialect == "sse-events" and item.error is None
+
+
+def test_byte_ranges_refuse_a_stream_capture(tmp_path: Path) -> None:
+    path = tmp_path / "chunks.jsonl"
+    path.write_text(json.dumps({"type": "message_start", "message": {"type": "message", "content": []}}) + "\n"
+                    + json.dumps({"type": "message_stop"}) + "\n")
+    with pytest.raises(RecordingError, match="one response"):
+        list(iter_jsonl_range(path, 0, 10))

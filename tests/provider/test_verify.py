@@ -337,3 +337,13 @@ def test_a_built_history_whose_live_span_moved_is_not_judged(probes: dict[str, P
     with pytest.raises(live.ScriptError, match="the built history's task in flight has tool uses"):
         live.analysis_probe(moved, built, {})
     assert live.analysis_probe(probe, built, {}).history == probe.messages()
+
+
+def test_verify_json_dash_prints_the_records_instead_of_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from conformance.cli import main as cli_main
+
+    code = cli_main(["verify", "--json", "-"])
+    records = json.loads(capsys.readouterr().out)
+    assert code == 0 and records and all("outcome" in r for r in records)

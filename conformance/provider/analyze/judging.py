@@ -47,8 +47,8 @@ def judge_one(item: Interaction, earlier: Earlier | Sequence[Interaction], avail
         try:
             if not judge.claims(item):
                 continue
-            if item.error is not None:
-                return failed(item, judge.provider, item.error)
+            if item.error is not None and not isinstance(item.request, dict):
+                return failed(item, judge.provider, item.error)  # (a readable request: the judge decides)
             return judge.judge(item, earlier)
         except Exception as exc:  # a judge's bug must not hide the other interactions' verdicts
             return failed(item, judge.provider, _raised(judge, exc))

@@ -336,19 +336,25 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
 def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judgement:
     found = start(item, PROVIDER)
     found.strategy = "response only"
-    where = "no request was recorded (a response-only file)"
+    where = "no request body was recorded (a response-only file or a request without a body)"
     if (item.status or 200) >= 400 or response.get("type") == "error":
         found.verdict = NOT_JUDGED
         found.evidence = [f"{where}; an error answer alone says nothing about context management"]
+        return found
+    if response.get("type") != "message" and not (isinstance(response.get("input_tokens"), int)
+                                                  and "content" not in response):
+        found.verdict = NOT_JUDGED  # a batch, a file, a model listing: not an answer to judge
+        found.evidence = [f"{where}; the response is not a Messages API message "
+                          f"(type {response.get('type', response.get('object'))!r})"]
         return found
     problem = unreadable({"messages": []}, response)
     if problem:
         return failed(item, PROVIDER, problem)
     finding = response_only(response, is_count_tokens(item))
     unknown = unmodelled(None, response)
-    if finding is None and not unknown:
+    if finding is None and "context_management" not in response:  # nothing says context management was used
         found.verdict = NOT_JUDGED
-        found.evidence = [f"{where}; the response reports no context management"]
+        found.evidence = [f"{where}; the response reports no context management", *unknown]
         return found
     findings = [f for f in (finding, Finding(CANNOT_TELL, unknown) if unknown else None) if f is not None]
     found.verdict = worst([f.verdict for f in findings])
@@ -384,14 +390,24 @@ class AnthropicJudge:
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and isinstance(item.response, Mapping):
+        if request is None and isinstance(item.response, Mapping) and item.error is None:
             return _judge_response_only(item, item.response)
+        if request is not None and not isinstance(request, Mapping):  # a JSON-lines upload, a list
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a Messages request")
+            return found
+        if request is None and item.error is None:  # a GET without a body answered by a list, or nothing
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append("no request body, and the response is not a Messages API answer")
+            return found
         if not isinstance(request, Mapping):
-            return failed(item, PROVIDER, "the request body is not a JSON object")
+            return failed(item, PROVIDER, item.error or "the request body is not a JSON object")
         if not uses_context_management(request):
             found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append("no context management in the request")
+            found.evidence.append("no context management in the request" + (f" ({item.error})" if item.error else ""))
             return found
+        if item.error is not None:
+            return failed(item, PROVIDER, item.error)
         problem = unreadable(request, item.response)
         if problem:
             return failed(item, PROVIDER, problem)

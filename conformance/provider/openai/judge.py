@@ -90,13 +90,17 @@ def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) ->
     """Returns where a carried compaction item came from: the earlier interaction that returned it, or
     that it was not produced in this recording."""
     earlier = indexed(earlier, remember)
-    key = item.get("encrypted_content") or item.get("id")
-    at = earlier.index_of(ORIGINS, str(key)) if key else None
-    if at is None:
-        if key:
-            earlier.misses.append((ORIGINS, str(key)))
+    keys = _origin_keys(item)
+    found = [at for at in (earlier.index_of(ORIGINS, key) for key in keys) if at is not None]
+    if not found:
+        earlier.misses += [(ORIGINS, key) for key in keys]
         return "not produced in this recording"
-    return f"returned by interaction {at}"
+    return f"returned by interaction {max(found)}"  # by id or by ciphertext
+
+
+def _origin_keys(item: Mapping[str, Any]) -> list[str]:
+    """Returns the keys a compaction item is found by: its id and its ciphertext, each when it has one."""
+    return [f"{name}:{item[name]}" for name in ("id", "encrypted_content") if item.get(name)]
 
 
 class ChainMissing(LookupError):
@@ -126,7 +130,7 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
 COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
-ORIGINS = "openai.compaction"  # a returned compaction item's encrypted_content or id -> nothing (its index)
+ORIGINS = "openai.compaction"  # a returned compaction item's id or ciphertext -> nothing (its index)
 
 
 def suffix_keys(items: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -149,10 +153,11 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     output = response.get("output")
     for o in output if isinstance(output, list) else []:
         if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES):
-            key = o.get("encrypted_content") or o.get("id")
-            if key:
-                earlier.put(ORIGINS, str(key), None)
-    if endpoint == "/responses" and response.get("id") and request.get("store") is not False:
+            for key in _origin_keys(o):
+                earlier.put(ORIGINS, key, None)
+    # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
+    if (endpoint == "/responses" or not endpoint and response.get("object") == "response") and response.get("id") \
+            and request.get("store") is not False:
         own = request.get("input")
         earlier.put(RESPONSES, str(response["id"]), {
             "input": own if isinstance(own, str) else [i for i in own or [] if isinstance(i, Mapping)],
@@ -271,10 +276,18 @@ class OpenAIJudge:
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and isinstance(item.response, Mapping):
+        if request is None and isinstance(item.response, Mapping) and item.error is None:
             return response_only(item, item.response)
+        if request is not None and not isinstance(request, Mapping):  # a JSON-lines upload, a list
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a Responses request")
+            return found
+        if request is None and item.error is None:  # a GET without a body answered by a list, or nothing
+            found = start(item, PROVIDER, NOT_JUDGED)
+            found.evidence.append("no request body, and the response is not a Responses API answer")
+            return found
         if not isinstance(request, Mapping):
-            return failed(item, PROVIDER, "the request body is not a JSON object")
+            return failed(item, PROVIDER, item.error or "the request body is not a JSON object")
         endpoint = _endpoint(item)
         if not request.get("previous_response_id") and not _asks(request, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
@@ -285,14 +298,21 @@ class OpenAIJudge:
         try:
             items = resolved_input(request, earlier, sources)
         except ChainMissing as exc:
+            if not _uses_context_management(request, _own_input(request), endpoint):
+                found = start(item, PROVIDER, NOT_JUDGED)  # nothing to judge, whatever the chain held
+                found.evidence.append(f"no context management in the request ({exc})")
+                return found
             found = start(item, PROVIDER, CANNOT_TELL)
             found.evidence.append(str(exc))
             return found
         if endpoint == "/responses/input_tokens" or not _uses_context_management(request, items, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
-                                  else "no context management in the request")
+            found.evidence.append(("a token count" if endpoint == "/responses/input_tokens"
+                                   else "no context management in the request")
+                                  + (f" ({item.error})" if item.error else ""))
             return found
+        if item.error is not None:
+            return failed(item, PROVIDER, item.error)
         found = start(item, PROVIDER)
         found.strategy = _strategy(request, endpoint, items)
         if sources:
@@ -362,7 +382,11 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
     """
     found = start(item, PROVIDER)
     found.strategy = "response only"
-    where = "no request was recorded (a response-only file)"
+    where = "no request body was recorded (a response-only file or a request without a body)"
+    if not str(raw.get("object", "")).startswith("response"):
+        found.verdict = NOT_JUDGED  # a file, a batch, a model listing: not an answer to judge
+        found.evidence = [f"{where}; the response is not a Responses API object ({raw.get('object')!r})"]
+        return found
     output = [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]
     unknown = unmodelled([], output)
     positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
@@ -400,11 +424,9 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
     elif raw.get("truncation") == "auto":
         found.verdict = CANNOT_TELL
         lines.append("truncation auto: what was dropped cannot be told without the request's input")
-    elif unknown:
-        found.verdict = CANNOT_TELL
-    else:
+    else:  # nothing in the response says context management was used; an unmodelled item is named
         found.verdict = NOT_JUDGED
-        lines = [f"{where}; the response has no compaction item and no truncation"]
+        lines = [f"{where}; the response has no compaction item and no truncation", *unknown]
     found.evidence = lines
     return found
 

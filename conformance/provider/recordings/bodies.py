@@ -94,6 +94,12 @@ def _from_text(text: str, encoding: str, *, allow_base64: bool = True) -> Any:
         try:
             return json.loads(stripped)
         except ValueError as exc:
+            lines = [line for line in stripped.splitlines() if line.strip()]
+            try:  # a JSON-lines body (a batch's results): its records, as a list
+                if len(lines) > 1:
+                    return [json.loads(line) for line in lines]
+            except ValueError:
+                pass
             raise BodyError(f"body looks like JSON but does not parse: {exc}") from None
     if is_event_stream(stripped):
         return reassemble(text)

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 import yaml
 
-from . import dialects
+from . import dialects, sse
 from .dialects import jsonl, sse_capture
 from .model import Interaction, RecordingError
 
@@ -218,7 +218,8 @@ def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None 
     Splits a large uncompressed file across workers: every line belongs to exactly one range, and
     index and line number are those ``iter_recording`` gives (``lines_before``, the newlines before
     ``start`` when the caller counted them, saves reading the file up to it). Raises
-    ``RecordingError`` for a compressed file or one that cannot be opened.
+    ``RecordingError`` for a compressed file, a file of stream events (one response, not to be
+    split) or one that cannot be opened.
     """
     try:
         handle = open(path, "rb")
@@ -227,6 +228,15 @@ def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None 
     with handle:
         if handle.read(4)[:2] in (GZIP_MAGIC, ZSTD_MAGIC[:2]):
             raise RecordingError(str(path), "byte ranges need an uncompressed JSON-lines file")
+        handle.seek(0)
+        first = _first_line(str(path), handle)
+        try:
+            event = sse.is_stream_event(json.loads(first))
+        except ValueError:
+            event = False
+        if event:
+            raise RecordingError(str(path), "a file of stream events is one response: read it whole with "
+                                            "iter_recording, not by byte range")
         offset, number = _line_at(str(path), handle, start, lines_before)
         handle.seek(offset)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from ..model import Interaction
-from . import go_vcr, har, jsonl, nock, polly, response, ruby_vcr, sse_capture, vcrpy
+from . import go_vcr, har, jsonl, nock, polly, response, ruby_vcr, sse_capture, vcrpy, vcrpy_lists
 
 
 class Dialect(Protocol):
@@ -29,7 +29,8 @@ class Dialect(Protocol):
         """Yields the interactions of the document, in order."""
 
 
-DIALECTS: tuple[Dialect, ...] = (ruby_vcr, go_vcr, vcrpy, polly, har, nock, sse_capture, jsonl, response)  # type: ignore[assignment]
+DIALECTS: tuple[Dialect, ...] = (ruby_vcr, go_vcr, vcrpy, vcrpy_lists, polly, har, nock, sse_capture, jsonl,  # type: ignore[assignment]
+                                 response)
 NAMES = tuple(d.NAME for d in DIALECTS)
 
 

@@ -96,35 +96,50 @@ def iter_lines(file: str, lines: Iterable[tuple[int, bytes]], *, events: bool = 
     """Yields one interaction per non-blank line of ``(line number, bytes)``, index ``number - 1``.
 
     A line that is not JSON or not a record is an unreadable interaction of that line. With
-    ``events`` and a first record that is a stream event, the whole file is one streamed response.
+    ``events`` and a first readable record that is a stream event, the whole file is one streamed
+    response (unreadable, once, when any of its lines is).
     """
-    first = True
+    decided = not events
+    pending: list[Interaction] = []  # unreadable lines before the first readable record
     lines = iter(lines)
     for number, raw in lines:
         if not raw.strip():
             continue
         data, error = _parse(number, raw)
         if error is not None:
-            yield unreadable(file, number - 1, error, dialect=NAME, line=number)
-            first = False
+            failure = unreadable(file, number - 1, error, dialect=NAME, line=number)
+            if decided:
+                yield failure
+            else:
+                pending.append(failure)
             continue
-        if first and events and sse.is_stream_event(data):
-            yield _event_lines(file, number, data, lines)
-            return
-        first = False
+        if not decided:
+            decided = True
+            if sse.is_stream_event(data):
+                yield _event_lines(file, number, data, lines, pending)
+                return
+            yield from pending
         yield record(file, number - 1, data, number)
+    yield from pending if not decided else ()
 
 
-def _event_lines(file: str, number: int, data: Any, rest: Iterable[tuple[int, bytes]]) -> Interaction:
+def _event_lines(file: str, number: int, data: Any, rest: Iterable[tuple[int, bytes]],
+                 earlier: list[Interaction]) -> Interaction:
     """Returns the one response-only interaction of a file of stream events, one JSON event per line."""
     stream: list[tuple[str, Any]] = [("", data)]
+    errors = [e.error for e in earlier]
     for later, raw in rest:
         if not raw.strip():
             continue
         parsed, error = _parse(later, raw)
         if error is not None:
-            return unreadable(file, 0, f"stream event capture: {error}", dialect="sse-events", line=number)
+            errors.append(error)
+            continue
         stream.append(("", parsed))
+    if errors:
+        return unreadable(file, 0, f"stream event capture: {errors[0]}"
+                          + (f" (and {len(errors) - 1} more line(s))" if len(errors) > 1 else ""),
+                          dialect="sse-events", line=earlier[0].line if earlier else number)
     return response_only(file, stream, "sse-events")
 
 

@@ -4,7 +4,8 @@ judges decide what the response alone shows.
 
 Recognised: a Messages API message or error (``type: "message"``/``"error"``), a ``count_tokens``
 answer (``input_tokens`` beside ``context_management``), a Responses API object (``object``
-starting ``response``) and a Chat Completions object (``object`` starting ``chat.completion``).
+starting ``response``), a Chat Completions object (``object`` starting ``chat.completion``) and
+OpenAI's bare ``{"error": {...}}``.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ def recognises(document: Any) -> bool:
         return True
     if isinstance(document.get("input_tokens"), int) and set(document) <= {"input_tokens", "context_management"}:
         return True
+    if set(document) == {"error"} and isinstance(document["error"], Mapping):  # OpenAI's error body
+        return True
     return obj.startswith(("response", "chat.completion"))
 
 
 def interactions(file: str, document: Any) -> Iterator[Interaction]:
     """Yields the one response-only interaction of the file."""
-    status = 400 if document.get("type") == "error" else 200
+    status = 400 if document.get("type") == "error" or set(document) == {"error"} else 200
     yield Interaction(file, 0, response=dict(document), status=status, dialect=NAME)
