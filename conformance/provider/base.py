@@ -20,6 +20,7 @@ from .. import registry
 if TYPE_CHECKING:
     from .._recording import Recorded
     from .._yamlsource import Locator
+    from .analyze.earlier import Earlier
     from .analyze.model import Judgement
     from .recordings import Interaction
 
@@ -73,8 +74,11 @@ class Judge(Protocol):
     def claims(self, interaction: Interaction) -> bool:
         """Returns whether the interaction is this provider's traffic."""
 
-    def judge(self, interaction: Interaction, earlier: Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one interaction (``not-judged`` without context management)."""
+    def judge(self, interaction: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one interaction (``not-judged`` without context management);
+        ``earlier`` is the index of the interactions before it in the same recording (or those
+        interactions). A judge may also have ``remember(interaction, earlier)``, which notes in the
+        index what a later interaction may follow back to this one."""
 
 
 @runtime_checkable

@@ -223,34 +223,11 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    """Judges recorded traffic; returns 2 for unreadable input or nothing to judge, 1 when an
-    interaction reached into a task in flight or is inconsistent, else 0."""
-    from .analyze import analyze_paths, check_results, exit_code, records, render
+    """Judges recorded traffic as it streams; returns 2 for unreadable input or nothing to judge, 1
+    when an interaction reached into a task in flight or is inconsistent, else 0."""
+    from .analyze.cli import analyze_command
 
-    paths = [Path(p) for p in args.paths]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        print(f"conformance analyze: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
-        return 2
-    results = analyze_paths(paths)
-    if not results:
-        print(f"conformance analyze: no recording under {', '.join(map(str, paths))}; nothing to judge is not a pass",
-              file=sys.stderr)
-        return 2
-    code = exit_code(results)
-    if args.json == "-":  # ``--json`` alone or ``--json -``: the records on stdout instead of the tables
-        print(json.dumps(records(results), indent=2))
-    else:
-        print(render(results))
-    if args.json not in (None, "-"):
-        try:
-            Path(args.json).write_text(json.dumps(records(results), indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-    if args.report:
-        args.write_report(args.report, check_results(results), code, command="analyze")
-    return code
+    return analyze_command(args)
 
 
 def register(subparsers: Any, write_report: WriteReport) -> None:
@@ -300,4 +277,11 @@ def register(subparsers: Any, write_report: WriteReport) -> None:
                     help="write one JSON record per interaction to FILE (as run, verify, drift and egress do); "
                          "'-' or no FILE prints them instead of the tables")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
+    an.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
+    an.add_argument("--engine", choices=("local", "dask"), default="local",
+                    help="where to judge: this machine (default) or a Dask cluster (the [dask] extra)")
+    an.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://10.0.0.5:8786 "
+                    "(default: a local cluster of --jobs worker processes)")
+    an.add_argument("--window", type=int, metavar="N", help="interactions a chain may reach back "
+                    "(previous_response_id, a carried compaction; default 1000)")
     an.set_defaults(func=cmd_analyze, write_report=write_report)

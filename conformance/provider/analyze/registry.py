@@ -3,9 +3,11 @@ imports none of them.
 
 A judge is any object with ``provider`` (a name), ``claims(interaction) -> bool`` (is this its
 provider's traffic, told by endpoint and shape) and ``judge(interaction, earlier) -> Judgement``
-(``earlier``: the interactions before it in the same recording, for following chains; an
-interaction without context management gets ``not-judged``). Each registered provider gives its
-own (``base.Provider.judge``); ``register`` adds others.
+(``earlier``: the ``Earlier`` index of the interactions before it in the same recording, for
+following chains; an interaction without context management gets ``not-judged``), and optionally
+``remember(interaction, earlier)``, which notes in the index what a later interaction may follow
+back to this one. Each registered provider gives its own (``base.Provider.judge``); ``register``
+adds others.
 """
 
 from __future__ import annotations

@@ -1,17 +1,28 @@
-"""Run every judge over every recording: files in, one ``Judgement`` per interaction out."""
+"""Run every judge over every recording, one interaction at a time: files in, ``Judgement``s out.
+
+``judge_stream(items)`` judges a stream of interactions of one recording, keeping only the small
+windowed index (``Earlier``) that chains need; ``analyze_stream(paths, jobs)`` yields every
+judgement of every file in input order and a ``FileEnd`` after each file, spreading files and
+ranges of large JSON-lines files over worker processes (``engines.local``) when ``jobs`` > 1.
+``analyze_file``/``analyze_paths`` collect the same into ``FileResult`` lists for small inputs.
+"""
 
 from __future__ import annotations
 
-import traceback
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import base
-from ..recordings import Interaction, RecordingError, read_recording
+from ..recordings import RecordingError
 from ..recordings.reader import RECORDING_SUFFIXES
-from .model import FAILING, NOT_JUDGED, Judgement, failed, start
+from .earlier import DEFAULT_WINDOW, Earlier
+from .judging import FileEnd, judge_one, judge_stream, remember
+from .model import FAILING, Judgement
 from .registry import Judge, judges
+
+__all__ = ["RECORDING_SUFFIXES", "FileEnd", "FileResult", "analyze_file", "analyze_paths", "analyze_stream",
+           "exit_code", "judge_one", "judge_stream", "remember"]
 
 
 @dataclass
@@ -34,56 +45,87 @@ def recording_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def _guess_provider(item: Interaction) -> str:
-    host = item.host
-    for name in base.names():
-        if name in host:
-            return name
-    return "unknown"
-
-
-def _raised(judge: Judge, exc: Exception) -> str:
-    # Named by type and place only: the message of an exception may quote the body.
-    frame = traceback.extract_tb(exc.__traceback__)[-1]
-    return f"the {judge.provider} judge raised {type(exc).__name__} ({Path(frame.filename).name}:{frame.lineno})"
-
-
-def judge_one(item: Interaction, earlier: Sequence[Interaction], available: Sequence[Judge]) -> Judgement:
-    """Returns the verdict of the first judge that claims ``item``; a judge that raises is an error, not a crash."""
-    if item.unreadable:  # the record itself (a line, an entry) is not readable: an error, whoever's traffic
-        return failed(item, _guess_provider(item), item.error or "unreadable record")
-    for judge in available:
-        try:
-            if not judge.claims(item):
-                continue
-            if item.error is not None and not isinstance(item.request, dict):
-                return failed(item, judge.provider, item.error)  # (a readable request: the judge decides)
-            return judge.judge(item, earlier)
-        except Exception as exc:  # a judge's bug must not hide the other interactions' verdicts
-            return failed(item, judge.provider, _raised(judge, exc))
-    found = start(item, _guess_provider(item), NOT_JUDGED)
-    if item.error is not None:  # traffic no judge claims: not judged, whatever its bodies hold
-        found.evidence.append(f"no judge claims this traffic; {item.error}")
-        return found
-    found.evidence.append("no judge for this traffic" if found.provider == "unknown"
-                          else f"no judge for {found.provider} is installed")
-    return found
-
-
 def analyze_file(path: Path, available: Sequence[Judge] | None = None) -> FileResult:
     """Returns the judgements of every interaction of one recording (or its read error)."""
+    from .source import interactions
+
     available = judges() if available is None else available
+    judged: list[Judgement] = []
     try:
-        items = read_recording(path)
+        judged += [j for j, _ in judge_stream(interactions(path), available)]
     except RecordingError as exc:
         return FileResult(str(path), error=exc)
-    return FileResult(str(path), [judge_one(item, items[:i], available) for i, item in enumerate(items)])
+    return FileResult(str(path), judged)
 
 
-def analyze_paths(paths: Iterable[Path]) -> list[FileResult]:
-    """Returns one FileResult per recording file under ``paths``."""
+def analyze_paths(paths: Iterable[Path], jobs: int = 1) -> list[FileResult]:
+    """Returns one FileResult per recording file under ``paths`` (all in memory: for small inputs)."""
+    results: list[FileResult] = []
+    current: list[Judgement] = []
+    for event in analyze_stream(paths, jobs=jobs):
+        if isinstance(event, FileEnd):
+            results.append(FileResult(event.path, [] if event.error else current, event.error))
+            current = []
+        else:
+            current.append(event)
+    return results
+
+
+def serial_file(path: Path, available: Sequence[Judge], window: int = DEFAULT_WINDOW) -> Iterator[Judgement | FileEnd]:
+    """Yields the judgements of one file as they come, then its ``FileEnd``."""
+    from .source import interactions
+
+    count = 0
+    try:
+        for found, _ in judge_stream(interactions(path), available, Earlier(window)):
+            count += 1
+            yield found
+    except RecordingError as exc:
+        yield FileEnd(str(path), count, exc)
+        return
+    yield FileEnd(str(path), count)
+
+
+def default_jobs() -> int:
+    """Returns the number of worker processes a run uses by default: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_WINDOW,
+                   progress: object | None = None) -> Iterator[Judgement | FileEnd]:
+    """Yields every judgement of every recording under ``paths`` in input order, a ``FileEnd`` after
+    each file; ``jobs`` > 1 spreads files and ranges of large JSON-lines files over processes.
+    ``progress(interactions, bytes)`` is called as work completes, when given."""
+    from . import registry
+
+    files = recording_files(paths)
+    if jobs > 1 and not registry._registered:  # judges registered in this process do not reach workers
+        from .engines.local import run_local
+        from .engines.tasks import tasks
+
+        if len(tasks(files, split_size(), window)) > 1:  # one task is quicker judged here than in a pool
+            yield from run_local(files, jobs, window, progress, split_size())
+            return
     available = judges()
-    return [analyze_file(p, available) for p in recording_files(paths)]
+    from .source import file_size
+
+    for path in files:
+        for event in serial_file(path, available, window):
+            yield event
+            if progress is not None and isinstance(event, FileEnd):
+                progress(event.interactions, file_size(path))  # type: ignore[operator]
+
+
+def split_size() -> int:
+    """Returns the size of the ranges large JSON-lines files are cut into (``CONFORMANCE_ANALYZE_SPLIT``
+    bytes, else ``source.SPLIT_SIZE``)."""
+    from .source import SPLIT_SIZE
+
+    value = os.environ.get("CONFORMANCE_ANALYZE_SPLIT", "")
+    return int(value) if value.isdigit() and int(value) > 0 else SPLIT_SIZE
 
 
 def exit_code(results: Sequence[FileResult]) -> int:

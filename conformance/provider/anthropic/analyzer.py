@@ -24,6 +24,7 @@ from anthropic.types.beta import (
 
 from . import semantics as sem
 from .probes import Probe
+from .semantics import tolerance
 
 MAX_COMBINATIONS = 50_000
 T = TypeVar("T")
@@ -80,11 +81,6 @@ class Analysis(sem.Outcome):
     def to_dict(self) -> dict[str, Any]:
         """Returns the finding as JSON-ready data."""
         return {**asdict(self), "reached_live": self.reached_live}
-
-
-def tolerance(total: int, items: int) -> int:
-    """Returns how far a reported token count may sit from the estimate and still match."""
-    return int(0.03 * total) + 24 * (items + 1)
 
 
 def identify(pool: Sequence[T], count: int, tokens: int, weight: Callable[[Sequence[T]], int]) -> list[tuple[T, ...]]:

@@ -11,10 +11,12 @@ totals. A summary that folds the request of the task in flight reaches into it, 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...transcript import find_live_start
+from ..analyze.earlier import Earlier, digest, indexed
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -47,7 +49,21 @@ def _blocks(message: Any) -> list[dict[str, Any]]:
 
 def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
     """Returns ``(message, block)`` of every compaction block the request carries, in order."""
-    return [(i, j) for i, m in enumerate(messages) for j, b in enumerate(_blocks(m)) if b.get("type") == "compaction"]
+    found = []
+    for i, message in enumerate(messages):
+        # Decoded JSON is plain dicts and lists: read them as they are, without copying each message.
+        content = message.get("content") if message.__class__ is dict else None
+        if content.__class__ is str:
+            continue
+        if content.__class__ is not list:
+            found += [(i, j) for j, b in enumerate(_blocks(message)) if b.get("type") == "compaction"]
+            continue
+        for j, block in enumerate(content):
+            if block.__class__ is dict and block.get("type") == "compaction":
+                found.append((i, j))
+            elif block.__class__ is not dict and isinstance(block, Mapping) and block.get("type") == "compaction":
+                found.append((i, j))
+    return found
 
 
 def uses_context_management(request: Mapping[str, Any]) -> bool:
@@ -69,23 +85,45 @@ def strategy(request: Mapping[str, Any], count_tokens: bool) -> str:
     return f"count_tokens {label}" if count_tokens else label
 
 
-def _source(block: Mapping[str, Any], earlier: Sequence[Interaction]) -> Interaction | None:
-    """Returns the latest earlier interaction whose response returned this compaction block, or None."""
-    for item in reversed(earlier):
-        response = item.response if isinstance(item.response, Mapping) else {}
-        if any(b.get("type") == "compaction" and b.get("content") == block.get("content") for b in _blocks(response)):
-            return item
-    return None
+SOURCES = "anthropic.compaction"  # the Earlier space: a compaction block's digest -> the interaction that returned it
 
 
-def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Sequence[Interaction]) -> Finding | None:
+def _block_key(block: Mapping[str, Any]) -> str:
+    content = block.get("content")
+    return digest(content if isinstance(content, str) else json.dumps(content, sort_keys=True))
+
+
+def remember(item: Interaction, earlier: Earlier) -> None:
+    """Notes, for a later request carrying it, each compaction block the response returned and the
+    history it summarised (the request's messages)."""
+    response = item.response if isinstance(item.response, Mapping) else {}
+    blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
+    if not blocks:
+        return
+    request = item.request if isinstance(item.request, Mapping) else {}
+    messages = request.get("messages")
+    value = {"messages": messages if isinstance(messages, list) else []}
+    for block in blocks:
+        earlier.put(SOURCES, _block_key(block), value)
+
+
+def _source(block: Mapping[str, Any], earlier: Earlier) -> tuple[int, dict[str, Any]] | None:
+    """Returns the index and noted request messages of the latest earlier interaction whose response
+    returned this block, or None."""
+    key = _block_key(block)
+    found = earlier.get(SOURCES, key)
+    at = earlier.index_of(SOURCES, key)
+    return (at, found) if isinstance(found, dict) and at is not None else None
+
+
+def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Earlier) -> Finding | None:
     """Returns what the last compaction block the request carries does to the task in flight, or None."""
     positions = compaction_positions(messages)
     if not positions:
         return None
     k, b = positions[-1]
-    source_item = _source(_blocks(messages[k])[b], earlier)
-    source = source_item.index if source_item is not None else None
+    producer = _source(_blocks(messages[k])[b], earlier)
+    source = producer[0] if producer is not None else None
     where = f"the compaction block at message {k} ({'from interaction ' + str(source) if source is not None else 'not produced in this recording'})"
     before = "message 0" if k == 1 else f"messages 0-{k - 1}" if k else "nothing before it"
     if live_start > k:
@@ -95,10 +133,10 @@ def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Seq
         return Finding(REACHED, [f"{where} lies inside the task in flight; the server drops what precedes it: "
                                  + ", ".join(folded(messages[:k] if live_start < k else messages[: k + 1],
                                                     live_start, live_start))])
-    if source_item is None:
+    if producer is None:
         return Finding(CANNOT_TELL, [f"the task in flight starts at {where}: whether the summary folds its request "
                                      "cannot be told without the interaction that produced it"])
-    history = list(source_item.request.get("messages") or []) if isinstance(source_item.request, Mapping) else []
+    history = list(producer[1].get("messages") or [])
     # The summary stands for ``history``; what message k holds besides the block follows it.
     rest = [blk for i, blk in enumerate(_blocks(messages[k])) if i != b]
     full = [*history, *([{**messages[k], "content": rest}] if rest else []), *messages[k + 1:]]
@@ -348,8 +386,14 @@ class AnthropicJudge:
             "anthropic_version" in request or response.get("type") == "message"
             or isinstance(request.get("context_management"), Mapping))
 
-    def judge(self, item: Interaction, earlier: Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one Messages API interaction (see the module docstring)."""
+    def remember(self, item: Interaction, earlier: Earlier) -> None:
+        """Notes what a later interaction of the same recording may follow back to this one."""
+        remember(item, earlier)
+
+    def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one Messages API interaction (see the module docstring); ``earlier``
+        is the index of the interactions before it (or those interactions, indexed here)."""
+        earlier = indexed(earlier, remember)
         request = item.request
         if request is None and isinstance(item.response, Mapping) and item.error is None:
             return _judge_response_only(item, item.response)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from . import semantics as sem
-from .analyzer import tolerance
+from .semantics import tolerance
 
 MAX_COMBINATIONS = 20_000
 LOOSE_FACTOR = 2.0

@@ -502,3 +502,8 @@ def predict(request: Mapping[str, Any], betas: Sequence[str], span: Span) -> Pre
     verdict = verdict_for(span, tools, turns, summarized, messages)
     parts = list(live_reach(span, tools, turns, summarized, messages, inputs).parts)
     return Prediction(verdict, tools, inputs, turns, summarized, None, parts, reasons)
+
+
+def tolerance(total: int, items: int) -> int:
+    """Returns how far a reported token count may sit from the estimate and still match."""
+    return int(0.03 * total) + 24 * (items + 1)

@@ -12,10 +12,15 @@ message text or ciphertext.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
+from ..analyze.earlier import Earlier, indexed
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -81,27 +86,39 @@ def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str,
     return lines
 
 
-def origin(item: Mapping[str, Any], earlier: Sequence[Interaction]) -> str:
+def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> str:
     """Returns where a carried compaction item came from: the earlier interaction that returned it, or
     that it was not produced in this recording."""
-    keys = {("id", item.get("id")), ("encrypted_content", item.get("encrypted_content"))} - {("id", None),
-                                                                                             ("encrypted_content", None)}
-    for before in reversed(earlier):
-        response = before.response if isinstance(before.response, Mapping) else {}
-        for o in response.get("output") or []:
-            if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES) \
-                    and keys & {("id", o.get("id")), ("encrypted_content", o.get("encrypted_content"))}:
-                return f"returned by interaction {before.index}"  # by id or by ciphertext
-    return "not produced in this recording"
+    earlier = indexed(earlier, remember)
+    keys = _origin_keys(item)
+    found = [at for at in (earlier.index_of(ORIGINS, key) for key in keys) if at is not None]
+    if not found:
+        earlier.misses += [(ORIGINS, key) for key in keys]
+        return "not produced in this recording"
+    return f"returned by interaction {max(found)}"  # by id or by ciphertext
+
+
+def _origin_keys(item: Mapping[str, Any]) -> list[str]:
+    """Returns the keys a compaction item is found by: its id and its ciphertext, each when it has one."""
+    return [f"{name}:{item[name]}" for name in ("id", "encrypted_content") if item.get(name)]
 
 
 class ChainMissing(LookupError):
     """A ``previous_response_id`` that no earlier interaction of the recording answered."""
 
 
+LONGEST_FIRST = tuple(sorted(ENDPOINTS, key=len, reverse=True))
+
+
 def _endpoint(item: Interaction) -> str:
-    path = item.endpoint.rstrip("/")
-    return next((e for e in sorted(ENDPOINTS, key=len, reverse=True) if path.endswith(e)), "")
+    return _endpoint_of(item.url)
+
+
+@functools.lru_cache(maxsize=1024)
+def _endpoint_of(url: str) -> str:
+    # A log names few distinct URLs: each is split once, not three times an interaction.
+    path = (urlsplit(url).path if url else "").rstrip("/")
+    return next((e for e in LONGEST_FIRST if path.endswith(e)), "")
 
 
 def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -111,48 +128,89 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(i) for i in value or [] if isinstance(i, Mapping)]
 
 
-def resolved_input(request: Mapping[str, Any], earlier: Sequence[Interaction],
+RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
+COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
+ORIGINS = "openai.compaction"  # a returned compaction item's id or ciphertext -> nothing (its index)
+
+
+def suffix_keys(items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Returns, for each index, a key of the items from it to the end (by fingerprint, never by id):
+    equal keys, equal suffixes. A chained hash, so all of them cost one pass."""
+    keys, chained = [""] * len(items), b""
+    for n in range(len(items) - 1, -1, -1):
+        chained = hashlib.blake2b(json.dumps(sem.fingerprint(items[n])).encode() + chained, digest_size=16).digest()
+        keys[n] = chained.hex()
+    return keys
+
+
+def remember(item: Interaction, earlier: Earlier) -> None:
+    """Notes what a later interaction may follow back to this one: a Responses answer by its id (not
+    when the request said ``store: false``, which no later call can chain to), the compaction items
+    it returned, a token count by the input it counted."""
+    request = item.request if isinstance(item.request, Mapping) else {}
+    response = item.response if isinstance(item.response, Mapping) else {}
+    endpoint = _endpoint(item)
+    output = response.get("output")
+    for o in output if isinstance(output, list) else []:
+        if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES):
+            for key in _origin_keys(o):
+                earlier.put(ORIGINS, key, None)
+    # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
+    if (endpoint == "/responses" or not endpoint and response.get("object") == "response") and response.get("id") \
+            and request.get("store") is not False:
+        own = request.get("input")
+        earlier.put(RESPONSES, str(response["id"]), {
+            "input": own if isinstance(own, str) else [i for i in own or [] if isinstance(i, Mapping)],
+            "previous": request.get("previous_response_id"),
+            "output": [o for o in output or [] if isinstance(o, Mapping)] if isinstance(output, list) else []})
+    elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
+        counted = _own_input(request)
+        if counted:
+            earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
+
+
+def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction],
                    sources: list[int] | None = None) -> list[dict[str, Any]]:
     """Returns the request's whole input: the chain its ``previous_response_id`` names, then its own
-    items; raises ``ChainMissing`` when the chain is not in the recording. The indices of the
-    interactions the chain went through are appended to ``sources``, nearest first."""
-    previous = request.get("previous_response_id")
+    items; raises ``ChainMissing`` when the chain is not in the recording (or past the index's
+    window). The indices of the interactions the chain went through are appended to ``sources``,
+    nearest first."""
+    earlier = indexed(earlier, remember)
     items = [_aliased(i) for i in _own_input(request)]
-    if not previous:
-        return items
-    for position in range(len(earlier) - 1, -1, -1):
-        before = earlier[position]
-        response = before.response if isinstance(before.response, Mapping) else {}
-        if response.get("id") == previous and _endpoint(before) not in ("/responses/compact", "/responses/input_tokens"):
-            # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
-            if sources is not None:
-                sources.append(before.index)
-            request_before = before.request if isinstance(before.request, Mapping) else {}
-            chain = resolved_input(request_before, earlier[:position], sources)
-            output = [_aliased(o) for o in response.get("output") or [] if isinstance(o, Mapping)]
-            return chain + output + items
-    raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+    previous, before, links = request.get("previous_response_id"), earlier.count, []
+    while previous:
+        at = earlier.index_of(RESPONSES, str(previous), before)  # the latest answer before this link
+        if at is None:
+            earlier.misses.append((RESPONSES, str(previous)))
+            raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+        found = earlier.get(RESPONSES, str(previous), before)
+        if found is None:  # (index_of found it: the entry is there)
+            raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+        if sources is not None:
+            sources.append(at)
+        links.append(found)
+        previous, before = found.get("previous"), at
+    chain: list[dict[str, Any]] = []
+    for link in reversed(links):
+        chain += [_aliased(i) for i in _own_input(link)] + [_aliased(o) for o in link.get("output") or []]
+    return chain + items
 
 
-def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]],
-                   others: Sequence[Interaction]) -> dict[int, int]:
-    """Returns the ``input_tokens`` counts, recorded anywhere in the same file, of suffixes of ``items``."""
+def _suffix_counts(request: Mapping[str, Any], items: list[dict[str, Any]], earlier: Earlier) -> dict[int, int]:
+    """Returns the ``input_tokens`` counts, recorded earlier in the same file, of suffixes of ``items``
+    (only ``truncation: "auto"`` reads them)."""
+    if request.get("truncation") != "auto":
+        return {}
     counts: dict[int, int] = {}
-    for other in others:
-        if _endpoint(other) != "/responses/input_tokens" or not isinstance(other.request, Mapping):
-            continue
-        response = other.response if isinstance(other.response, Mapping) else {}
-        counted = _own_input(other.request)
-        if not isinstance(response.get("input_tokens"), int) or not counted or len(counted) > len(items):
-            continue
-        start_at = len(items) - len(counted)
-        if [sem.fingerprint(i) for i in items[start_at:]] == [sem.fingerprint(i) for i in counted]:
-            counts[start_at] = response["input_tokens"]
+    for start_at, key in enumerate(suffix_keys(items)):
+        found = earlier.get(COUNTS, key)
+        if isinstance(found, int):
+            counts[start_at] = found
     return counts
 
 
 def _carried(items: list[dict[str, Any]], live_start: int,
-             earlier: Sequence[Interaction] = ()) -> tuple[str, list[str]] | None:
+             earlier: Earlier | Sequence[Interaction] = ()) -> tuple[str, list[str]] | None:
     """Returns the finding for a compaction item carried in the input, or None when none is."""
     positions = [n for n, i in enumerate(items) if i.get("type") == sem.COMPACTION]
     if not positions:
@@ -163,6 +221,16 @@ def _carried(items: list[dict[str, Any]], live_start: int,
     if live_before:
         return REACHED, [f"{where}; {items_label(live_before)} of the task in flight lie before it"]
     return SETTLED, [f"{where}; what it stands for precedes the task in flight (item {live_start})"]
+
+
+def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
+    """Returns whether the request's own fields and input (no chain) may use context management."""
+    if endpoint == "/responses/input_tokens":
+        return False
+    own = request.get("input")
+    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
+        or request.get("truncation") == "auto" or (not isinstance(own, str) and any(
+            isinstance(i, Mapping) and i.get("type") in (sem.COMPACTION, sem.TRIGGER, *ALIASES) for i in own or []))
 
 
 def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
@@ -201,8 +269,14 @@ class OpenAIJudge:
         response = item.response if isinstance(item.response, Mapping) else {}
         return str(response.get("object", "")).startswith("response")
 
-    def judge(self, item: Interaction, earlier: Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one Responses API interaction (see the module docstring)."""
+    def remember(self, item: Interaction, earlier: Earlier) -> None:
+        """Notes what a later interaction of the same recording may follow back to this one."""
+        remember(item, earlier)
+
+    def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
+        is the index of the interactions before it (or those interactions, indexed here)."""
+        earlier = indexed(earlier, remember)
         request = item.request
         if request is None and isinstance(item.response, Mapping) and item.error is None:
             return response_only(item, item.response)
@@ -217,6 +291,11 @@ class OpenAIJudge:
         if not isinstance(request, Mapping):
             return failed(item, PROVIDER, item.error or "the request body is not a JSON object")
         endpoint = _endpoint(item)
+        if not request.get("previous_response_id") and not _asks(request, endpoint):
+            found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
+            found.evidence.append("a token count" if endpoint == "/responses/input_tokens"
+                                  else "no context management in the request")
+            return found
         sources: list[int] = []
         try:
             items = resolved_input(request, earlier, sources)

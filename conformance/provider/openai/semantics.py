@@ -119,10 +119,17 @@ def live_start(items: Sequence[Item]) -> int:
     start = find_live_start(history)
     if start >= len(history):
         return len(items)
-    # the message index -> the first kept item that belongs to it
-    for position in range(len(kept)):
-        if len(from_format([n for _, n in kept[: position + 1]])) == start + 1:
-            return kept[position][0]
+    # the message index -> the first kept item that belongs to it: from_format grows by at most one
+    # message an item, so the first prefix of start + 1 messages is found by bisection
+    low, high = 0, len(kept) - 1
+    while low < high:
+        middle = (low + high) // 2
+        if len(from_format([n for _, n in kept[: middle + 1]])) >= start + 1:
+            high = middle
+        else:
+            low = middle + 1
+    if kept and len(from_format([n for _, n in kept[: low + 1]])) == start + 1:
+        return kept[low][0]
     return len(items)  # pragma: no cover - from_format grows one message at a time
 
 

@@ -188,10 +188,15 @@ def read_text(file: str, raw: bytes) -> list[Interaction]:
     return list(iter_opened(file, lambda: io.BytesIO(raw)))
 
 
-def _line_at(file: str, handle: IO[bytes], start: int) -> tuple[int, int]:
-    """Returns (offset, line number) of the first line that starts at or after ``start``."""
+def _line_at(file: str, handle: IO[bytes], start: int, lines_before: int | None = None) -> tuple[int, int]:
+    """Returns (offset, line number) of the first line that starts at or after ``start``; with
+    ``lines_before`` (the newlines before ``start``, known to a caller that cut there) no counting."""
     if start <= 0:
         return 0, 1
+    if lines_before is not None:
+        handle.seek(start - 1)
+        if handle.read(1) == b"\n":
+            return start, lines_before + 1
     newlines, done = 0, 0
     handle.seek(0)
     while done < start:
@@ -207,13 +212,14 @@ def _line_at(file: str, handle: IO[bytes], start: int) -> tuple[int, int]:
     return start + len(rest), newlines + 1 + (1 if rest.endswith(b"\n") else 0)
 
 
-def iter_jsonl_range(path: Path, start: int, end: int) -> Iterator[Interaction]:
+def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None = None) -> Iterator[Interaction]:
     """Yields the interactions of the JSON-lines file at ``path`` whose lines start in bytes ``[start, end)``.
 
     Splits a large uncompressed file across workers: every line belongs to exactly one range, and
-    index and line number are those ``iter_recording`` gives. Raises ``RecordingError`` for a
-    compressed file, a file of stream events (one response, not to be split) or one that cannot
-    be opened.
+    index and line number are those ``iter_recording`` gives (``lines_before``, the newlines before
+    ``start`` when the caller counted them, saves reading the file up to it). Raises
+    ``RecordingError`` for a compressed file, a file of stream events (one response, not to be
+    split) or one that cannot be opened.
     """
     try:
         handle = open(path, "rb")
@@ -231,7 +237,7 @@ def iter_jsonl_range(path: Path, start: int, end: int) -> Iterator[Interaction]:
         if event:
             raise RecordingError(str(path), "a file of stream events is one response: read it whole with "
                                             "iter_recording, not by byte range")
-        offset, number = _line_at(str(path), handle, start)
+        offset, number = _line_at(str(path), handle, start, lines_before)
         handle.seek(offset)
 
         def lines() -> Iterator[tuple[int, bytes]]:

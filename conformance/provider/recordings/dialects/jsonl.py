@@ -11,10 +11,10 @@ streamed response: every line of the file is an event of it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .... import _json
 from .. import sse
 from ..model import BodyError, Interaction
 from ..parts import interaction, unreadable
@@ -84,7 +84,7 @@ def interactions(file: str, document: Any) -> Iterator[Interaction]:
 
 def _parse(number: int, raw: bytes) -> tuple[Any, str | None]:
     try:
-        return json.loads(raw.decode("utf-8")), None
+        return _json.loads(raw), None  # orjson when installed: the parse is most of reading a line
     except UnicodeDecodeError as exc:
         return None, f"line {number} is not UTF-8 (byte 0x{raw[exc.start]:02x})"
     except ValueError as exc:

@@ -1,0 +1,93 @@
+"""Judge the interactions a client makes, one by one, with the judges ``analyze`` uses.
+
+``Guard.judge(url, method, request bytes, response bytes, ...)`` decodes the bodies (an event stream
+reassembled), asks the judges for a verdict with the chains of the client's earlier calls in a
+windowed index, and runs the policies on an alert. Bodies are dropped once judged.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from .. import _json
+from ..provider.analyze.earlier import DEFAULT_WINDOW, Earlier
+from ..provider.analyze.judging import judge_stream
+from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
+from ..provider.recordings import BodyError, Interaction
+from ..provider.recordings.bodies import decode
+from .policies import GuardAlert, Policy, resolve
+
+MANAGED = re.compile(rb"context_management|compaction")  # one scan of the request's bytes
+# Paths of the calls whose context management the judges read; any other call passes unjudged.
+WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
+
+
+def _plain_messages(path: str, request: bytes) -> bool:
+    """Returns whether a Messages call plainly uses no context management: its bytes name neither
+    ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain), so it
+    is passed without parsing a byte."""
+    return path.rstrip("/").endswith("/messages") and MANAGED.search(request) is None
+
+
+def watched(path: str) -> bool:
+    """Returns whether a request path is one the judges read (Messages, Responses and their counts)."""
+    return path.rstrip("/").endswith(WATCHED)
+
+
+class Guard:
+    """The judging half of the transports: the judges, the client's index of earlier calls, the policies."""
+
+    def __init__(self, policy: Policy | Sequence[Policy] = "log", *, alert_on: Collection[str] = FAILING,
+                 window: int = DEFAULT_WINDOW, judges: Sequence[Any] | None = None,
+                 on_judgement: Callable[[Judgement], Any] | None = None) -> None:
+        from ..provider.analyze.registry import judges as registered
+
+        self.policies = resolve(policy)
+        self.alert_on = frozenset(alert_on)
+        self.available = list(judges) if judges is not None else registered()
+        self.on_judgement = on_judgement
+        self.earlier = Earlier(window)
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int,
+              content_type: str = "", encoding: str = "") -> Judgement:
+        """Returns the verdict on one exchange and runs the policies when it is an alert; raises
+        ``GuardAlert`` under the ``raise`` policy (after the response was read whole)."""
+        with self._lock:
+            item = Interaction("guard", self.count, method=method, url=url, status=status)
+            self.count += 1
+            if _plain_messages(item.endpoint, request):
+                self.earlier.advance()
+                found = start(item, "anthropic", NOT_JUDGED)
+                found.evidence.append("no context management in the request")
+                return self._report(found)
+            try:
+                item.request = _json.loads(request) if request else None
+            except ValueError:
+                item.error = "request body: not JSON"
+            try:
+                item.response = decode(response, encoding)
+                item.streamed = "event-stream" in content_type
+            except BodyError as exc:
+                item.error = f"response body: {exc}"
+            [(found, _)] = list(judge_stream([item], self.available, self.earlier))  # moves the index on
+        return self._report(found)
+
+    def _report(self, found: Judgement) -> Judgement:
+        """Returns ``found`` after the callback and, for an alert, the policies (``GuardAlert`` raised last)."""
+        if self.on_judgement is not None:
+            self.on_judgement(found)
+        if found.verdict in self.alert_on:
+            raised: GuardAlert | None = None
+            for policy in self.policies:
+                try:
+                    policy(found)
+                except GuardAlert as exc:  # raised last, so every other policy still reports
+                    raised = exc
+            if raised is not None:
+                raise raised
+        return found

@@ -1,0 +1,99 @@
+"""``conformance analyze PATH...``: stream the judgements of local files (every core by default) or
+of fsspec URLs on a Dask cluster, print them as they come, and return the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .earlier import DEFAULT_WINDOW
+from .model import Judgement
+from .output import JsonSink, TableSink, Tally, write
+from .run import FileEnd, FileResult, analyze_stream, default_jobs, recording_files
+
+
+def _kept(events: Iterable[Judgement | FileEnd], results: list[FileResult]) -> Iterator[Judgement | FileEnd]:
+    """Yields ``events`` and collects them per file into ``results`` (for ``--report``)."""
+    current: list[Judgement] = []
+    for event in events:
+        if isinstance(event, FileEnd):
+            results.append(FileResult(event.path, [] if event.error else current, event.error))
+            current = []
+        else:
+            current.append(event)
+        yield event
+
+
+def _local_events(args: argparse.Namespace, jobs: int, window: int,
+                  ) -> tuple[Iterator[Judgement | FileEnd], Any] | None:
+    """Returns the event stream of the local files named (and its progress bar, or None), or None
+    after saying why there is nothing to judge."""
+    paths = [Path(p) for p in args.paths]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"conformance analyze: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
+        return None
+    files = recording_files(paths)
+    if not files:
+        print(f"conformance analyze: no recording under {', '.join(map(str, paths))}; nothing to judge is not a pass",
+              file=sys.stderr)
+        return None
+    progress = None
+    if sys.stderr.isatty():
+        from .progress import Progress
+        from .source import file_size
+
+        progress = Progress(sum(file_size(f) for f in files))
+    return analyze_stream(files, jobs=jobs, window=window, progress=progress), progress
+
+
+def analyze_command(args: argparse.Namespace) -> int:
+    """Runs ``conformance analyze``; returns 0, 1 or 2 (see ``Tally.exit_code``)."""
+    jobs = args.jobs if getattr(args, "jobs", None) else default_jobs()
+    window = args.window if getattr(args, "window", None) else DEFAULT_WINDOW
+    if jobs < 1 or window < 1:
+        print("conformance analyze: --jobs and --window take a positive number", file=sys.stderr)
+        return 2
+    if getattr(args, "engine", "local") == "dask":
+        from .engines.dask import DaskUnavailable, dask_events
+
+        try:
+            events, progress = dask_events(args.paths, scheduler=args.scheduler, jobs=jobs, window=window), None
+        except (DaskUnavailable, FileNotFoundError, ValueError) as exc:
+            print(f"conformance analyze: {exc}", file=sys.stderr)
+            return 2
+    else:
+        found = _local_events(args, jobs, window)
+        if found is None:
+            return 2
+        events, progress = found
+    results: list[FileResult] = []
+    if args.report:
+        events = _kept(events, results)
+    tally = Tally()
+    target = None
+    if args.json not in (None, "-"):
+        try:
+            target = open(args.json, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    sinks: list[Any] = [JsonSink(sys.stdout)] if args.json == "-" else [TableSink(sys.stdout, tally)]
+    if target is not None:
+        sinks.append(JsonSink(target))
+    try:
+        write(events, sinks, tally)
+    finally:
+        if progress is not None:
+            progress.close()
+        if target is not None:
+            target.close()
+    code = tally.exit_code()
+    if args.report:  # the writer comes down from the command layer, which sits above this one
+        from .render import check_results
+
+        args.write_report(args.report, check_results(results), code, command="analyze")
+    return code

@@ -1,0 +1,193 @@
+"""``analyze`` streams: the windowed index chains follow, line ranges over worker processes giving the
+records of a serial run, and ``--json`` written as it comes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cli import main
+from conformance.provider.analyze.earlier import Earlier
+from conformance.provider.analyze.engines.tasks import Task, run_task
+from conformance.provider.analyze.run import FileEnd, analyze_stream
+from conformance.provider.recordings import read_recording
+
+from .test_analyze import _paused, message, request, result, user
+
+REAL = Path(__file__).parent / "real"
+
+
+def _line(url: str, req: Any, resp: Any, status: int = 200) -> str:
+    return json.dumps({"request": {"method": "POST", "url": url, "json": req}, "response": {"status": status, "json": resp}})
+
+
+def real_lines() -> list[str]:
+    """Returns every real recorded interaction of ``tests/provider/real`` as a JSON line."""
+    return [_line(i.url, i.request, i.response, i.status or 200)
+            for path in sorted(REAL.rglob("*.yaml")) for i in read_recording(path) if i.error is None]
+
+
+def carried_pair() -> list[str]:
+    """Returns two Messages interactions: a compaction inside a task in flight, then a request carrying its block."""
+    url = "https://api.anthropic.com/v1/messages"
+    first = _line(url, request([user("task B")], {"type": "compact_20260112"}),
+                  message(*_paused()["content"], stop="tool_use",
+                          iterations=[{"type": "compaction", "input_tokens": 200000}, {"type": "message"}]))
+    second = _line(url, request([_paused(), result("t1", 10)], {"type": "compact_20260112"}), message())
+    return [first, second]
+
+
+def log(tmp_path: Path, *, name: str = "day.jsonl") -> Path:
+    """Returns a JSON-lines log whose chains straddle any small split: the pair far apart, real
+    chains, a line that is not JSON and a blank line."""
+    first, second = carried_pair()
+    lines = [first, *real_lines(), "{not json", "", *real_lines(), second, *real_lines()]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def events(path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch, split: int = 0) -> list[Any]:
+    if split:
+        monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", str(split))
+    found = []
+    for event in analyze_stream([path], jobs=jobs):
+        found.append((event.path, event.interactions, str(event.error)) if isinstance(event, FileEnd)
+                     else event.to_dict())
+    return found
+
+
+def test_ranges_over_workers_give_the_serial_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = log(tmp_path)
+    serial = events(path, 1, monkeypatch)
+    ranged = events(path, 2, monkeypatch, split=4096)
+    assert ranged == serial
+    verdicts = [e["verdict"] for e in serial if isinstance(e, dict)]
+    # the carried block is followed back across ranges to the compaction that produced it
+    later = [e for e in serial if isinstance(e, dict) and any("from interaction 0" in x for x in e["evidence"])]
+    assert len(later) == 1 and later[0]["verdict"] == "reached-live-task"
+    assert {"reached-live-task", "settled-only", "not-judged"} <= set(verdicts) and "cannot-tell" not in verdicts
+    bad = [x for e in serial if isinstance(e, dict) for x in [e["error"] or "", *e["evidence"]] if "is not JSON" in x]
+    assert [x.split("; ")[-1].split(" is")[0] for x in bad] == [f"line {len(real_lines()) + 2}"]  # the file's number
+
+
+def test_a_range_alone_misses_the_chain_and_says_so(tmp_path: Path) -> None:
+    path = log(tmp_path)
+    text = path.read_bytes()
+    cut = text.index(b"\n") + 1  # everything after the compaction that produced the carried block
+    outcome = run_task(Task(str(path), cut, len(text), 1, 2))
+    carried = [j for j in outcome.judgements if j.verdict == "cannot-tell"
+               and any("not produced in this recording" in e for e in j.evidence)]
+    assert len(carried) == 1 and carried[0].index == 2 * len(real_lines()) + 3  # its line of the file, less one
+    assert any(i == carried[0].index for i, _ in outcome.deferred)
+
+
+def test_a_chain_past_the_window_cannot_be_told(tmp_path: Path) -> None:
+    first, second = carried_pair()
+    path = tmp_path / "far.jsonl"
+    path.write_text("\n".join([first, *real_lines(), second]) + "\n")
+    near = [e for e in analyze_stream([path], window=1000) if not isinstance(e, FileEnd)]
+    far = [e for e in analyze_stream([path], window=3) if not isinstance(e, FileEnd)]
+    assert near[-1].verdict == "reached-live-task"
+    assert far[-1].verdict == "cannot-tell"  # never settled-only: a chain not followed is not a pass
+
+
+def test_the_index_forgets_past_its_window_and_notes_misses() -> None:
+    earlier = Earlier(window=2, complete=False)
+    earlier.put("s", "k", {"v": 1})
+    assert earlier.get("s", "k") == {"v": 1} and earlier.misses == []
+    for _ in range(3):
+        earlier.advance()
+    assert earlier.get("s", "k") is None and earlier.misses == [("s", "k")]
+    earlier.put("s", "k", 1)
+    earlier.advance()
+    earlier.put("s", "k", 2)
+    assert earlier.get("s", "k") == 2 and earlier.get("s", "k", before=earlier.count) == 1  # the one before a link
+    assert earlier.index_of("s", "k", before=earlier.count - 1) is None
+
+
+def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = log(tmp_path)
+    monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", "4096")
+    outputs = []
+    for jobs in ("1", "2"):
+        code = main(["analyze", str(path), "--json", "--jobs", jobs])
+        outputs.append((code, capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+    code, out = outputs[0]
+    records = json.loads(out)
+    assert code == 1 and len(out.splitlines()) == len(records) + 2  # "[", a record a line, "]"
+    table = main(["analyze", str(path), "--jobs", "2"])
+    text = capsys.readouterr().out
+    assert table == code and text.splitlines()[-1].startswith(f"analyze: 1 file(s), {len(records)} interaction(s)")
+
+
+def test_token_counts_recorded_before_a_truncation_decide_it_across_ranges(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    cassettes = Path(__file__).resolve().parents[2] / "cassettes" / "emulator-openai"
+    lines = []
+    for name in ("openai-truncation.settled-prefix", "openai-truncation.live-span"):
+        items = read_recording(cassettes / f"{name}.yaml")
+        counts, call = items[1:], items[0]
+        lines += [_line(i.url, i.request, i.response) for i in counts] + [""] * 40 + real_lines()
+        lines.append(_line(call.url, call.request, call.response))
+    path = tmp_path / "counted.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    serial = events(path, 1, monkeypatch)
+    truncations = [e for e in serial if isinstance(e, dict) and e["strategy"] == "truncation auto"]
+    assert [e["verdict"] for e in truncations] == ["settled-only", "reached-live-task"]
+    assert events(path, 2, monkeypatch, split=4096) == serial
+
+
+def test_a_large_compressed_file_on_workers_spools_and_gives_the_serial_records(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import gzip
+    import tempfile
+
+    packed = tmp_path / "day.jsonl.gz"
+    packed.write_bytes(gzip.compress(log(tmp_path).read_bytes()))
+    other = log(tmp_path, name="other.jsonl")
+    serial = events(packed, 1, monkeypatch) + events(other, 1, monkeypatch)
+    monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", "4096")
+    spools = set(Path(tempfile.gettempdir()).glob("conformance-analyze-*"))
+    found = [(e.path, e.interactions, str(e.error)) if isinstance(e, FileEnd) else e.to_dict()
+             for e in analyze_stream([packed, other], jobs=2)]
+    assert found == serial and len(serial) > 100
+    assert set(Path(tempfile.gettempdir()).glob("conformance-analyze-*")) == spools  # removed once read
+
+
+def test_splits_cut_after_newlines_and_count_the_lines_before_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.analyze import source
+
+    path = log(tmp_path)
+    data = path.read_bytes()
+    monkeypatch.setattr(source, "CHUNK", 1000)  # cuts that fall across chunk edges too
+    cuts = source.splits(path, 4096)
+    assert len(cuts) > 10 and cuts[0][0] == 0 and cuts[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+    for start, end, before in cuts:
+        assert end - start >= 4096 or end == len(data)
+        assert (start == 0 or data[start - 1:start] == b"\n") and before == data[:start].count(b"\n")
+
+
+def test_the_progress_bar_shows_on_a_terminal_only() -> None:
+    import io
+
+    from conformance.provider.analyze.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown, hidden = Terminal(), io.StringIO()
+    for stream in (shown, hidden):
+        bar = Progress(10_000_000, stream=stream, delay=0)
+        bar(1200, 4_000_000)
+        bar(800, 3_000_000)
+        bar.close()
+    assert "2000 interactions" in shown.getvalue() and "MB/s" in shown.getvalue()
+    assert hidden.getvalue() == ""

@@ -1,0 +1,249 @@
+"""``conformance.guard``: both SDKs, streamed and not, sync and async, through the guard transport over
+a mock transport that serves recorded answers; a call whose context management reached a task in
+flight alerts (log, raise after the response, callback, OpenTelemetry) and a settled one does not."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+import yaml
+
+from conformance.guard import AsyncTransport, GuardAlert, Transport
+from conformance.provider.analyze.model import Judgement
+
+from .provider.test_analyze import HISTORY, REASONING, cleared, final, message, request, result, tool_edit, user
+
+ROOT = Path(__file__).resolve().parents[1]
+OPENAI = ROOT / "cassettes" / "emulator-openai"
+BETA = "context-management-2025-06-27"
+
+
+def sse(events: list[dict[str, Any]]) -> bytes:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def messages_stream(body: dict[str, Any]) -> bytes:
+    """Returns the Messages event stream that reassembles into ``body``."""
+    start = {**body, "content": [], "stop_reason": None}
+    start.pop("context_management", None)
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for n, block in enumerate(body["content"]):
+        events += [{"type": "content_block_start", "index": n, "content_block": {**block, "text": ""}},
+                   {"type": "content_block_delta", "index": n, "delta": {"type": "text_delta", "text": block["text"]}},
+                   {"type": "content_block_stop", "index": n}]
+    events += [{"type": "message_delta", "delta": {"stop_reason": body["stop_reason"]}, "usage": body["usage"],
+                "context_management": body["context_management"]}, {"type": "message_stop"}]
+    return sse(events)
+
+
+def responses_stream(body: dict[str, Any]) -> bytes:
+    """Returns the Responses event stream whose terminal event carries ``body``."""
+    return sse([{"type": "response.created", "sequence_number": 0, "response": {**body, "output": [],
+                                                                                 "status": "in_progress"}},
+                {"type": "response.completed", "sequence_number": 1, "response": body}])
+
+
+class Chunks(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A body that arrives in pieces, as from the network (a plain ``content=`` body is read at once)."""
+
+    def __init__(self, body: bytes, size: int = 97) -> None:
+        self.parts = [body[i:i + size] for i in range(0, len(body), size)]
+        self.handed: list[bytes] = []
+
+    def __iter__(self) -> Any:
+        for part in self.parts:
+            self.handed.append(part)
+            yield part
+
+    async def __aiter__(self) -> Any:
+        for part in self.parts:
+            self.handed.append(part)
+            yield part
+
+
+class Served:
+    """A mock transport's handler: answers each call with the next recorded (body, content type),
+    streamed in chunks unless ``whole``."""
+
+    def __init__(self, *answers: tuple[bytes, str], whole: bool = False) -> None:
+        self.answers = list(answers)
+        self.whole = whole
+        self.seen: list[str] = []
+
+    def __call__(self, req: httpx2.Request) -> httpx2.Response:
+        self.seen.append(req.url.path)
+        body, kind = self.answers.pop(0)
+        if self.whole:
+            return httpx2.Response(200, content=body, headers={"content-type": kind})
+        return httpx2.Response(200, stream=Chunks(body), headers={"content-type": kind})
+
+
+def _anthropic(served: Served, **guard: Any) -> anthropic.Anthropic:
+    transport = Transport(httpx2.MockTransport(served), **guard)
+    return anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", http_client=httpx2.Client(transport=transport))
+
+
+def _openai(served: Served, **guard: Any) -> openai.OpenAI:
+    transport = Transport(httpx2.MockTransport(served), **guard)
+    return openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=transport))
+
+
+REACHED = message(applied=[cleared(1, 4000)])  # clears b1, the tool result of the task in flight
+SETTLED = message(applied=[cleared(2, 3000)])  # clears a1 and a2, both settled
+JSON = "application/json"
+EVENTS = "text/event-stream"
+
+
+def recorded(name: str) -> tuple[dict[str, Any], str, str]:
+    """Returns the request body, the raw response body and its content type of a shipped cassette's last call."""
+    last = yaml.safe_load((OPENAI / f"{name}.yaml").read_text())["interactions"][-1]
+    body = last["response"]["body"]
+    return json.loads(last["request"]["body"]), body["string"] if isinstance(body, dict) else body, \
+        last["response"]["headers"]["content-type"][0]
+
+
+def test_anthropic_not_streamed_raises_after_a_reached_response_and_passes_a_settled_one() -> None:
+    served = Served((json.dumps(REACHED).encode(), JSON), (json.dumps(SETTLED).encode(), JSON))
+    seen: list[Judgement] = []
+    client = _anthropic(served, policy=["raise", seen.append])
+    body = request(HISTORY, tool_edit(keep=1))
+    with pytest.raises(GuardAlert) as alert:
+        client.beta.messages.create(**body, betas=[BETA])
+    assert alert.value.judgement.verdict == "reached-live-task" and "result of b1" in str(alert.value)
+    answer = client.beta.messages.create(**body, betas=[BETA])
+    assert answer.content[0].text == "ok" and [j.verdict for j in seen] == ["reached-live-task"]
+    assert served.seen == ["/v1/messages", "/v1/messages"]
+
+
+def test_anthropic_streamed_hands_on_every_event_then_alerts(caplog: pytest.LogCaptureFixture) -> None:
+    served = Served((messages_stream(REACHED), EVENTS), (messages_stream(SETTLED), EVENTS))
+    client = _anthropic(served, policy="log")
+    body = request(HISTORY, tool_edit(keep=1))
+    with caplog.at_level(logging.WARNING, logger="conformance.guard"):
+        events = [e.type for e in client.beta.messages.create(**body, betas=[BETA], stream=True)]
+        assert events[0] == "message_start" and events[-1] == "message_stop"
+        assert [r.message for r in caplog.records] and "reached-live-task" in caplog.records[0].getMessage()
+        caplog.clear()
+        list(client.beta.messages.create(**body, betas=[BETA], stream=True))
+        assert caplog.records == []
+
+
+def test_openai_not_streamed_and_streamed(caplog: pytest.LogCaptureFixture) -> None:
+    reached_request, reached_body, kind = recorded("openai-trigger.mid-task")
+    settled_request, settled_body, settled_kind = recorded("openai-threshold.settled-stream")
+    assert settled_kind.startswith(EVENTS) and kind == JSON
+    served = Served((reached_body.encode(), JSON), (responses_stream(json.loads(reached_body)), EVENTS),
+                    (settled_body.encode(), EVENTS))
+    seen: list[Judgement] = []
+    client = _openai(served, policy=seen.append)
+    answer = client.responses.create(**reached_request)
+    assert answer.id and [j.verdict for j in seen] == ["reached-live-task"]
+    streamed = [e.type for e in client.responses.create(**reached_request, stream=True)]
+    assert streamed[-1] == "response.completed" and [j.verdict for j in seen][-1] == "reached-live-task"
+    assert len(seen) == 2
+    list(client.responses.create(**settled_request))
+    assert len(seen) == 2  # the settled stream does not alert
+
+
+def test_async_clients_are_judged_too() -> None:
+    seen: list[Judgement] = []
+
+    async def run() -> None:
+        transport = AsyncTransport(httpx2.MockTransport(Served((messages_stream(REACHED), EVENTS))), policy=seen.append)
+        client = anthropic.AsyncAnthropic(api_key="k", base_url="http://127.0.0.1:9",
+                                          http_client=httpx2.AsyncClient(transport=transport))
+        stream = await client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA], stream=True)
+        assert [e.type async for e in stream][-1] == "message_stop"
+
+    asyncio.run(run())
+    assert [j.verdict for j in seen] == ["reached-live-task"]
+
+
+def test_opentelemetry_event_and_metric() -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from conformance.guard import Guard, policies
+
+    reader = InMemoryMetricReader()
+    provider = MeterProvider(metric_readers=[reader])
+    policies._counter = provider.get_meter("conformance.guard").create_counter(policies.METRIC)
+    try:
+        client = _anthropic(Served((json.dumps(REACHED).encode(), JSON), (json.dumps(SETTLED).encode(), JSON)),
+                            policy="otel-metric")
+        for _ in range(2):
+            client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
+        points = [p for m in reader.get_metrics_data().resource_metrics for s in m.scope_metrics
+                  for metric in s.metrics for p in metric.data.data_points]
+        assert [(p.value, p.attributes["conformance.verdict"]) for p in points] == [(1, "reached-live-task")]
+    finally:
+        policies._counter = None
+    guard = Guard("otel-event")
+    with TracerProvider().get_tracer("test").start_as_current_span("call") as span:
+        guard.judge("https://api.anthropic.com/v1/messages", "POST", json.dumps(request(HISTORY, tool_edit())).encode(),
+                    json.dumps(REACHED).encode(), 200, JSON)
+        guard.judge("https://api.anthropic.com/v1/messages", "POST", json.dumps(request(HISTORY, tool_edit())).encode(),
+                    json.dumps(SETTLED).encode(), 200, JSON)
+    assert [(e.name, e.attributes["conformance.verdict"]) for e in span.events] == [
+        ("conformance.guard.alert", "reached-live-task")]
+
+
+def test_no_reasoning_text_reaches_a_log_or_an_alert(caplog: pytest.LogCaptureFixture) -> None:
+    history = [user("task A"), final("A done", thinking=REASONING), user("task B"),
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": REASONING, "signature": "s"},
+                                                 {"type": "tool_use", "id": "b1", "name": "read", "input": {}}]},
+               result("b1", 10)]
+    body = request(history, {"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}},
+                   thinking={"type": "enabled", "budget_tokens": 1024})
+    answer = message({"type": "thinking", "thinking": REASONING, "signature": "s"}, {"type": "text", "text": "ok"},
+                     applied=[{"type": "clear_thinking_20251015", "cleared_thinking_turns": 1,
+                               "cleared_input_tokens": 12}])
+    seen: list[Judgement] = []
+    client = _anthropic(Served((json.dumps(answer).encode(), JSON)), policy=["log", seen.append], alert_on={
+        "reached-live-task", "inconsistent", "settled-only", "cannot-tell", "no-edit"})
+    with caplog.at_level(logging.DEBUG):
+        client.beta.messages.create(**body, betas=[BETA])
+    assert seen and caplog.records
+    ours = [r.getMessage() for r in caplog.records if r.name == "conformance.guard"]
+    assert ours
+    for text in [*ours, *(json.dumps(j.to_dict()) for j in seen)]:
+        assert "PLANTED-REASONING" not in text and "first I will look" not in text
+
+
+def test_an_unknown_policy_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown guard policy 'page'"):
+        Transport(httpx2.MockTransport(Served()), policy="page")
+
+
+def test_every_byte_is_handed_on_before_the_judgement() -> None:
+    chunks = Chunks(messages_stream(REACHED), size=50)
+    seen: list[Judgement] = []
+    transport = Transport(httpx2.MockTransport(lambda r: httpx2.Response(200, stream=chunks,
+                                                                         headers={"content-type": EVENTS})),
+                          policy=seen.append)
+    client = anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", http_client=httpx2.Client(transport=transport))
+    stream = client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA], stream=True)
+    events = iter(stream)
+    assert next(events).type == "message_start"
+    assert seen == [] and len(chunks.handed) < len(chunks.parts)  # the SDK reads on while nothing is judged
+    assert [e.type for e in events][-1] == "message_stop"
+    assert [j.verdict for j in seen] == ["reached-live-task"] and len(chunks.handed) == len(chunks.parts)
+
+
+def test_a_call_without_context_management_passes_unjudged_and_a_managed_one_is_not_missed() -> None:
+    seen: list[Judgement] = []
+    plain = {k: v for k, v in request(HISTORY).items() if k != "context_management"}
+    client = _anthropic(Served((json.dumps(message()).encode(), JSON), (json.dumps(REACHED).encode(), JSON)),
+                        policy=[], on_judgement=seen.append)
+    client.messages.create(**plain)
+    client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
+    assert [j.verdict for j in seen] == ["not-judged", "reached-live-task"]
