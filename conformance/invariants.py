@@ -291,7 +291,14 @@ def _unmatched(wanted: Iterable[tuple[int, int, Mapping[str, Any], str]],
 
 def _keys_of(messages: Sequence[Any]) -> list[list[str]]:
     """Returns the canonical JSON of each block (``tx.blocks``) of each message."""
-    return [tx.canonical_each(tx.blocks(message)) for message in messages]
+    per_message = [tx.blocks(message) for message in messages]
+    flat = tx.canonical_each([block for content in per_message for block in content])  # one encoder pass
+    keys, start = [], 0
+    for content in per_message:
+        end = start + len(content)
+        keys.append(flat[start:end])
+        start = end
+    return keys
 
 
 def _reasoning_keys(messages: Sequence[Any]) -> Counter[str]:

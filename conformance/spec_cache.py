@@ -31,18 +31,22 @@ _PLAIN = (str, int, float, bool, type(None))
 
 
 def folder() -> Path | None:
-    """Returns the cache folder (``None`` when ``CONFORMANCE_CACHE_DIR`` is ``off``)."""
+    """Returns the cache folder (``None`` when ``CONFORMANCE_CACHE_DIR`` is ``off``, or when no
+    home folder can be found)."""
     chosen = os.environ.get(ENVIRONMENT, "")
     if chosen.lower() in ("off", "0", "none"):
         return None
     if chosen:
         return Path(chosen)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    try:
+        if sys.platform == "win32":
+            base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        elif sys.platform == "darwin":
+            base = Path.home() / "Library" / "Caches"
+        else:
+            base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (RuntimeError, KeyError):  # no home folder to be found: no cache
+        return None
     return base / "context-conformance" / "specs"
 
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from . import clock
+
 MAX_FRAMES = 30
 MAX_LINE = 400
 _CREDENTIALS = (
@@ -78,10 +80,28 @@ def target_traceback(exc: BaseException, harness_frames: int = 1) -> str:
     outermost frames: the last ``MAX_FRAMES`` frames of the target's code, long lines cut,
     credentials scrubbed."""
     tb = _skip(exc.__traceback__, harness_frames)
-    lines = "".join(traceback.format_exception(type(exc), exc, tb, limit=-MAX_FRAMES)).splitlines()
+    lines = _without_clock("".join(traceback.format_exception(type(exc), exc, tb, limit=-MAX_FRAMES)).splitlines())
     cut = [line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE} more chars)"
            for line in lines]
     return scrub_credentials("\n".join(cut))
+
+
+_CLOCK = clock.__file__  # its import timer stands between a target and each module it imports
+
+
+def _without_clock(lines: list[str]) -> list[str]:
+    """Returns traceback lines without the frames of the import timer (``clock``): a frame's
+    ``File ...`` line and the source lines under it."""
+    kept: list[str] = []
+    skipping = False
+    for line in lines:
+        if _FRAME_LINE.match(line):
+            skipping = f'File "{_CLOCK}"' in line
+        elif skipping and not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return kept
 
 
 def stack_of(thread: threading.Thread, harness_file: str) -> str | None:
@@ -91,7 +111,7 @@ def stack_of(thread: threading.Thread, harness_file: str) -> str | None:
     frame = sys._current_frames().get(thread.ident or -1)
     if frame is None:
         return None
-    frames = traceback.extract_stack(frame)
+    frames = [f for f in traceback.extract_stack(frame) if f.filename != _CLOCK]
     harness = [k for k, f in enumerate(frames) if f.filename == harness_file]
     own = frames[harness[-1] + 1:] if harness else frames
     if not own:

@@ -123,3 +123,16 @@ def test_the_busy_script_runs_a_command_under_load_and_stops_its_burners() -> No
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 3, done.stderr
     assert done.stderr.count("exit 3 in") == 2 and "with 1 of 1 burners still running" in done.stderr
+
+
+def test_a_target_whose_import_fails_shows_its_frames_not_the_import_timers(
+        tiny: list[Scenario], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import conformance.clock as clock
+
+    (tmp_path / "fails_at_import_library.py").write_text("x = 1\nraise ValueError('at import')\n", encoding="utf-8")
+    (tmp_path / "fails_at_import.py").write_text(TARGET.format(module="fails_at_import_library"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    obs = call_guarded(resolve("fails_at_import:compact"), tiny[0].history, {}, 5.0)
+    assert obs.error_type == "ValueError" and obs.error_traceback is not None
+    assert "fails_at_import_library.py" in obs.error_traceback and clock.__file__ not in obs.error_traceback

@@ -110,3 +110,16 @@ def test_only_plain_data_is_stored(tmp_path: Path, cache_dir: Path) -> None:
     assert not spec_cache.is_plain([{"pair": (1, 2)}])
     assert spec_cache.put("dated", [{"when": datetime.date(2026, 1, 1)}], [1]) is False
     assert spec_cache.get("dated") is None
+
+
+def test_with_no_home_folder_there_is_no_cache_and_the_specs_still_load(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(spec_cache.ENVIRONMENT, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert spec_cache.folder() is None
+    assert load_file(_write(tmp_path, "tiny.yaml", GOOD)).scenarios
