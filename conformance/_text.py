@@ -30,7 +30,8 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 def article(word: str) -> str:
     """Returns ``word`` after "a" or "an", as it is said ("an int", "a str", "an assistant", "a user")."""
     w = word.lower()
-    vowel = w[:1] in ("a", "e", "i", "o") or (w[:1] == "u" and not w.startswith(("use", "usa", "uni", "uu", "uri", "url")))
+    vowel = w[:1] in ("a", "e", "i", "o") or (
+        w[:1] == "u" and not w.startswith(("use", "usa", "uni", "uu", "uri", "url")))
     return f"{'an' if vowel or w.startswith(('hour', 'honest')) else 'a'} {word}"
 
 

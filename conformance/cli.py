@@ -294,7 +294,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--provider", action="store_true",
                    help="also replay the provider recordings (the default only when no --target is given)")
     p.add_argument("--no-provider", action="store_true", help="do not replay provider recordings")
-    p.add_argument("-v", "--verbose", action="store_true", help="show every failure in full, known gaps too (default: each invariant's smallest scenario)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="show every failure in full, known gaps too (default: each invariant's smallest scenario)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                    help="worker processes running scenarios at once (default: one per core)")
     p.add_argument("--in-process", action="store_true",

@@ -22,14 +22,14 @@ SPECS = ROOT / "specs"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not XDIST:  # the mark the tests use to keep tests together on one worker, known without xdist too
-        config.addinivalue_line("markers", "xdist_group(name): run on the same xdist worker as its group")
+    # the mark the tests use to keep tests together on one worker, known without pytest-xdist too
+    config.addinivalue_line("markers", "xdist_group(name): run on the same xdist worker as its group")
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_cmdline_main(config: pytest.Config) -> Iterator[None]:
     """Makes ``--dist loadgroup`` the default under ``-n``, before pytest-xdist reads it."""
-    if XDIST and config.option.dist == "no":
+    if getattr(config.option, "dist", None) == "no":  # pytest-xdist loaded, no --dist given
         config.option.dist = "loadgroup"
     return (yield)
 

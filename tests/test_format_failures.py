@@ -93,3 +93,21 @@ def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str])
                  "--format", "openai-chat", "--target", "tests.test_format_failures:drop_tool_messages"]) == 0
     out = capsys.readouterr().out
     assert "as the target was given it (openai-chat): input[9:11]" in out, out
+
+
+def test_every_failure_quotes_the_target_in_its_own_format(capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever the invariant, a failure of a target in another format quotes that target's own items."""
+    out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat", "-v", "--in-process",
+               "--target", "tests.test_format_failures:drop_tool_messages")
+    failures, current = [], None
+    for line in out.splitlines():
+        if line.startswith(("[MUST]", "[SHOULD]")):
+            current = [line]
+            failures.append(current)
+        elif current is not None and line.startswith("    "):
+            current.append(line)
+        else:
+            current = None
+    assert len(failures) >= 5
+    unquoted = [f[0] for f in failures if not any("as the target" in line for line in f)]
+    assert not unquoted, unquoted

@@ -77,7 +77,7 @@ def test_verify_shows_both_providers_side_by_side(capsys: pytest.CaptureFixture[
     strategies = out[out.index("Strategies"):out.index("Findings")]
     rows = [line for line in strategies.splitlines() if line.startswith(("anthropic ", "openai "))]
     assert {line.split()[0] for line in rows} == {"anthropic", "openai"}
-    assert any(line.startswith("openai") and "openai.compact" in line and "YES from 1 steps" in line for line in rows)
+    assert any(line.startswith("openai") and "openai.compact" in line and "YES from 1 step/" in line for line in rows)
     assert any(line.startswith("openai") and "openai.threshold" in line and " no" in line for line in rows)
     assert max(len(line) for line in out.splitlines()) <= 100
 
