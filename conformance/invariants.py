@@ -197,17 +197,44 @@ def describe_live_difference(live: Sequence[Any], out: Sequence[Any], live_start
             + (f", and {len(new) - 1} more after it" if len(new) > 1 else "")]
 
 
+def _tool_facts(messages: Sequence[Any]) -> list[tuple[Any, list[str], list[str], list[str], bool]]:
+    """Returns, for each message, in one pass over its blocks: its role, the ``type`` of each block
+    (``tx.block_types``), its client tool_use ids (``tx.tool_use_ids``), its tool_result ids
+    (``tx.tool_result_ids``), and whether it holds a server result (``tx.is_server_result``)."""
+    facts = []
+    for message in messages:
+        types: list[str] = []
+        uses: list[str] = []
+        results: list[str] = []
+        server_result = False
+        for block in tx.blocks(message):
+            if not (block.__class__ is dict or isinstance(block, Mapping)):
+                continue
+            kind = block.get("type", "")
+            types.append(kind)
+            if kind == tx.CLIENT_TOOL_RESULT:
+                if "tool_use_id" in block:
+                    results.append(block["tool_use_id"])
+                continue
+            if kind == tx.CLIENT_TOOL_USE and "id" in block:
+                uses.append(block["id"])
+            if not server_result and isinstance(block.get("tool_use_id"), str):
+                server_result = True
+        facts.append((message.get("role"), types, uses, results, server_result))
+    return facts
+
+
 def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
     """Returns tool_use_id -> problem for each result that does not answer the message before it;
     keyed apart, ``(tool_use_id, "gone")`` when its call is nowhere before it (a window cut at a
     notice that stood between the call and its result leaves that)."""
     problems: dict[Any, str] = {}
     called: set[str] = set()
+    facts = of_history(_tool_facts, messages)
     for i, message in enumerate(messages):
-        previous = messages[i - 1] if i > 0 else {}
-        from_assistant = previous.get("role") == "assistant"
-        results = tx.tool_result_ids(message)
-        calls = set(tx.tool_use_ids(previous)) if from_assistant and results else set()
+        role, _, uses, results, server_result = facts[i]
+        from_assistant = i > 0 and facts[i - 1][0] == "assistant"
+        calls = set(facts[i - 1][2]) if from_assistant and results else set()
         for use_id in results:
             if use_id not in calls and use_id in called:
                 problems[use_id] = (f"output[{i}] holds a tool_result for {use_id}, which is not a tool_use "
@@ -216,9 +243,9 @@ def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
                 problems[(use_id, "gone")] = (f"output[{i}] holds a tool_result for {use_id}, whose tool_use is "
                                               f"nowhere before it" if i else
                                               f"output[0] opens on a tool_result for {use_id}")
-        called.update(tx.tool_use_ids(message))
-        if message.get("role") == "assistant":
-            server_calls = set(tx.server_tool_use_ids(previous)) if from_assistant else set()
+        called.update(uses)
+        if role == "assistant" and server_result:  # no server result: nothing below can be a problem
+            server_calls = set(tx.server_tool_use_ids(messages[i - 1])) if from_assistant else set()
             seen: set[str] = set()
             for block in tx.blocks(message):
                 if tx.is_server_tool_use(block):
@@ -233,12 +260,14 @@ def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
 def _unanswered_uses(messages: Sequence[Any]) -> dict[str, str]:
     """Returns tool_use id -> problem for each use before the last message not answered next."""
     problems: dict[str, str] = {}
-    for i, message in enumerate(messages[:-1]):
-        if message.get("role") != "assistant":
+    facts = of_history(_tool_facts, messages)
+    for i in range(len(messages) - 1):
+        role, _, uses, _, _ = facts[i]
+        if role != "assistant" or not uses:
             continue
-        following = messages[i + 1]
-        answered = set(tx.tool_result_ids(following)) if following.get("role") == "user" else set()
-        for use_id in tx.tool_use_ids(message):
+        following = facts[i + 1]
+        answered = set(following[3]) if following[0] == "user" else set()
+        for use_id in uses:
             if use_id not in answered:
                 problems[use_id] = f"output[{i}] has tool_use {use_id} with no tool_result in output[{i + 1}]"
     return problems
@@ -247,8 +276,9 @@ def _unanswered_uses(messages: Sequence[Any]) -> dict[str, str]:
 def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
     """Returns message key -> problem for each message where a block comes before a tool result."""
     problems: dict[str, str] = {}
+    facts = of_history(_tool_facts, messages)
     for i, message in enumerate(messages):
-        types = tx.block_types(message)
+        types = facts[i][1]
         if tx.CLIENT_TOOL_RESULT in types:
             first_other = next((j for j, t in enumerate(types) if t != tx.CLIENT_TOOL_RESULT), len(types))
             if tx.CLIENT_TOOL_RESULT in types[first_other:]:
