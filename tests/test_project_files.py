@@ -42,5 +42,5 @@ def test_no_package_is_listed_twice() -> None:
     assert {"peers", "egress", "dev"} <= set(extras)
     listed = core + [_name(r) for group in extras.values() for r in group if not r.startswith("context-conformance")]
     assert len(listed) == len(set(listed)), sorted(n for n in listed if listed.count(n) > 1)
-    assert "context-conformance[egress,dev]" in extras["peers"]  # .[peers] installs what the tests need
+    assert "context-conformance[egress,dev,dask]" in extras["peers"]  # .[peers] installs what the tests need
     assert "pytest-xdist" in [_name(r) for r in extras["dev"]]

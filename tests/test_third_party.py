@@ -43,7 +43,7 @@ def test_without_the_package_its_probe_file_names_an_unknown_provider() -> None:
 
 
 def test_analyze_asks_the_third_party_judge() -> None:
-    done = _conformance("analyze", "--json", str(DATA / "cassettes"))
+    done = _conformance("analyze", "--json", "-", str(DATA / "cassettes"))
     assert done.returncode == 1, done.stderr  # a trim reached into the task in flight
     verdicts = {Path(r["file"]).stem: (r["provider"], r["verdict"]) for r in json.loads(done.stdout)}
     assert verdicts == {"toy.keeps-live": ("toyllm", "settled-only"), "toy.trims-live": ("toyllm", "reached-live-task"),
