@@ -191,3 +191,16 @@ def test_the_progress_bar_shows_on_a_terminal_only() -> None:
         bar.close()
     assert "2000 interactions" in shown.getvalue() and "MB/s" in shown.getvalue()
     assert hidden.getvalue() == ""
+
+
+def test_bad_jobs_or_window_and_a_missing_dask_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    path = log(tmp_path)
+    assert main(["analyze", str(path), "--jobs", "0"]) == 2
+    assert main(["analyze", str(path), "--window", "0"]) == 2
+    assert "take a positive number" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the [dask] extra were not installed
+    assert main(["analyze", str(path), "--engine", "dask"]) == 2
+    assert "pip install 'context-conformance[dask]'" in capsys.readouterr().err
