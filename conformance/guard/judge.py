@@ -32,6 +32,17 @@ def _plain_messages(path: str, request: bytes) -> bool:
     return path.rstrip("/").endswith("/messages") and MANAGED.search(request) is None
 
 
+def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
+    """Returns the decoded response body: plain JSON by the fast codec, anything else (an event
+    stream, a compressed body) by the recordings' decoder; raises ``BodyError``."""
+    if not streamed and not encoding and raw[:1] in (b"{", b"["):
+        try:
+            return _json.loads(raw)
+        except ValueError:
+            pass  # the decoder says what is wrong with it
+    return decode(raw, encoding)
+
+
 def watched(path: str) -> bool:
     """Returns whether a request path is one the judges read (Messages, Responses and their counts)."""
     return path.rstrip("/").endswith(WATCHED)
@@ -70,8 +81,8 @@ class Guard:
             except ValueError:
                 item.error = "request body: not JSON"
             try:
-                item.response = decode(response, encoding)
                 item.streamed = "event-stream" in content_type
+                item.response = _answer(response, encoding, item.streamed)
             except BodyError as exc:
                 item.error = f"response body: {exc}"
             [(found, _)] = list(judge_stream([item], self.available, self.earlier))  # moves the index on
