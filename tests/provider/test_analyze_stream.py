@@ -228,3 +228,13 @@ def test_the_index_keeps_no_reasoning_text(tmp_path: Path) -> None:
     kept = b"".join(raw for *_, raw in earlier.export())
     assert b"A was answered" not in kept and len(earlier.export()) == 2  # what is kept: the two answers' notes
     assert b"PLANTED-REASONING" not in kept and b"first I will look" not in kept
+
+
+def test_without_orjson_the_standard_library_gives_the_same_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import _json
+
+    path = log(tmp_path)
+    fast = events(path, 1, monkeypatch)
+    assert _json.PARSER == "orjson"
+    monkeypatch.setattr(_json, "_orjson", None)
+    assert _json.loads(b'{"a": NaN}')["a"] != 0 and events(path, 1, monkeypatch) == fast
