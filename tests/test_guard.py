@@ -247,3 +247,15 @@ def test_a_call_without_context_management_passes_unjudged_and_a_managed_one_is_
     client.messages.create(**plain)
     client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
     assert [j.verdict for j in seen] == ["not-judged", "reached-live-task"]
+
+
+def test_a_broken_callback_never_makes_the_sdk_send_a_call_again(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(found: Judgement) -> None:
+        raise ValueError("callback bug")
+
+    served = Served((json.dumps(REACHED).encode(), JSON), (json.dumps(SETTLED).encode(), JSON))
+    client = _anthropic(served, policy=broken)
+    with caplog.at_level(logging.WARNING, logger="conformance.guard"):
+        answer = client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
+    assert answer.content[0].text == "ok" and served.seen == ["/v1/messages"]  # sent once, not retried
+    assert "a guard policy raised ValueError" in caplog.text

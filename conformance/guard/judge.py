@@ -18,7 +18,7 @@ from ..provider.analyze.judging import judge_stream
 from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
-from .policies import GuardAlert, Policy, resolve
+from .policies import LOG, GuardAlert, Policy, resolve
 
 MANAGED = re.compile(rb"context_management|compaction")  # one scan of the request's bytes
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
@@ -30,6 +30,17 @@ def _plain_messages(path: str, request: bytes) -> bool:
     ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain), so it
     is passed without parsing a byte."""
     return path.rstrip("/").endswith("/messages") and MANAGED.search(request) is None
+
+
+def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
+    """Returns the decoded response body: plain JSON by the fast codec, anything else (an event
+    stream, a compressed body) by the recordings' decoder; raises ``BodyError``."""
+    if not streamed and not encoding and raw[:1] in (b"{", b"["):
+        try:
+            return _json.loads(raw)
+        except ValueError:
+            pass  # the decoder says what is wrong with it
+    return decode(raw, encoding)
 
 
 def watched(path: str) -> bool:
@@ -70,24 +81,28 @@ class Guard:
             except ValueError:
                 item.error = "request body: not JSON"
             try:
-                item.response = decode(response, encoding)
                 item.streamed = "event-stream" in content_type
+                item.response = _answer(response, encoding, item.streamed)
             except BodyError as exc:
                 item.error = f"response body: {exc}"
             [(found, _)] = list(judge_stream([item], self.available, self.earlier))  # moves the index on
         return self._report(found)
 
     def _report(self, found: Judgement) -> Judgement:
-        """Returns ``found`` after the callback and, for an alert, the policies (``GuardAlert`` raised last)."""
-        if self.on_judgement is not None:
-            self.on_judgement(found)
+        """Returns ``found`` after the callback and, for an alert, the policies (``GuardAlert`` raised
+        last). A callback or policy that raises anything else is logged and passed over: an exception
+        raised while the SDK reads a response makes it send the call again."""
+        calls = [self.on_judgement] if self.on_judgement is not None else []
         if found.verdict in self.alert_on:
-            raised: GuardAlert | None = None
-            for policy in self.policies:
-                try:
-                    policy(found)
-                except GuardAlert as exc:  # raised last, so every other policy still reports
-                    raised = exc
-            if raised is not None:
-                raise raised
+            calls += self.policies
+        raised: GuardAlert | None = None
+        for call in calls:
+            try:
+                call(found)
+            except GuardAlert as exc:  # raised last, so every other policy still reports
+                raised = exc
+            except Exception as exc:  # noqa: BLE001 - a broken callback must not resend the call
+                LOG.warning("a guard policy raised %s; the call goes on", type(exc).__name__)
+        if raised is not None:
+            raise raised
         return found

@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 
 from .judge import Guard, watched
+from .policies import LOG
 
 
 class _Tee(httpx2.SyncByteStream):
@@ -60,10 +61,19 @@ def _watch(guard: Guard, request: httpx2.Request, response: httpx2.Response, tee
         content = response.content
     except httpx2.ResponseNotRead:
         encoding = response.headers.get("content-encoding", "")
-        response.stream = tee(response.stream, lambda raw: guard.judge(url, method, body, raw, response.status_code,
-                                                                       kind, encoding))
+        response.stream = tee(response.stream, lambda raw: _safely(guard.judge, url, method, body, raw,
+                                                                       response.status_code, kind, encoding))
         return
-    guard.judge(url, method, body, content, response.status_code, kind)
+    _safely(guard.judge, url, method, body, content, response.status_code, kind)
+
+
+def _safely(judge: Any, *args: Any) -> None:
+    """Runs the judgement; a bug in it is logged, never raised into the SDK (which would resend the
+    call): only ``GuardAlert``, a ``BaseException``, reaches the caller."""
+    try:
+        judge(*args)
+    except Exception as exc:  # noqa: BLE001
+        LOG.warning("the guard could not judge a call (%s); the call goes on", type(exc).__name__)
 
 
 class Transport(httpx2.BaseTransport):

@@ -191,3 +191,50 @@ def test_the_progress_bar_shows_on_a_terminal_only() -> None:
         bar.close()
     assert "2000 interactions" in shown.getvalue() and "MB/s" in shown.getvalue()
     assert hidden.getvalue() == ""
+
+
+def test_bad_jobs_or_window_and_a_missing_dask_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    path = log(tmp_path)
+    assert main(["analyze", str(path), "--jobs", "0"]) == 2
+    assert main(["analyze", str(path), "--window", "0"]) == 2
+    assert "take a positive number" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the [dask] extra were not installed
+    assert main(["analyze", str(path), "--engine", "dask"]) == 2
+    assert "pip install 'context-conformance[dask]'" in capsys.readouterr().err
+
+
+def test_the_index_keeps_no_reasoning_text(tmp_path: Path) -> None:
+    from conformance.provider.analyze.judging import judge_stream
+    from conformance.provider.analyze.registry import judges
+    from conformance.provider.recordings import iter_recording
+
+    from .test_analyze import REASONING
+
+    thinking = {"role": "assistant", "content": [{"type": "thinking", "thinking": REASONING, "signature": "s"},
+                                                 {"type": "text", "text": "A done"}]}
+    anthropic_line = _line("https://api.anthropic.com/v1/messages",
+                           request([user("A"), thinking, user("B")], {"type": "compact_20260112"}),
+                           message(compaction_block("A was answered"), stop="compaction"))
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": REASONING}]}
+    openai_line = _line("https://api.openai.com/v1/responses", {"model": "gpt-4.1", "input": "hi"},
+                        {"id": "resp_1", "object": "response", "output": [reasoning]})
+    path = tmp_path / "reasoning.jsonl"
+    path.write_text(anthropic_line + "\n" + openai_line + "\n")
+    earlier = Earlier()
+    assert len(list(judge_stream(iter_recording(path), judges(), earlier))) == 2
+    kept = b"".join(raw for *_, raw in earlier.export())
+    assert b"A was answered" not in kept and len(earlier.export()) == 2  # what is kept: the two answers' notes
+    assert b"PLANTED-REASONING" not in kept and b"first I will look" not in kept
+
+
+def test_without_orjson_the_standard_library_gives_the_same_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import _json
+
+    path = log(tmp_path)
+    fast = events(path, 1, monkeypatch)
+    assert _json.PARSER == "orjson"
+    monkeypatch.setattr(_json, "_orjson", None)
+    assert _json.loads(b'{"a": NaN}')["a"] != 0 and events(path, 1, monkeypatch) == fast

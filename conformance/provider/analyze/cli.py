@@ -52,8 +52,8 @@ def _local_events(args: argparse.Namespace, jobs: int, window: int,
 
 def analyze_command(args: argparse.Namespace) -> int:
     """Runs ``conformance analyze``; returns 0, 1 or 2 (see ``Tally.exit_code``)."""
-    jobs = args.jobs if getattr(args, "jobs", None) else default_jobs()
-    window = args.window if getattr(args, "window", None) else DEFAULT_WINDOW
+    jobs = args.jobs if getattr(args, "jobs", None) is not None else default_jobs()
+    window = args.window if getattr(args, "window", None) is not None else DEFAULT_WINDOW
     if jobs < 1 or window < 1:
         print("conformance analyze: --jobs and --window take a positive number", file=sys.stderr)
         return 2

@@ -101,16 +101,19 @@ def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_W
     ``progress(interactions, bytes)`` is called as work completes, when given."""
     from . import registry
 
+    from .source import file_size
+
     files = recording_files(paths)
-    if jobs > 1 and not registry._registered:  # judges registered in this process do not reach workers
+    # Judges registered in this process do not reach workers; input smaller than one range is
+    # judged here sooner than a pool starts.
+    if jobs > 1 and not registry._registered and sum(file_size(f) for f in files) > split_size():
         from .engines.local import run_local
         from .engines.tasks import tasks
 
-        if len(tasks(files, split_size(), window)) > 1:  # one task is quicker judged here than in a pool
+        if len(tasks(files, split_size(), window)) > 1:
             yield from run_local(files, jobs, window, progress, split_size())
             return
     available = judges()
-    from .source import file_size
 
     for path in files:
         for event in serial_file(path, available, window):

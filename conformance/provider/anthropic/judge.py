@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...transcript import find_live_start
-from ..analyze.earlier import Earlier, digest, indexed
+from ..analyze.earlier import Earlier, digest, indexed, stand_in
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -102,9 +102,22 @@ def remember(item: Interaction, earlier: Earlier) -> None:
         return
     request = item.request if isinstance(item.request, Mapping) else {}
     messages = request.get("messages")
-    value = {"messages": messages if isinstance(messages, list) else []}
+    value = {"messages": [_without_reasoning(m) for m in messages] if isinstance(messages, list) else []}
     for block in blocks:
         earlier.put(SOURCES, _block_key(block), value)
+
+
+def _without_reasoning(message: Any) -> Any:
+    """Returns the message with the text of its thinking blocks replaced by a stand-in of the same length."""
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, list) or not any(isinstance(b, Mapping) and b.get("type") in REASONING for b in content):
+        return message
+    blocks = [{**b, REASONING[b["type"]]: stand_in(str(b.get(REASONING[b["type"]]) or ""))}
+              if isinstance(b, Mapping) and b.get("type") in REASONING else b for b in content]
+    return {**message, "content": blocks}
+
+
+REASONING = {"thinking": "thinking", "redacted_thinking": "data"}  # block type -> the field of its text
 
 
 def _source(block: Mapping[str, Any], earlier: Earlier) -> tuple[int, dict[str, Any]] | None:

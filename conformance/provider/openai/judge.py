@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
-from ..analyze.earlier import Earlier, indexed
+from ..analyze.earlier import Earlier, indexed, stand_in
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -160,13 +160,24 @@ def remember(item: Interaction, earlier: Earlier) -> None:
             and request.get("store") is not False:
         own = request.get("input")
         earlier.put(RESPONSES, str(response["id"]), {
-            "input": own if isinstance(own, str) else [i for i in own or [] if isinstance(i, Mapping)],
+            "input": own if isinstance(own, str) else [_without_reasoning(i) for i in own or [] if isinstance(i, Mapping)],
             "previous": request.get("previous_response_id"),
-            "output": [o for o in output or [] if isinstance(o, Mapping)] if isinstance(output, list) else []})
+            "output": [_without_reasoning(o) for o in output or [] if isinstance(o, Mapping)]
+            if isinstance(output, list) else []})
     elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
         counted = _own_input(request)
         if counted:
             earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
+
+
+def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Returns a reasoning item with the text of its summary and content replaced by stand-ins of the
+    same length (the ciphertext, opaque, is kept); any other item as it is."""
+    if item.get("type") != "reasoning":
+        return item
+    parts = {key: [{**p, "text": stand_in(str(p.get("text") or ""))} if isinstance(p, Mapping) else p
+                   for p in item[key]] for key in ("summary", "content") if isinstance(item.get(key), list)}
+    return {**item, **parts}
 
 
 def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction],
