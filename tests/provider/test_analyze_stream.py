@@ -15,7 +15,7 @@ from conformance.provider.analyze.engines.tasks import Task, run_task
 from conformance.provider.analyze.run import FileEnd, analyze_stream
 from conformance.provider.recordings import read_recording
 
-from .test_analyze import _paused, compaction_block, final, message, request, result, user
+from .test_analyze import _paused, compaction_block, message, request, result, user
 
 REAL = Path(__file__).parent / "real"
 
