@@ -48,7 +48,8 @@ def register(subparsers: Any) -> None:
     d = subparsers.add_parser("drift", help="compare two sets of provider recordings and classify the changes")
     d.add_argument("--baseline", required=True, metavar="DIR", help="the committed recordings")
     d.add_argument("--current", required=True, metavar="DIR", help="the fresh recordings")
-    d.add_argument("--json", metavar="PATH", help="write the classified changes as JSON")
+    d.add_argument("--json", metavar="FILE", help="write the classified changes as JSON to FILE "
+                                                  "('-': print them instead of the summary)")
     d.add_argument("--markdown", metavar="PATH", help="write the Markdown drift report")
     d.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     d.add_argument("--update-baseline-delta", metavar="PATH",
