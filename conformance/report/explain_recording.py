@@ -139,7 +139,8 @@ def find_interaction(path: Path, index: int) -> Explained:
     if index < 0:
         raise ExplainError(f"--interaction {index}: an interaction index is 0 or more")
     available = judges()
-    earlier, seen, last = Earlier(), [], None
+    earlier, last = Earlier(), None
+    seen: list[Interaction] = []
     stream = judge_stream(_tracked(iter_recording(path), seen), available, earlier)
     try:
         for found, _ in stream:
@@ -157,8 +158,10 @@ def find_interaction(path: Path, index: int) -> Explained:
             return Explained(item, found, history)
     except RecordingError as exc:
         raise ExplainError(str(exc)) from None
-    finally:
-        stream.close()
+    finally:  # the file is not read past the interaction asked for: close it now
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
     held = "no interaction" if last is None else f"interactions 0 to {last}"
     raise ExplainError(f"{path} holds {held}: no interaction {index}")
 
