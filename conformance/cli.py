@@ -87,7 +87,7 @@ def _check_options(args: argparse.Namespace) -> None:
         if len(args.target or [DEFAULT_TARGET]) != 1:
             raise UsageError("--write-gaps writes the gaps of one target: give one --target")
         check_output_file(args.write_gaps, "--write-gaps")
-    if args.json and not (args.report and Path(args.json).parent.absolute() == Path(args.report).absolute()):
+    if args.json and args.json != "-" and not (args.report and Path(args.json).parent.absolute() == Path(args.report).absolute()):
         check_output_file(args.json, "--json")  # (into the --report folder: that folder is checked above)
     _replays_recordings(args)
 
@@ -201,9 +201,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         code, verdict = 2, "NOTHING CHECKED"
     from .report import terminal
 
-    print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
-                          header=spec_folder_line(args.specs))
-          + (f"\n{format_note}" if format_note else ""))
+    to_stdout = args.json == "-"  # the JSON document on stdout instead of the tables
+    if not to_stdout or report.interrupted:  # an interrupted run writes no JSON: what finished goes to stderr
+        print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
+                              header=spec_folder_line(args.specs))
+              + (f"\n{format_note}" if format_note else ""), file=sys.stderr if to_stdout else sys.stdout)
+    elif format_note:
+        print(f"conformance: {format_note}", file=sys.stderr)
     note = busy_note([t for obs in report.observations.values() for t in (obs.timing, obs.second.timing if obs.second else None)])
     if note:  # on stderr: what the run lost to the machine is no part of its results
         print(f"conformance: {note}", file=sys.stderr)
@@ -226,10 +230,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
+        from contextlib import redirect_stdout
+
         from .fuzz.cli import fuzz_all
 
-        code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format,
-                                    in_process=args.in_process))
+        with redirect_stdout(sys.stderr if to_stdout else sys.stdout):  # stdout holds only the JSON document
+            code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format,
+                                        in_process=args.in_process))
     if verdict:
         raise UsageError(f"no MUST check of {', '.join(unchecked)} passed or failed: every one was skipped, "
                          "not run or a known gap (see --expectations and -k)")
@@ -281,7 +288,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--generated", type=int, default=0, metavar="N",
                    help="then fuzz each target on N generated histories (as conformance fuzz --examples N)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated histories")
-    p.add_argument("--json", metavar="PATH", help="write one record per (scenario, invariant) and a summary")
+    p.add_argument("--json", metavar="FILE", help="write one record per (scenario, invariant) and a summary to FILE "
+                                                  "('-': print them instead of the tables)")
     p.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     p.add_argument("--expectations", action="append", metavar="FILE", help="known gaps of the target (strict)")
     p.add_argument("--write-gaps", metavar="FILE",

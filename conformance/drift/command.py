@@ -17,7 +17,8 @@ def _fail(message: str) -> int:
 
 
 def _outputs(args: argparse.Namespace) -> list[Path]:
-    return [Path(p) for p in (args.json, args.markdown, args.update_baseline_delta) if p]
+    """Returns the files the command writes (``--json -`` prints to stdout, so it is none of them)."""
+    return [Path(p) for p in (args.json, args.markdown, args.update_baseline_delta) if p and p != "-"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,11 +32,14 @@ def run(args: argparse.Namespace) -> int:
         drift = compare.compare_dirs(args.baseline, args.current)
     except SpecError as exc:
         return _fail(str(exc))
-    print(drift_render.terminal(drift, verbose=args.verbose))
+    if args.json == "-":  # the JSON document on stdout instead of the summary
+        print(drift_render.to_json(drift), end="")
+    else:
+        print(drift_render.terminal(drift, verbose=args.verbose))
     try:
         for path in _outputs(args):
             path.parent.mkdir(parents=True, exist_ok=True)
-        if args.json:
+        if args.json and args.json != "-":
             Path(args.json).write_text(drift_render.to_json(drift), encoding="utf-8")
         if args.markdown:
             Path(args.markdown).write_text(drift_render.markdown(drift), encoding="utf-8")

@@ -31,7 +31,7 @@ def cmd_egress(args: argparse.Namespace) -> int:
         raise UsageError("--time-limit must be a positive number of seconds")
     if args.report:
         check_output_folder(args.report, "--report")
-    if args.json:
+    if args.json and args.json != "-":
         check_output_file(args.json, "--json")
     for name in args.target:
         resolve(name)  # a target that does not import is a usage error before any work
@@ -60,7 +60,8 @@ def cmd_egress(args: argparse.Namespace) -> int:
     verdict = None
     if code == 0 and not must_checked(report.results):
         code, verdict = 2, "NOTHING CHECKED"
-    print(render(report, verdict))
+    if args.json != "-":  # with ``--json -`` the JSON document is printed instead of the tables
+        print(render(report, verdict))
     try:
         if args.json:
             from ..report import jsonfile
@@ -86,7 +87,8 @@ def register(subparsers: Any) -> None:
                    help=f"the message format the target takes (default anthropic); one of: {', '.join(FORMATS)}")
     e.add_argument("--specs", nargs="+", metavar="PATH", help="egress conversation files or folders (default: the shipped ones)")
     e.add_argument("-k", dest="keyword", metavar="EXPR", help="only conversations whose id/format/features match")
-    e.add_argument("--json", metavar="PATH", help="write one record per (conversation, check) and a summary")
+    e.add_argument("--json", metavar="FILE", help="write one record per (conversation, check) and a summary to FILE "
+                                                  "('-': print them instead of the tables)")
     e.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     e.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS", help="per-call time limit")
     e.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")

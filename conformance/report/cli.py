@@ -10,7 +10,12 @@ from .._paths import shipped
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    """Prints one scenario or probe; returns 0, or 2 when the id is unknown."""
+    """Prints one scenario or probe, or with ``--interaction N`` one interaction of a recording;
+    returns 0, or 2 when the id, the file or the index is unusable (a one-line error)."""
+    from pathlib import Path
+
+    if args.interaction is not None or Path(args.id).is_file():
+        return _explain_interaction(args)
     from ..target import resolve
     from .explain import explain_probe, explain_scenario, find
     subject, near = find(args.id, args.specs or [shipped("specs")])
@@ -34,6 +39,27 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain_interaction(args: argparse.Namespace) -> int:
+    """Prints interaction ``--interaction N`` of the recording ``args.id``; returns 0, or 2 with a
+    one-line error when the file is missing or unreadable, the index is bad or ``--interaction`` is
+    not given."""
+    from pathlib import Path
+
+    from .explain_recording import ExplainError, explain_interaction
+
+    if args.interaction is None:
+        print(f"conformance: error: {args.id} is a file: give --interaction N to explain one interaction of it",
+              file=sys.stderr)
+        return 2
+    try:
+        text = explain_interaction(Path(args.id), args.interaction)
+    except ExplainError as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
 def cmd_drift(args: argparse.Namespace) -> int:
     """Compares two folders of recordings; returns 1 on any breaking change, else 0 (2 on bad input)."""
     from ..drift.command import run
@@ -48,15 +74,18 @@ def register(subparsers: Any) -> None:
     d = subparsers.add_parser("drift", help="compare two sets of provider recordings and classify the changes")
     d.add_argument("--baseline", required=True, metavar="DIR", help="the committed recordings")
     d.add_argument("--current", required=True, metavar="DIR", help="the fresh recordings")
-    d.add_argument("--json", metavar="PATH", help="write the classified changes as JSON")
+    d.add_argument("--json", metavar="FILE", help="write the classified changes as JSON to FILE "
+                                                  "('-': print them instead of the summary)")
     d.add_argument("--markdown", metavar="PATH", help="write the Markdown drift report")
     d.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     d.add_argument("--update-baseline-delta", metavar="PATH",
                    help="write the baseline update as a JSON-serialised deepdiff Delta")
     d.add_argument("-v", "--verbose", action="store_true", help="also list the noise")
     d.set_defaults(func=cmd_drift)
-    e = subparsers.add_parser("explain", help="print one scenario or probe, boundary marked")
-    e.add_argument("id", metavar="ID", help="scenario or probe id")
+    e = subparsers.add_parser("explain", help="print one scenario, probe or recorded interaction, boundary marked")
+    e.add_argument("id", metavar="ID", help="scenario or probe id, or with --interaction a recording file")
+    e.add_argument("--interaction", type=int, metavar="N",
+                   help="explain interaction N (0-based, as analyze numbers them) of the recording file ID")
     e.add_argument("--target", metavar="MODULE:ATTR", help="also show what this compactor does to it")
     e.add_argument("--specs", nargs="+", metavar="PATH", help="spec files or folders (default: the shipped specs)")
     e.add_argument("--format", metavar="NAME", help="the message format the target speaks (see conformance run)")

@@ -46,9 +46,22 @@ def as_data(report: RunReport, probe_results: Sequence[CheckResult] = ()) -> dic
     }
 
 
-def write(path: str | Path, report: RunReport, probe_results: Sequence[CheckResult] = (),
-          exit_code: int | None = None) -> None:
-    """Writes the JSON report to ``path``; raises ``OSError`` when it cannot be written."""
+STDOUT = "-"  # ``--json -``: the document goes to standard output instead of the tables
+
+
+def dumps(report: RunReport, probe_results: Sequence[CheckResult] = (), exit_code: int | None = None) -> str:
+    """Returns the JSON report as text ending in a newline (what ``write`` writes, ``--json -`` prints)."""
     data = as_data(report, probe_results)
     data["exit_code"] = report.exit_code if exit_code is None else exit_code
-    Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def write(path: str | Path, report: RunReport, probe_results: Sequence[CheckResult] = (),
+          exit_code: int | None = None) -> None:
+    """Writes the JSON report to ``path`` (``-``: prints it on standard output); raises ``OSError``
+    when it cannot be written."""
+    text = dumps(report, probe_results, exit_code)
+    if str(path) == STDOUT:
+        print(text, end="")
+    else:
+        Path(path).write_text(text, encoding="utf-8")

@@ -284,6 +284,18 @@ class OpenAIJudge:
         """Notes what a later interaction of the same recording may follow back to this one."""
         remember(item, earlier)
 
+    def history(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> list[dict[str, Any]]:
+        """Returns the input items the judge reads for ``item`` (what its ``live_start`` indexes): the
+        ``previous_response_id`` chain rebuilt from ``earlier``, then the request's own items; only the
+        own items when the chain is not in the recording; empty without a request object."""
+        request = item.request
+        if not isinstance(request, Mapping):
+            return []
+        try:
+            return resolved_input(request, earlier)
+        except ChainMissing:
+            return [_aliased(i) for i in _own_input(request)]
+
     def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
         is the index of the interactions before it (or those interactions, indexed here)."""
