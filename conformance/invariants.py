@@ -290,8 +290,11 @@ def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
 def _introduced(rule: Callable[[Sequence[Any]], dict[str, str]]) -> Check:
     """Returns a check that reports the rule's violations in the output that the input did not have."""
     def check(scenario: Scenario, obs: Observation) -> list[str]:
+        found = rule(_output(obs))
+        if not found:
+            return []  # nothing to excuse: the input's own violations are not needed
         already = of_history(rule, scenario.history)
-        return [problem for key, problem in rule(_output(obs)).items() if key not in already]
+        return [problem for key, problem in found.items() if key not in already]
     check.__doc__ = rule.__doc__
     return check
 
@@ -337,29 +340,48 @@ def _reasoning_keys(messages: Sequence[Any]) -> Counter[str]:
     return Counter(keys[i][j] for i, j, _ in tx.reasoning_blocks(messages))
 
 
+def _is_reasoning_block(block: Any) -> bool:
+    """Returns whether ``block`` is one ``tx.reasoning_blocks`` yields: a mapping of a reasoning type."""
+    return (block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") in tx.REASONING_TYPES
+
+
+def _pool(history: Sequence[Any], needed: Iterable[str], selected: Callable[[Any], bool]) -> Counter[str]:
+    """Returns how many blocks of ``history`` that ``selected`` picks have each canonical JSON of
+    ``needed``, read only from the messages that hold a block of that JSON (``_by_block``): the
+    counts of the other keys are never read."""
+    keys, by_block = of_history(_keys_of, history), of_history(_by_block, history)
+    pool: Counter[str] = Counter()
+    for key in needed:
+        count = 0
+        for index in dict.fromkeys(by_block.get(key, ())):  # each holder once, though it holds the key twice
+            for block, held in zip(tx.blocks(history[index]), keys[index]):
+                if held == key and selected(block):
+                    count += 1
+        if count:
+            pool[key] = count
+    return pool
+
+
 def _kept_intact(scenario: Scenario, obs: Observation, select: Callable[[Sequence[Any]], Any],
-                 input_keys: Callable[[Sequence[Any]], Counter[str]], what: str) -> list[str]:
+                 selected: Callable[[Any], bool], what: str) -> list[str]:
     """Returns one line per block ``select`` picks from the output that is not byte-identical to one
-    of the input's (``input_keys``: their canonical JSON, counted), each match used once."""
+    of the input's blocks that ``selected`` picks (the same kind), each match used once."""
     out = _output(obs)
     keys = of_history(_keys_of, out)
-    wanted = ((i, j, block, keys[i][j]) for i, j, block in select(out))
+    wanted = [(i, j, block, keys[i][j]) for i, j, block in select(out)]
+    if not wanted:
+        return []
+    pool = _pool(scenario.history, dict.fromkeys(key for *_, key in wanted), selected)
     return [f"output[{i}].content[{j}] ({tx.describe_block(block)}) is not byte-identical to any {what}"
-            for i, j, block in _unmatched(wanted, of_history(input_keys, scenario.history))]
+            for i, j, block in _unmatched(wanted, pool)]
 
 
 def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
-    return _kept_intact(scenario, obs, tx.reasoning_blocks, _reasoning_keys, "reasoning block of the input")
-
-
-def _opaque_keys(messages: Sequence[Any]) -> Counter[str]:
-    """Returns how many times each opaque block (canonical JSON) occurs in ``messages``."""
-    keys = of_history(_keys_of, messages)
-    return Counter(keys[i][j] for i, j, _ in tx.opaque_blocks(messages))
+    return _kept_intact(scenario, obs, tx.reasoning_blocks, _is_reasoning_block, "reasoning block of the input")
 
 
 def opaque_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
-    return _kept_intact(scenario, obs, tx.opaque_blocks, _opaque_keys, "opaque block of the input "
+    return _kept_intact(scenario, obs, tx.opaque_blocks, tx.is_opaque, "opaque block of the input "
                         "(compaction, encrypted content, signatures are sent back verbatim)")
 
 
@@ -397,10 +419,11 @@ def reasoning_leads(scenario: Scenario, obs: Observation) -> list[str]:
 
 
 def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
-    history = [m for m in scenario.history if m.get("role") != "system"]
-    if not history or history[-1].get("role") != "assistant":
+    history = scenario.history
+    last_turn = next((i for i in range(len(history) - 1, -1, -1) if history[i].get("role") != "system"), None)
+    if last_turn is None or history[last_turn].get("role") != "assistant":
         return []
-    last = history[-1]
+    last = history[last_turn]
     if not any(tx.is_reasoning(b) for b in tx.blocks(last)):
         return []
     out = _output(obs)
@@ -495,6 +518,11 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
                 ident = _identity(block) if (block.__class__ is dict or isinstance(block, Mapping)) else None
                 if ident is not None:
                     wanted.setdefault(ident, []).append((i, j, block))
+    if wanted:  # a block byte-identical to an input block keeps every field of it: only the others are looked up
+        held = of_history(_by_block, scenario.history)
+        wanted = {ident: places for ident, places in
+                  ((ident, [p for p in places if output_keys[p[0]][p[1]] not in held]) for ident, places in wanted.items())
+                  if places}
     # of the identities wanted only: the input blocks and their canonical JSON (shared with other checks)
     originals: dict[tuple[Any, str, str], tuple[list[Mapping[str, Any]], set[str]]] = {}
     history = scenario.history if wanted else []

@@ -101,8 +101,10 @@ def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str
         yield "", (f"returned {len(output)} messages for an input of {len(history)}: more than a compaction "
                    f"returns (at most {longest_output(len(history))}), so it is not read further"), True
         return
-    already = Counter(of_history(_problem_counts, history))
+    already: Counter[tuple[str, str]] | None = None  # the input's own problems, read at the output's first
     for part, where, problem, unreadable in _malformations(output):
+        if already is None:
+            already = Counter(of_history(_problem_counts, history))
         key = (tx.canonical(part), problem) if already else None
         if key is not None and already[key] > 0:
             already[key] -= 1

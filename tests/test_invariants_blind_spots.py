@@ -90,6 +90,17 @@ def test_a_rewritten_or_made_up_opaque_block_fails() -> None:
     assert opaque_kept_intact(_scenario(history), Observation(output=retyped))
 
 
+def test_each_copy_of_an_opaque_block_in_the_input_stands_for_one_in_the_output() -> None:
+    doubled = {"role": "assistant", "content": [SIGNED, SIGNED, {"type": "text", "text": "done"}]}
+    history = [ASK, doubled, THEN, _answer(SIGNED), THEN]  # three copies, two of them in one message
+    three = [ASK, _answer(SIGNED), THEN, _answer(SIGNED), THEN, _answer(SIGNED)]
+    assert not opaque_kept_intact(_scenario(history), Observation(output=three))
+    problems = opaque_kept_intact(_scenario(history), Observation(output=[*three, THEN, _answer(SIGNED)]))
+    assert len(problems) == 1 and problems[0].startswith("output[7].content[0] (compaction)")
+    text_only = [ASK, {"role": "assistant", "content": [{"type": "text", "text": "done"}]}, THEN]
+    assert opaque_kept_intact(_scenario(text_only), Observation(output=[ASK, _answer(SIGNED), THEN]))
+
+
 def test_what_counts_as_opaque() -> None:
     assert is_opaque(COMPACTION) and is_opaque({"type": "redacted_thinking", "data": "EmwK"})
     assert is_opaque({"type": "web_search_tool_result", "tool_use_id": "s", "content": [
