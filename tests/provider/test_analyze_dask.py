@@ -26,7 +26,7 @@ REAL = Path(__file__).parent / "real"
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None)
+                                       dashboard_address="127.0.0.1:0")  # (None still starts one on :8787 when bokeh is installed)
     try:
         yield cluster.scheduler_address
     finally:

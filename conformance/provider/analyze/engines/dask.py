@@ -122,7 +122,7 @@ def _events(work: Sequence[Task], scheduler: str | None, jobs: int) -> Iterator[
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
+                               dashboard_address="127.0.0.1:0")  # (None still starts one on :8787 when bokeh is installed)
         client = Client(cluster)
     else:
         client = Client(scheduler)
