@@ -21,8 +21,8 @@ def _tool() -> ModuleType:
 
 def test_the_quick_start_is_the_first_section_and_the_own_specs_section_follows() -> None:
     headings = [line for line in README.splitlines() if line.startswith("## ")]
-    assert headings[:2] == ["## Quick start", "## Running your own copy of the specs"]
-    assert README.index("## Quick start") < README.index("## Benchmarks") < README.index("## Layout")
+    assert headings[:3] == ["## Quick start", "## Running your own copy of the specs", "## Layout"]
+    assert README.index("## Layout") < README.index("## What it checks") < README.index("## Benchmarks")
 
 
 def test_the_failure_shown_is_what_the_command_prints(tmp_path: Path) -> None:
