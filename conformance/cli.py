@@ -45,30 +45,38 @@ def _replays_recordings(args: argparse.Namespace) -> bool:
     return not args.no_provider and bool(args.provider or args.cassettes or not args.target)
 
 
-def _anthropic_side(paths: list[Path] | None) -> dict[int, CheckResult]:
-    """Returns the results of the cassettes the Anthropic SDK replays (run in a process of its own)."""
+def _provider_side(paths: list[Path] | None, provider: str) -> dict[int, CheckResult]:
+    """Returns the results of the cassettes ``provider``'s SDK replays (run in a process of its own,
+    or in this one for the last provider)."""
     from .provider import side_results
 
-    return side_results(paths, "anthropic")
+    return side_results(paths, provider)
 
 
 def _start_replay(args: argparse.Namespace) -> Callable[[], list[CheckResult]] | None:
     """Starts the replay of the provider recordings when the run replays them; returns what gives
-    its results (``None`` when it does not). The Anthropic SDK's cassettes replay in a process of
-    their own from now on, the OpenAI SDK's in this one when the results are asked for, after the
-    scenarios: the two SDK imports, the slowest part of a run, overlap."""
+    its results (``None`` when it does not). Every registered provider's cassettes but the last
+    provider's replay in a process of their own from now on, the last one's in this one when the
+    results are asked for (after the scenarios): the SDK imports, the slowest part of a run, overlap,
+    so the replay takes about as long as its slowest provider. (A provider is named as its SDK's
+    module: one already imported here replays here.)"""
     if not _replays_recordings(args):
         return None
+    from .provider.base import names
+
     paths = [Path(p) for p in args.cassettes] if args.cassettes else None
-    side = beside(_anthropic_side, paths, unless_imported="anthropic")
+    *elsewhere, here = names()
+    sides = [beside(_provider_side, paths, name, unless_imported=name) for name in elsewhere]
 
     def results() -> list[CheckResult]:
-        from .provider import verify_results  # imports the other SDK: only when recordings are replayed
+        from .provider import verify_results
 
-        try:
-            checked = side.result()
-        except Exception:  # noqa: BLE001 - a side that broke is replayed here, where a problem is reported
-            checked = {}
+        checked = _provider_side(paths, here)  # this process's share, while the others replay
+        for side in sides:
+            try:
+                checked.update(side.result())
+            except Exception:  # noqa: BLE001 - a side that broke is replayed here, where a problem is reported
+                pass
         return verify_results(paths, checked=checked)
 
     return results
