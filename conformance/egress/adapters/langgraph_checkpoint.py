@@ -15,25 +15,29 @@ from .base import Component
 KEY = b"egress-matrix-k1"  # 16 bytes, fixed: the matrix is reproducible; never a real key
 
 
-class CheckpointStore:
-    """A task record kept by ``SqliteSaver`` in ``folder/checkpoints.db``."""
+def serializer(encrypted: bool) -> Any:
+    """Returns ``EncryptedSerializer.from_pycryptodome_aes`` when ``encrypted``, else None (the
+    checkpointer's default ``JsonPlusSerializer``)."""
+    if not encrypted:
+        return None
+    from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 
-    def __init__(self, folder: str, encrypted: bool = False) -> None:
-        from langgraph.checkpoint.sqlite import SqliteSaver
+    return EncryptedSerializer.from_pycryptodome_aes(key=KEY)
 
-        self.path = Path(folder) / "checkpoints.db"
-        self.conn = sqlite3.connect(self.path, check_same_thread=False)
-        serde = None
-        if encrypted:
-            from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 
-            serde = EncryptedSerializer.from_pycryptodome_aes(key=KEY)
-        self.saver = SqliteSaver(self.conn, serde=serde) if serde is not None else SqliteSaver(self.conn)
-        self.saver.setup()
+class SaverStore:
+    """A task record kept through a LangGraph checkpointer's own API (``self.saver``): ``put`` a
+    checkpoint whose ``messages`` channel holds the task, ``get_tuple`` it back, ``delete_thread``
+    at the task's end; ``_saved`` runs after each write."""
+
+    saver: Any
 
     @staticmethod
     def _config(task_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": task_id, "checkpoint_ns": ""}}
+
+    def _saved(self) -> None:
+        """Makes a write durable where the connection needs it (nothing by default)."""
 
     def put(self, task_id: str, messages: list[Any]) -> None:
         from langgraph.checkpoint.base import empty_checkpoint
@@ -42,7 +46,7 @@ class CheckpointStore:
         checkpoint["channel_values"] = {"messages": messages}
         checkpoint["channel_versions"] = {"messages": 1}
         self.saver.put(self._config(task_id), checkpoint, {"source": "loop", "step": 1}, {"messages": 1})
-        self.conn.commit()
+        self._saved()
 
     def get(self, task_id: str) -> Any:
         found = self.saver.get_tuple(self._config(task_id))
@@ -50,6 +54,22 @@ class CheckpointStore:
 
     def finish(self, task_id: str) -> None:
         self.saver.delete_thread(task_id)
+        self._saved()
+
+
+class CheckpointStore(SaverStore):
+    """A task record kept by ``SqliteSaver`` in ``folder/checkpoints.db``."""
+
+    def __init__(self, folder: str, encrypted: bool = False) -> None:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        self.path = Path(folder) / "checkpoints.db"
+        self.conn = sqlite3.connect(self.path, check_same_thread=False)
+        serde = serializer(encrypted)
+        self.saver = SqliteSaver(self.conn, serde=serde) if serde is not None else SqliteSaver(self.conn)
+        self.saver.setup()
+
+    def _saved(self) -> None:
         self.conn.commit()
 
     def raw(self) -> bytes:

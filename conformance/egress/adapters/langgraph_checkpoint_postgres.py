@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Component
-from .langgraph_checkpoint import KEY
+from .langgraph_checkpoint import SaverStore, serializer
 from .server_stores import pg_connect, pg_raw, pg_rows
 
 
-class PostgresCheckpointStore:
+class PostgresCheckpointStore(SaverStore):
     """A task record kept by ``PostgresSaver`` in the conversation's schema."""
 
     def __init__(self, folder: str, encrypted: bool = False) -> None:
@@ -25,32 +25,9 @@ class PostgresCheckpointStore:
         self.conn = pg_connect(folder)
         self.conn.prepare_threshold = 0
         self.conn.row_factory = dict_row
-        serde = None
-        if encrypted:
-            from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
-
-            serde = EncryptedSerializer.from_pycryptodome_aes(key=KEY)
+        serde = serializer(encrypted)
         self.saver = PostgresSaver(self.conn, serde=serde) if serde is not None else PostgresSaver(self.conn)
         self.saver.setup()
-
-    @staticmethod
-    def _config(task_id: str) -> dict[str, Any]:
-        return {"configurable": {"thread_id": task_id, "checkpoint_ns": ""}}
-
-    def put(self, task_id: str, messages: list[Any]) -> None:
-        from langgraph.checkpoint.base import empty_checkpoint
-
-        checkpoint = empty_checkpoint()
-        checkpoint["channel_values"] = {"messages": messages}
-        checkpoint["channel_versions"] = {"messages": 1}
-        self.saver.put(self._config(task_id), checkpoint, {"source": "loop", "step": 1}, {"messages": 1})
-
-    def get(self, task_id: str) -> Any:
-        found = self.saver.get_tuple(self._config(task_id))
-        return None if found is None else found.checkpoint["channel_values"].get("messages")
-
-    def finish(self, task_id: str) -> None:
-        self.saver.delete_thread(task_id)
 
     def raw(self) -> bytes:
         return pg_raw(self.folder)
