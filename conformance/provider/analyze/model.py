@@ -74,3 +74,21 @@ def failed(item: Interaction, provider: str, message: str) -> Judgement:
     found = start(item, provider, ERROR)
     found.error = message
     return found
+
+
+def not_a_request(item: Interaction, provider: str, api: str) -> Judgement | None:
+    """Returns the verdict on an interaction whose request body is not a JSON object (``not-judged``
+    for an upload or a request without a body, an error when the body could not be read), or None
+    when the request is one for the judge of ``api`` (e.g. "Messages") to decide."""
+    request = item.request
+    if request is not None and not isinstance(request, dict):  # a JSON-lines upload, a list
+        found = start(item, provider, NOT_JUDGED)
+        found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a {api} request")
+        return found
+    if request is None and item.error is None:  # a GET without a body answered by a list, or nothing
+        found = start(item, provider, NOT_JUDGED)
+        found.evidence.append(f"no request body, and the response is not a {api} API answer")
+        return found
+    if not isinstance(request, dict):
+        return failed(item, provider, item.error or "the request body is not a JSON object")
+    return None

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...transcript import find_live_start
 from ..analyze.earlier import Earlier, digest, indexed, stand_in
-from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, start, worst
+from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
 from .judge_edits import Finding, clear_thinking, clear_tool_uses, folded, live_tools, live_turns, loose
@@ -410,16 +410,10 @@ class AnthropicJudge:
         request = item.request
         if request is None and isinstance(item.response, Mapping) and item.error is None:
             return _judge_response_only(item, item.response)
-        if request is not None and not isinstance(request, Mapping):  # a JSON-lines upload, a list
-            found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a Messages request")
-            return found
-        if request is None and item.error is None:  # a GET without a body answered by a list, or nothing
-            found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append("no request body, and the response is not a Messages API answer")
-            return found
-        if not isinstance(request, Mapping):
-            return failed(item, PROVIDER, item.error or "the request body is not a JSON object")
+        shape = not_a_request(item, PROVIDER, "Messages")
+        if shape is not None:
+            return shape
+        assert isinstance(request, Mapping)  # (not_a_request decided every other body)
         if not uses_context_management(request):
             found = start(item, PROVIDER, NOT_JUDGED)
             found.evidence.append("no context management in the request" + (f" ({item.error})" if item.error else ""))

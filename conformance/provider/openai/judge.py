@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
 from ..analyze.earlier import Earlier, indexed, stand_in
-from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
+from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, not_a_request, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
 from .rules import Exchange, judge as judge_exchange
@@ -303,16 +303,10 @@ class OpenAIJudge:
         request = item.request
         if request is None and isinstance(item.response, Mapping) and item.error is None:
             return response_only(item, item.response)
-        if request is not None and not isinstance(request, Mapping):  # a JSON-lines upload, a list
-            found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a Responses request")
-            return found
-        if request is None and item.error is None:  # a GET without a body answered by a list, or nothing
-            found = start(item, PROVIDER, NOT_JUDGED)
-            found.evidence.append("no request body, and the response is not a Responses API answer")
-            return found
-        if not isinstance(request, Mapping):
-            return failed(item, PROVIDER, item.error or "the request body is not a JSON object")
+        shape = not_a_request(item, PROVIDER, "Responses")
+        if shape is not None:
+            return shape
+        assert isinstance(request, Mapping)  # (not_a_request decided every other body)
         endpoint = _endpoint(item)
         if not request.get("previous_response_id") and not _asks(request, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
