@@ -5,26 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
 from .output import JsonSink, TableSink, Tally, write
-from .run import FileEnd, FileResult, analyze_stream, default_jobs, recording_files
-
-
-def _kept(events: Iterable[Judgement | FileEnd], results: list[FileResult]) -> Iterator[Judgement | FileEnd]:
-    """Yields ``events`` and collects them per file into ``results`` (for ``--report``)."""
-    current: list[Judgement] = []
-    for event in events:
-        if isinstance(event, FileEnd):
-            results.append(FileResult(event.path, [] if event.error else current, event.error))
-            current = []
-        else:
-            current.append(event)
-        yield event
+from .run import FileEnd, FileResult, analyze_stream, collected, default_jobs, recording_files
 
 
 def _local_events(args: argparse.Namespace, jobs: int, window: int,
@@ -72,7 +60,7 @@ def analyze_command(args: argparse.Namespace) -> int:
         events, progress = found
     results: list[FileResult] = []
     if args.report:
-        events = _kept(events, results)
+        events = collected(events, results)
     tally = Tally()
     target = None
     if args.json not in (None, "-"):

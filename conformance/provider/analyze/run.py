@@ -58,16 +58,23 @@ def analyze_file(path: Path, available: Sequence[Judge] | None = None) -> FileRe
     return FileResult(str(path), judged)
 
 
-def analyze_paths(paths: Iterable[Path], jobs: int = 1) -> list[FileResult]:
-    """Returns one FileResult per recording file under ``paths`` (all in memory: for small inputs)."""
-    results: list[FileResult] = []
+def collected(events: Iterable[Judgement | FileEnd], results: list[FileResult]) -> Iterator[Judgement | FileEnd]:
+    """Yields ``events`` as they come and appends one ``FileResult`` per file to ``results``."""
     current: list[Judgement] = []
-    for event in analyze_stream(paths, jobs=jobs):
+    for event in events:
         if isinstance(event, FileEnd):
             results.append(FileResult(event.path, [] if event.error else current, event.error))
             current = []
         else:
             current.append(event)
+        yield event
+
+
+def analyze_paths(paths: Iterable[Path], jobs: int = 1) -> list[FileResult]:
+    """Returns one FileResult per recording file under ``paths`` (all in memory: for small inputs)."""
+    results: list[FileResult] = []
+    for _ in collected(analyze_stream(paths, jobs=jobs), results):
+        pass
     return results
 
 
