@@ -128,3 +128,11 @@ def test_vcrpy_lists_pair_by_index_and_an_unpaired_request_is_unreadable(tmp_pat
     first, second = read_recording(path)
     assert first.dialect == "vcrpy-lists" and first.response == {"object": "response", "output": []}
     assert second.unreadable and second.error == "responses[1] is missing or not a mapping (2 requests, 1 responses)"
+
+
+def test_the_dialect_fixtures_are_clean() -> None:
+    """Every committed fixture of this folder is audited: no key, id or reasoning text."""
+    from conformance.provider.audit import audit
+
+    findings, files = audit([DIALECTS])
+    assert files == len(FIXTURES) and findings == [], findings
