@@ -204,15 +204,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     code = report.exit_code or (2 if probe_spec_error else 1 if probe_failed else 0)
     unchecked = [t for t in report.targets
                  if scenarios and not must_checked(r for r in report.results if r.target == t)]
-    verdict = None
     if code == 0 and unchecked:
-        code, verdict = 2, "NOTHING CHECKED"
+        code, report.verdict = 2, "NOTHING CHECKED"
+    report.probes, report.code = probes, code
     from .report import terminal
 
     to_stdout = args.json == "-"  # the JSON document on stdout instead of the tables
     if not to_stdout or report.interrupted:  # an interrupted run writes no JSON: what finished goes to stderr
-        print(terminal.render(report, probes, verbose=args.verbose, verdict=verdict,
-                              header=spec_folder_line(args.specs))
+        print(terminal.render(report, verbose=args.verbose, header=spec_folder_line(args.specs))
               + (f"\n{format_note}" if format_note else ""), file=sys.stderr if to_stdout else sys.stdout)
     elif format_note:
         print(f"conformance: {format_note}", file=sys.stderr)
@@ -231,10 +230,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.json:
             from .report import jsonfile
 
-            jsonfile.write(args.json, report, probes, code)
+            jsonfile.write(args.json, report)
         if args.report:
             from .report import write_all
-            write_all(args.report, report, probes, code)
+            write_all(args.report, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
@@ -245,7 +244,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         with redirect_stdout(sys.stderr if to_stdout else sys.stdout):  # stdout holds only the JSON document
             code = max(code, fuzz_all(named_targets, args.generated, args.seed, args.time_limit, fmt=args.format,
                                         in_process=args.in_process))
-    if verdict:
+    if report.verdict:
         raise UsageError(f"no MUST check of {', '.join(unchecked)} passed or failed: every one was skipped, "
                          "not run or a known gap (see --expectations and -k)")
     return code
@@ -331,10 +330,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from .fuzz.cli import register as register_fuzz
         from .matrix import register as register_matrix
         from .provider.cli import register as register_provider
-        from .report import write_results
+        from .report import open_report
         from .report.cli import register as register_reports
 
-        register_provider(sub, write_results)
+        register_provider(sub, open_report)
         register_reports(sub)
         register_fuzz(sub)
         register_matrix(sub)

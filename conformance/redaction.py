@@ -15,7 +15,7 @@ from .results import CheckResult
 from .transcript import REASONING_TYPES, describe_block, fingerprint, reasoning_text
 
 _SECRET_FIELDS = {"thinking": "thinking", "redacted_thinking": "data"}
-__all__ = ["Redactor", "block_label", "fingerprint", "redactor_for", "safe_block", "secret_of", "secrets_in"]
+__all__ = ["Redactor", "block_label", "fingerprint", "safe_block", "secret_of", "secrets_in"]
 _MIN_SECRET = 4
 # a piece of reasoning copied into other text is caught from 30 characters on: every piece that
 # long holds one of the 20-character chunks taken every 10 characters
@@ -131,17 +131,3 @@ class Redactor:
     def result(self, result: CheckResult) -> CheckResult:
         """Returns ``result`` with its message and details redacted."""
         return dataclasses.replace(result, message=self.text(result.message), details=self.data(result.details))
-
-
-def redactor_for(report: Any) -> Redactor:
-    """Returns a ``Redactor`` for a run: every reasoning text of its inputs, references and outputs."""
-    found: list[str] = []
-    for scenario in getattr(report, "scenarios", ()):
-        found.extend(secrets_in(scenario.history))
-        found.extend(secrets_in(scenario.expect.reference_output or []))
-    for obs in getattr(report, "observations", {}).values():
-        found.extend(secrets_in(obs.output))
-        second = obs.second
-        if second is not None:
-            found.extend(secrets_in(second.output))
-    return Redactor(found)

@@ -12,7 +12,7 @@ import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 
 from ._text import a_type, plural
@@ -23,7 +23,8 @@ from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
-from .results import DECLINED, CheckResult, gating_failures
+from .command_report import Report
+from .results import DECLINED, CheckResult
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
@@ -46,32 +47,7 @@ class RunOptions:
     give_up_after: int | None = 3  # timeouts and worker deaths in all after which a target is given up
 
 
-@dataclass
-class RunReport:
-    """Everything one run produced, as plain data."""
-
-    results: list[CheckResult] = field(default_factory=list)
-    spec_errors: list[SpecError] = field(default_factory=list)
-    targets: list[str] = field(default_factory=list)
-    scenarios: list[Scenario] = field(default_factory=list)
-    reference_targets: frozenset[str] = frozenset()
-    observations: dict[tuple[str, str], Observation] = field(default_factory=dict)
-    stopped: str = ""  # why the run ended before every scenario ran (``--maxfail``, Ctrl-C), else empty
-    given_up: dict[str, str] = field(default_factory=dict)  # target -> why its other scenarios did not run
-    interrupted: bool = False  # Ctrl-C: the records are those of the scenarios that finished
-
-    def failures(self) -> list[CheckResult]:
-        """Returns the results that make the run fail (MUST, plus REFERENCE for reference targets)."""
-        must = gating_failures(self.results, ("MUST",))
-        ref = [r for r in gating_failures(self.results, ("REFERENCE",)) if r.target in self.reference_targets]
-        return must + ref
-
-    @property
-    def exit_code(self) -> int:
-        """Returns 2 for spec errors, 1 when a gating check failed, 0 when the target conforms."""
-        if self.spec_errors:
-            return 2
-        return 1 if self.failures() else 0
+RunReport = Report  # what ``run`` returns: the one report model of every command (command_report)
 
 
 _WORD = re.compile(r"\s*(\(|\)|[^\s()]+)")
@@ -282,9 +258,9 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
         stopped = (f"stopped after {plural(options.maxfail, 'failing scenario')} (--maxfail {options.maxfail}): "
                    f"{len(items) - 1 - state.stopped_at} not run")
     kept = [s for s in chosen if s.id in ran_scenarios] if stopped else chosen
-    return RunReport(apply_gaps(results, gaps), list(spec_errors), [t.name for t in targets], kept,
-                     frozenset(options.reference_targets), observations, stopped, dict(state.given_up),
-                     interrupted)
+    return Report("run", apply_gaps(results, gaps), spec_errors=list(spec_errors), targets=[t.name for t in targets],
+                  reference_targets=frozenset(options.reference_targets), scenarios=kept,
+                  observations=observations, stopped=stopped, given_up=dict(state.given_up), interrupted=interrupted)
 
 
 _CALL_CHECKS = ("call.completes", "output.idempotent")  # the records of a call that hung or killed its worker

@@ -135,7 +135,7 @@ def test_parallel_results_and_reports_equal_the_serial_run(shipped: object, tmp_
     assert reports[1].results == reports[2].results == in_process.results
     assert terminal.render(reports[1]) == terminal.render(reports[2])
     for jobs, report in reports.items():
-        jsonfile.write(tmp_path / f"{jobs}.json", report, [], report.exit_code)
+        jsonfile.write(tmp_path / f"{jobs}.json", report)
     assert (tmp_path / "1.json").read_text() == (tmp_path / "2.json").read_text()
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import SpecError
+from ..command_report import Report, write_report
 from . import compare
 from . import render as drift_render
 
@@ -23,7 +24,7 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     """Returns 1 on any breaking change, 0 otherwise, 2 when a folder, a recording of the baseline,
-    a probe spec or an output path is unusable (the message names it). ``args.write_report`` writes
+    a probe spec or an output path is unusable (the message names it). ``args.open_report`` writes
     the ``--report`` folder (the command layer above hands it down)."""
     for path in _outputs(args):
         if path.is_dir():
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             for skipped in write_delta(args.baseline, args.current, args.update_baseline_delta):
                 print(f"conformance drift: {skipped}: unreadable, left out of the baseline update", file=sys.stderr)
         if args.report:
-            args.write_report(args.report, [], drift["exit_code"], command="drift", drift=drift)
+            write_report(args.open_report, args.report, Report("drift", drift=drift, code=drift["exit_code"]))
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: cannot write: {exc.strerror or exc}")
     return int(drift["exit_code"])

@@ -56,22 +56,20 @@ def cmd_egress(args: argparse.Namespace) -> int:
                          spec_errors=loaded.errors, progress=progress)
     finally:
         done()
-    code = report.exit_code
-    verdict = None
-    if code == 0 and not must_checked(report.results):
-        code, verdict = 2, "NOTHING CHECKED"
+    if report.exit_code == 0 and not must_checked(report.results):
+        report.code, report.verdict = 2, "NOTHING CHECKED"
     if args.json != "-":  # with ``--json -`` the JSON document is printed instead of the tables
-        print(render(report, verdict))
+        print(render(report))
     try:
         if args.json:
             from ..report import jsonfile
-            jsonfile.write(args.json, report, (), code)  # type: ignore[arg-type]
+            jsonfile.write(args.json, report)
         if args.report:
             from ..report import write_all
-            write_all(args.report, report, (), code, command="egress")
+            write_all(args.report, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
-    return code
+    return report.exit_code
 
 
 def register(subparsers: Any) -> None:

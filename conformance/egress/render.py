@@ -11,8 +11,8 @@ from .store import CATALOG as STORE_CATALOG
 ORDER = [c.id for c in CATALOG] + [cid for cid, _, _ in STORE_CATALOG]
 
 
-def render(report: EgressReport, verdict: str | None = None) -> str:
-    """Returns the whole terminal report as text; ``verdict`` overrides the computed one."""
+def render(report: EgressReport) -> str:
+    """Returns the whole terminal report as text; ``report.verdict`` overrides the computed one."""
     out: list[str] = [f"spec error: {e}" for e in report.spec_errors]
     where = {c.id: f"{c.path}:{c.line}" for c in report.conversations}
     for target in report.targets:
@@ -29,6 +29,7 @@ def render(report: EgressReport, verdict: str | None = None) -> str:
             for result in failing:
                 out += render_failure(result, where.get(result.scenario, ""), shown)
     totals = summarize(report.results)["outcomes"]
+    verdict = report.verdict
     if verdict is None:
         verdict = f"SPEC ERRORS ({len(report.spec_errors)})" if report.spec_errors else \
             "CONFORMS" if not report.failures() else "DOES NOT CONFORM"

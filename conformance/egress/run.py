@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import SpecError
+from ..command_report import Report
 from ..results import CheckResult
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import stack_of, target_traceback
@@ -35,29 +36,14 @@ _BACKSTOP = 1.0
 
 
 @dataclass
-class EgressReport:
-    """Everything one egress run produced; shaped like the compactor run's report for the renderers."""
+class EgressReport(Report):
+    """The report of one egress run: the one report model (``results`` one record per conversation
+    and check) with the conversations run and the surface they were run for, which the egress
+    terminal rendering names."""
 
-    results: list[CheckResult] = field(default_factory=list)
-    spec_errors: list[SpecError] = field(default_factory=list)
-    targets: list[str] = field(default_factory=list)
+    command: str = "egress"
     conversations: list[Conversation] = field(default_factory=list)
     surface: str = ""
-    scenarios: list[Any] = field(default_factory=list)  # none: the compactor renderers read this
-    observations: dict[Any, Any] = field(default_factory=dict)
-    reference_targets: frozenset[str] = frozenset()
-    stopped: str = ""
-
-    def failures(self) -> list[CheckResult]:
-        """Returns the failing MUST records."""
-        return [r for r in self.results if r.level == "MUST" and r.outcome in ("fail", "error")]
-
-    @property
-    def exit_code(self) -> int:
-        """Returns 2 for spec errors, 1 when a MUST check failed, else 0."""
-        if self.spec_errors:
-            return 2
-        return 1 if self.failures() else 0
 
 
 def applicable(conversation: Conversation, surface: Surface) -> list[Check]:
@@ -249,7 +235,8 @@ def run(targets: Sequence[str | Target], conversations: Sequence[Conversation], 
             progress(len(done), len(items))
     results = [r for i in range(len(items)) for r in done[i]]
     names = list(dict.fromkeys(t if isinstance(t, str) else t.name for t in targets))
-    return EgressReport(results, list(spec_errors), names, list(conversations), surface.name)
+    return EgressReport(results=results, spec_errors=list(spec_errors), targets=names,
+                        conversations=list(conversations), surface=surface.name)
 
 
 def _from_event(event: Event, item: tuple[Any, Conversation], surface: Surface) -> list[CheckResult]:

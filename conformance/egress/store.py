@@ -253,5 +253,5 @@ def run(target: str, conversations: Sequence[Conversation], *, time_limit: float
         results.extend(judge(target, conversation, steps))
         if progress:
             progress(n + 1, len(conversations))
-    return EgressReport(results, [], [target], list(conversations), "task-record")
+    return EgressReport(results=results, targets=[target], conversations=list(conversations), surface="task-record")
 

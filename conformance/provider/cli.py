@@ -10,13 +10,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..command_report import OpenReport, Report, write_report
 from . import base, default_cassettes, default_specs
-
-WriteReport = Callable[..., None]  # (folder, results, exit code, *, command) -> None: ``report.write_results``
 
 
 def _paths(values: list[str] | None) -> list[Path] | None:
@@ -60,7 +58,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     code = 2 if any(is_input_error(r) for r in results) else (
         1 if any(r.outcome in ("fail", "error") for r in results) else 0)
     if args.report:
-        args.write_report(args.report, results, code, command="verify")
+        write_report(args.open_report, args.report, Report("verify", probes=results, code=code))
     return code
 
 
@@ -230,15 +228,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return analyze_command(args)
 
 
-def register(subparsers: Any, write_report: WriteReport) -> None:
+def register(subparsers: Any, open_report: OpenReport) -> None:
     """Adds ``verify``, ``record``, ``audit``, ``lint-config`` and ``analyze`` to an argparse subparsers
-    object; ``write_report`` writes a ``--report`` folder (the report layer sits above this one)."""
+    object; ``open_report`` writes a ``--report`` folder (the report layer sits above this one)."""
     v = subparsers.add_parser("verify", help="replay provider cassettes offline and compare verdicts with predictions")
     v.add_argument("paths", nargs="*", metavar="PATH", help="cassette files or folders (default: the shipped cassettes)")
     v.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     v.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-': print them instead of the tables)")
     v.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
-    v.set_defaults(func=cmd_verify, write_report=write_report)
+    v.set_defaults(func=cmd_verify, open_report=open_report)
 
     keys = _keys()
     r = subparsers.add_parser("record", help=f"record probes through the SDKs into cassettes (needs "
@@ -284,4 +282,4 @@ def register(subparsers: Any, write_report: WriteReport) -> None:
                     "(default: a local cluster of --jobs worker processes)")
     an.add_argument("--window", type=int, metavar="N", help="interactions a chain may reach back "
                     "(previous_response_id, a carried compaction; default 1000)")
-    an.set_defaults(func=cmd_analyze, write_report=write_report)
+    an.set_defaults(func=cmd_analyze, open_report=open_report)

@@ -63,9 +63,9 @@ def _explain_interaction(args: argparse.Namespace) -> int:
 def cmd_drift(args: argparse.Namespace) -> int:
     """Compares two folders of recordings; returns 1 on any breaking change, else 0 (2 on bad input)."""
     from ..drift.command import run
-    from . import write_results
+    from . import open_report
 
-    args.write_report = write_results
+    args.open_report = open_report
     return run(args)
 
 

@@ -135,8 +135,10 @@ def _probes(view: Mapping[str, Any]) -> str:
                          f'{_SYMBOL[c["outcome"]]} {e(label)}</td>')
         rows.append(f'<tr><th class="rowh"><code>{e(row["probe"])}</code><small>{e(row["family"])}</small></th>'
                     f'{"".join(cells)}</tr>')
+    more = (f'<p class="desc">the first {len(rows)} probes are shown; results.jsonl holds every one</p>'
+            if probes.get("cut") else "")
     return (f'<section><h2>Strategies × probes</h2><table class="matrix"><thead><tr><th>probe</th>{head}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
+            f'</thead><tbody>{"".join(rows)}</tbody></table>{more}</section>')
 
 
 def _counts(view: Mapping[str, Any]) -> str:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..results import CheckResult, summarize
-from ..runner import RunReport
+from ..command_report import Report
+from ..results import summarize
 
 
 def _tracebacks(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -30,9 +29,10 @@ def _tracebacks(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return table
 
 
-def as_data(report: RunReport, probe_results: Sequence[CheckResult] = ()) -> dict[str, Any]:
-    """Returns the run as JSON-ready data: ``records``, ``summary``, ``tracebacks``, ``spec_errors``."""
-    results = [*report.results, *probe_results]
+def as_data(report: Report) -> dict[str, Any]:
+    """Returns the report as JSON-ready data: ``targets``, ``records`` (its results, then its provider
+    records), ``summary``, ``tracebacks``, ``spec_errors``."""
+    results = [*report.results, *report.probes]
     records = [r.to_dict() for r in results]
     summary = summarize(results)
     summary["not_run"] = sum(1 for r in results if r.outcome == "skip" and r.details.get("blocked_by"))
@@ -49,18 +49,17 @@ def as_data(report: RunReport, probe_results: Sequence[CheckResult] = ()) -> dic
 STDOUT = "-"  # ``--json -``: the document goes to standard output instead of the tables
 
 
-def dumps(report: RunReport, probe_results: Sequence[CheckResult] = (), exit_code: int | None = None) -> str:
+def dumps(report: Report) -> str:
     """Returns the JSON report as text ending in a newline (what ``write`` writes, ``--json -`` prints)."""
-    data = as_data(report, probe_results)
-    data["exit_code"] = report.exit_code if exit_code is None else exit_code
+    data = as_data(report)
+    data["exit_code"] = report.exit_code
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write(path: str | Path, report: RunReport, probe_results: Sequence[CheckResult] = (),
-          exit_code: int | None = None) -> None:
+def write(path: str | Path, report: Report) -> None:
     """Writes the JSON report to ``path`` (``-``: prints it on standard output); raises ``OSError``
     when it cannot be written."""
-    text = dumps(report, probe_results, exit_code)
+    text = dumps(report)
     if str(path) == STDOUT:
         print(text, end="")
     else:

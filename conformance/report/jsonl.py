@@ -9,8 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..results import CheckResult, summarize_shown
-from .runinfo import header
+from ..errors import SpecError
+from ..results import CheckResult
 
 if TYPE_CHECKING:
     import jsonschema  # imported by the first record validated: a run that writes no report needs none
@@ -25,27 +25,61 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def records(report: Any, results: Sequence[CheckResult], exit_code: int, *, command: str = "run",
-            drift: Mapping[str, Any] | None = None, gating: int = 0) -> list[dict[str, Any]]:
-    """Returns the lines of results.jsonl as plain data, header first and footer last."""
-    lines: list[dict[str, Any]] = [header(command, list(report.targets), len(report.scenarios))]
-    seq = 0
-    for result in results:
-        seq += 1
-        lines.append({"record": "result", "seq": seq, **result.to_dict()})
-    for change in (drift or {}).get("changes", []):
-        seq += 1
-        lines.append({"record": "drift", "seq": seq, **{k: change[k] for k in
-                      ("probe", "category", "change", "path", "rule", "before", "after") if k in change}})
-    footer: dict[str, Any] = {
-        "record": "footer", "counts": summarize_shown(results)["outcomes"], "gating_failures": gating,
-        "exit_code": exit_code,
+def result_line(seq: int, result: CheckResult) -> dict[str, Any]:
+    """Returns the results.jsonl line of one check (``seq`` counts the lines after the header)."""
+    return {"record": "result", "seq": seq, **result.to_dict()}
+
+
+def drift_line(seq: int, change: Mapping[str, Any]) -> dict[str, Any]:
+    """Returns the results.jsonl line of one classified drift change."""
+    return {"record": "drift", "seq": seq, **{k: change[k] for k in
+            ("probe", "category", "change", "path", "rule", "before", "after") if k in change}}
+
+
+def footer(counts: Mapping[str, int], gating: int, exit_code: int, spec_errors: Sequence[SpecError],
+           drift: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Returns the last line of results.jsonl: the outcome counts, gating failures, exit code and
+    spec errors (and the drift counts of a drift report)."""
+    line: dict[str, Any] = {
+        "record": "footer", "counts": dict(counts), "gating_failures": gating, "exit_code": exit_code,
         "spec_errors": [{"path": e.path, "line": e.line, "field": e.field, "message": e.message}
-                        for e in report.spec_errors]}
+                        for e in spec_errors]}
     if drift is not None:
-        footer["drift"] = dict(drift["counts"])
-    lines.append(footer)
-    return lines
+        line["drift"] = dict(drift["counts"])
+    return line
+
+
+class LineWriter:
+    """Writes results.jsonl a line at a time, each checked against the schema as it is written,
+    into a hidden file beside ``path`` that becomes ``path`` at ``close``: a line that breaks the
+    schema leaves no results.jsonl (``ValueError``), as a whole file checked first did."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.partial = self.path.with_name(f".{self.path.name}.partial")
+        self.out = self.partial.open("w", encoding="utf-8")
+        self.lines = 0
+
+    def write(self, line: Mapping[str, Any]) -> None:
+        """Writes one line; raises ``ValueError`` (and removes the partial file) if it breaks the schema."""
+        self.lines += 1
+        record = line.get("record")
+        problems = [f"line {self.lines}: {error.message}"
+                    for error in _validator(record if isinstance(record, str) else None).iter_errors(line)]
+        if problems:
+            self.abort()
+            raise ValueError("results.jsonl does not match its schema: " + "; ".join(problems[:5]))
+        self.out.write(json.dumps(line, ensure_ascii=False, sort_keys=False, default=str) + "\n")
+
+    def close(self) -> None:
+        """Ends the file: the partial file becomes ``path``."""
+        self.out.close()
+        self.partial.replace(self.path)
+
+    def abort(self) -> None:
+        """Closes and removes the partial file."""
+        self.out.close()
+        self.partial.unlink(missing_ok=True)
 
 
 @cache

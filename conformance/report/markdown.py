@@ -88,7 +88,8 @@ def _probes(view: Mapping[str, Any]) -> list[str]:
             c = row["cells"].get(s)
             cells.append("–" if c is None else _probe_cell(c))
         rows.append([f"`{cell(row['probe'])}`", *cells])
-    return ["## Provider probes", ""] + _table(["probe", *[f"`{cell(s)}`" for s in strategies]], rows) + [""]
+    more = ["", f"- … and more: the first {len(rows)} are shown; results.jsonl holds every one"] if probes.get("cut") else []
+    return ["## Provider probes", ""] + _table(["probe", *[f"`{cell(s)}`" for s in strategies]], rows) + more + [""]
 
 
 def _drift(view: Mapping[str, Any]) -> list[str]:

@@ -6,12 +6,14 @@ reasoning text shown only as a hash and length.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from ..invariants import CATALOG
 from ..redaction import Redactor, secrets_in
+from ..command_report import Report
 from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize_shown
 from ..tracebacks import scrub_credentials
 from .timeline import align, counts, labeller
@@ -20,6 +22,9 @@ from .timeline import align, counts, labeller
 SEVERITY = ("error", "fail", "xpass", "xfail", "pass", "skip")
 # Timelines drawn in full; past this many failing (target, scenario) pairs only the checks are listed.
 MAX_TIMELINES = 60
+# Rows of the probe table kept (the first in probe order); an ``analyze`` of a million interactions
+# keeps these, counts the rest and says that results.jsonl holds them.
+MAX_PROBE_ROWS = 500
 
 
 def worst(outcomes: Sequence[str]) -> str:
@@ -50,7 +55,7 @@ def _summaries(results: Sequence[CheckResult], targets: Sequence[str]) -> dict[s
     return {t: summarize_shown(mine[t]) for t in targets}
 
 
-def _target_rows(report: Any, summaries: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _target_rows(report: Report, summaries: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
     failing = [r.target for r in report.failures()]
     rows = []
     for name in report.targets:
@@ -60,7 +65,7 @@ def _target_rows(report: Any, summaries: Mapping[str, dict[str, Any]]) -> list[d
     return rows
 
 
-def _scenario_rows(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
+def _scenario_rows(report: Report, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
     by_pair: dict[tuple[str, str], list[CheckResult]] = {}
     for r in results:
         by_pair.setdefault((r.target, r.scenario), []).append(r)
@@ -84,25 +89,73 @@ def _per_target(summaries: Mapping[str, dict[str, Any]], key: str) -> dict[str, 
     return table
 
 
-def _probe_rows(probes: Sequence[CheckResult]) -> dict[str, Any]:
-    strategies = sorted({r.target for r in probes})
-    rows: dict[str, dict[str, Any]] = {}
-    for r in probes:
-        row = rows.setdefault(r.scenario, {"probe": r.scenario, "family": r.family, "cells": {}})
-        cell = row["cells"].setdefault(r.target, {"outcomes": [], "verdict": None, "message": "",
+class ProbeTally:
+    """The provider records of a report folded in one at a time: outcome counts, gating failures,
+    and the probe table (its first ``MAX_PROBE_ROWS`` rows in probe order), so that a report of a
+    stream of records keeps none of them."""
+
+    def __init__(self) -> None:
+        self.outcomes = {o: 0 for o in OUTCOMES}
+        self.count = 0
+        self.gating = 0
+        self.strategies: set[str] = set()
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.keys: list[str] = []  # the rows' probes, sorted
+        self.cut = False  # rows were left out past MAX_PROBE_ROWS
+
+    def add(self, r: CheckResult) -> None:
+        """Counts one record (already redacted) and puts it in its row of the table."""
+        self.count += 1
+        self.outcomes[r.outcome] += 1
+        self.gating += bool(gating_failures([r]))
+        self.strategies.add(r.target)
+        row = self._row(r)
+        if row is None:
+            return
+        cell = row["cells"].setdefault(r.target, {"outcomes": set(), "verdict": None, "message": "",
                                                   "reached_live": False, "emulator": r.target.startswith("emulator")})
-        cell["outcomes"].append(r.outcome)
+        cell["outcomes"].add(r.outcome)
         cell["reached_live"] = cell["reached_live"] or bool(r.details.get("reached_live"))
         cell["verdict"] = cell["verdict"] or r.details.get("verdict")
         if r.outcome in ("fail", "error") and not cell["message"]:
             cell["message"] = r.message
-    for row in rows.values():
-        for cell in row["cells"].values():
-            cell["outcome"] = worst(cell.pop("outcomes"))
-    return {"strategies": strategies, "rows": [rows[k] for k in sorted(rows)]}
+
+    def _row(self, r: CheckResult) -> dict[str, Any] | None:
+        """Returns the row of ``r``'s probe, made when missing, or None when it falls past the rows kept
+        (the last row kept gives way to one before it)."""
+        key = r.scenario
+        if key in self.rows:
+            return self.rows[key]
+        if len(self.keys) >= MAX_PROBE_ROWS:
+            self.cut = True
+            if key > self.keys[-1]:
+                return None
+            del self.rows[self.keys.pop()]
+        insort(self.keys, key)
+        row = self.rows[key] = {"probe": key, "family": r.family, "cells": {}}
+        return row
+
+    def table(self) -> dict[str, Any]:
+        """Returns the probe table of the view: ``strategies``, ``rows`` in probe order, each cell with
+        its worst ``outcome``, and ``cut`` (rows left out)."""
+        rows = []
+        for key in self.keys:
+            row = self.rows[key]
+            cells = {t: {k: v for k, v in c.items() if k != "outcomes"} | {"outcome": worst(list(c["outcomes"]))}
+                     for t, c in row["cells"].items()}
+            rows.append({**row, "cells": cells})
+        return {"strategies": sorted(self.strategies), "rows": rows, "cut": self.cut}
 
 
-def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
+def tally_of(probes: Sequence[CheckResult]) -> ProbeTally:
+    """Returns the ``ProbeTally`` of ``probes``."""
+    tally = ProbeTally()
+    for r in probes:
+        tally.add(r)
+    return tally
+
+
+def _failures(report: Report, results: Sequence[CheckResult]) -> list[dict[str, Any]]:
     scenarios = {s.id: s for s in report.scenarios}
     grouped: dict[tuple[str, str], list[CheckResult]] = {}
     for r in results:
@@ -130,32 +183,42 @@ def _failures(report: Any, results: Sequence[CheckResult]) -> list[dict[str, Any
     return out
 
 
-def build(report: Any, results: Sequence[CheckResult], probes: Sequence[CheckResult], exit_code: int,
-          drift: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Returns the whole report view as plain data (``results``/``probes`` already redacted).
+def totals(results: Sequence[CheckResult], probes: ProbeTally) -> dict[str, int]:
+    """Returns the outcome counts of the whole report: ``summarize_shown`` of the results (no-output
+    passes apart) plus the provider records' outcomes."""
+    counts: dict[str, int] = summarize_shown(results)["outcomes"]
+    for outcome, n in probes.outcomes.items():
+        counts[outcome] += n
+    return counts
+
+
+def build(report: Report, results: Sequence[CheckResult], probes: ProbeTally, exit_code: int) -> dict[str, Any]:
+    """Returns the whole report view as plain data (``results`` and the records ``probes`` folded
+    already redacted).
 
     ``gating`` counts the checks that fail the run (the footer's ``gating_failures``); breaking drift
     is counted apart, in ``drift``, and both make ``ok`` false.
     """
-    gating = len(report.failures()) + len(gating_failures(probes))
+    drift = report.drift
+    gating = len(report.failures()) + probes.gating
     breaking = (drift or {}).get("counts", {}).get("breaking", 0)
     summaries = _summaries(results, report.targets)
     verdict = verdict_of(gating + breaking, len(report.spec_errors))
-    if drift and not results and not probes:
+    if drift and not results and not probes.count:
         from ..drift.render import verdict as drift_verdict
         verdict = drift_verdict(drift)
     return {
         "verdict": verdict,
         "ok": gating + breaking == 0 and not report.spec_errors,
         "exit_code": exit_code,
-        "totals": summarize_shown([*results, *probes])["outcomes"],
-        "checks": len(results) + len(probes),
+        "totals": totals(results, probes),
+        "checks": len(results) + probes.count,
         "gating": gating,
         "targets": _target_rows(report, summaries),
         "scenarios": _scenario_rows(report, results),
         "families": _per_target(summaries, "families"),
         "invariants": _invariant_rows(_per_target(summaries, "invariants")),
-        "probes": _probe_rows(probes),
+        "probes": probes.table(),
         "failures": _failures(report, results),
         "spec_errors": [str(e) for e in report.spec_errors],
         "drift": dict(drift) if drift else None,

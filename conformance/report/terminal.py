@@ -7,11 +7,9 @@ from collections.abc import Sequence
 from .._text import fit, plural
 from ..invariants import CATALOG
 from ..results import NO_OUTPUT, CheckResult, must_checked, summarize_shown, without_output
-from ..runner import RunReport
+from ..command_report import Report
 
 _SHOWN = ("pass", "fail", "error", "skip", "xfail", "xpass")
-
-
 
 
 def _table(title: str, rows: dict[str, dict[str, int]], order: Sequence[str], shown: Sequence[str] = _SHOWN) -> list[str]:
@@ -92,10 +90,10 @@ def not_run(results: Sequence[CheckResult]) -> int:
     return sum(1 for r in results if r.outcome == "skip" and r.details.get("blocked_by"))
 
 
-def given_up_lines(report: RunReport) -> list[str]:
+def given_up_lines(report: Report) -> list[str]:
     """Returns one line per target given up: why, and how many of its scenarios were not run."""
     lines = []
-    for target, reason in getattr(report, "given_up", {}).items():
+    for target, reason in report.given_up.items():
         skipped = sum(1 for r in report.results if r.target == target and r.details.get("given_up"))
         why = reason.removeprefix("not run: ").removeprefix("the target was ")
         lines.append(f"target {target} {why}: {skipped} more scenarios not run, each recorded as a "
@@ -113,7 +111,7 @@ def _count_words(totals: dict[str, int], not_run_count: int) -> list[str]:
     return words
 
 
-def target_verdict(target: str, report: RunReport, no_output: set[tuple[str, str]]) -> str:
+def target_verdict(target: str, report: Report, no_output: set[tuple[str, str]]) -> str:
     """Returns the one verdict line of one target: CONFORMS, DOES NOT CONFORM or NO VERDICT (an
     interrupted run), then its counts, errors first, passes counted only on an output."""
     mine = [r for r in report.results if r.target == target]
@@ -157,10 +155,12 @@ def provider_verdict(probe_results: Sequence[CheckResult]) -> str:
             f"reach into a task in flight{broken}")
 
 
-def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose: bool = False,
-           verdict: str | None = None, header: Sequence[str] = ()) -> str:
+def render(report: Report, verbose: bool = False, header: Sequence[str] = ()) -> str:
     """Returns the whole terminal report of a run as text, ending with one verdict line per target,
-    one for the provider recordings, and the total; ``verdict`` overrides the total's verdict."""
+    one for the provider recordings (``report.probes``), and the total; ``report.verdict`` overrides
+    the total's verdict."""
+    probe_results = report.probes
+    verdict = report.verdict
     out: list[str] = list(header)
     for error in report.spec_errors:
         out.append(f"spec error: {error}")
@@ -196,7 +196,7 @@ def render(report: RunReport, probe_results: Sequence[CheckResult] = (), verbose
             if result.outcome in ("fail", "error", "xpass"):
                 out.extend(render_failure(result))
     out.append("")
-    if getattr(report, "stopped", ""):
+    if report.stopped:
         out.append(report.stopped)
     out.extend(given_up_lines(report))
     out.extend(fit([target_verdict(t, report, no_output) for t in report.targets]))

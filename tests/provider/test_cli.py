@@ -22,7 +22,7 @@ def test_register_adds_the_four_commands() -> None:
     for argv in (["verify"], ["record"], ["audit"], ["lint-config", "f.yaml"]):
         args = parser.parse_args(argv)
         assert callable(args.func)
-    assert parser.parse_args(["verify"]).write_report is parser.parse_args(["analyze", "x"]).write_report
+    assert parser.parse_args(["verify"]).open_report is parser.parse_args(["analyze", "x"]).open_report
 
 
 def test_record_without_a_key_prints_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

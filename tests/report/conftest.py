@@ -34,5 +34,5 @@ def mixed_dir(mixed_report: RunReport, tmp_path_factory: pytest.TempPathFactory)
     """Returns a folder holding the three report files of ``mixed_report``."""
     from conformance.report import write_all
     out = tmp_path_factory.mktemp("report") / "nested"
-    write_all(out, mixed_report, [], mixed_report.exit_code)
+    write_all(out, mixed_report)
     return out

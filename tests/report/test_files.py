@@ -93,7 +93,7 @@ def test_summary_shows_targets_side_by_side(mixed_dir: Path) -> None:
 
 def test_a_conforming_run_says_so(tmp_path: Path) -> None:
     report = run_fixtures(targets.keep_all)
-    write_all(tmp_path, report, [], report.exit_code)
+    write_all(tmp_path, report)
     assert (tmp_path / "summary.md").read_text().startswith("# context-conformance: CONFORMS")
     assert "<h1>CONFORMS</h1>" in (tmp_path / "index.html").read_text()
 
@@ -113,8 +113,8 @@ def test_the_writer_redacts_reasoning_text_that_reaches_it(mixed_report: RunRepo
     first = mixed_report.results[0]
     leaky = CheckResult(first.target, first.scenario, first.family, first.invariant, "MUST", "fail",
                         f"a target quoted {texts[0]!r} in its error", {"diff": [f"'thinking': '{SECRETS[1]}'"]})
-    report = RunReport(results=[leaky], targets=mixed_report.targets, scenarios=mixed_report.scenarios)
-    write_all(tmp_path, report, [], 1)
+    report = RunReport(results=[leaky], targets=mixed_report.targets, scenarios=mixed_report.scenarios, code=1)
+    write_all(tmp_path, report)
     for name in ("results.jsonl", "summary.md", "index.html"):
         text = (tmp_path / name).read_text()
         assert not [s for s in SECRETS if s in text], name
@@ -123,7 +123,7 @@ def test_the_writer_redacts_reasoning_text_that_reaches_it(mixed_report: RunRepo
 
 def test_no_reasoning_text_when_a_target_quotes_it_in_text_or_an_error(tmp_path: Path) -> None:
     report = run_fixtures(targets.thinking_to_text, targets.raises_quoting_reasoning)
-    write_all(tmp_path, report, [], report.exit_code)
+    write_all(tmp_path, report)
     page = (tmp_path / "index.html").read_text()
     assert 'id="f-targets-thinking-to-text-mini-inflight-two-steps"' in page
     assert "the call failed: ValueError: cannot keep [redacted thinking #" in page
@@ -171,12 +171,12 @@ def test_the_banner_names_what_failed_and_passing_rows_are_folded(mixed_dir: Pat
     assert "pass on every target" not in page  # raises fails both scenarios: nothing to fold
 
     report = run_fixtures(targets.keep_all, targets.whitelist)
-    write_all(tmp_path, report, [], report.exit_code)
+    write_all(tmp_path, report)
     page = (tmp_path / "index.html").read_text()
     assert page.index("mini.inflight-two-steps") < page.index("1 scenarios pass on every target</summary>")
     assert page.index("1 scenarios pass on every target</summary>") < page.index("<code>mini.settled-only</code>")
     report = run_fixtures(targets.keep_all)
-    write_all(tmp_path, report, [], report.exit_code)
+    write_all(tmp_path, report)
     page = (tmp_path / "index.html").read_text()
     assert page.index("2 scenarios pass on every target</summary>") < page.index("mini.inflight-two-steps")
     assert "every MUST holds on 1 of 1 targets" in page
@@ -187,7 +187,7 @@ def test_the_reports_show_provider_probes(tmp_path: Path) -> None:
                           "", {"verdict": "settled-only"}, "probe"),
               CheckResult("emulator:clears-live", "clear-tool-uses.keep-3", "clear-tool-uses", "probe.verdict",
                           "MUST", "fail", "reached the task in flight", {"verdict": "reached-live-task"}, "probe")]
-    write_all(tmp_path, RunReport(), probes, 1)
+    write_all(tmp_path, RunReport(probes=probes, code=1))
     page = (tmp_path / "index.html").read_text()
     assert "Strategies × probes" in page and "reached-live-task" in page
     summary = (tmp_path / "summary.md").read_text()
@@ -201,7 +201,7 @@ def test_a_predicted_reach_into_live_work_is_a_finding_not_a_green_check(tmp_pat
                           "pass", "", {"verdict": "reached-live-task", "reached_live": True}, "probe"),
               CheckResult("api.anthropic.com", "clear-tool-uses.keep-3", "clear-tool-uses", "probe.verdict", "MUST",
                           "pass", "", {"verdict": "settled-only", "reached_live": False}, "probe")]
-    write_all(tmp_path, RunReport(), probes, 0)
+    write_all(tmp_path, RunReport(probes=probes, code=0))
     summary = (tmp_path / "summary.md").read_text()
     assert "| `clear-tool-uses.keep-2` | ⚠️ finding: reached-live-task |" in summary
     assert "| `clear-tool-uses.keep-3` | ✅ settled-only |" in summary  # not from the emulator: no label
@@ -226,7 +226,7 @@ def test_write_refuses_records_that_break_the_schema(tmp_path: Path) -> None:
 
 def test_a_target_that_always_raises_passes_nothing_in_the_reports(tmp_path: Path) -> None:
     report = run_fixtures(targets.raises)
-    write_all(tmp_path, report, [], report.exit_code)
+    write_all(tmp_path, report)
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
     row = next(line for line in summary.splitlines() if line.startswith("| `targets:raises`"))
     header = next(line for line in summary.splitlines() if line.startswith("| target | verdict"))

@@ -11,8 +11,9 @@ from typing import Any
 
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
-from .output import JsonSink, TableSink, Tally, write
-from .run import FileEnd, FileResult, analyze_stream, collected, default_jobs, recording_files
+from ...command_report import Report
+from .output import JsonSink, ReportSink, TableSink, Tally, write
+from .run import FileEnd, analyze_stream, default_jobs, recording_files
 
 
 def _local_events(args: argparse.Namespace, jobs: int, window: int,
@@ -58,9 +59,6 @@ def analyze_command(args: argparse.Namespace) -> int:
         if found is None:
             return 2
         events, progress = found
-    results: list[FileResult] = []
-    if args.report:
-        events = collected(events, results)
     tally = Tally()
     target = None
     if args.json not in (None, "-"):
@@ -72,6 +70,8 @@ def analyze_command(args: argparse.Namespace) -> int:
     sinks: list[Any] = [JsonSink(sys.stdout)] if args.json == "-" else [TableSink(sys.stdout, tally)]
     if target is not None:
         sinks.append(JsonSink(target))
+    if args.report:  # the writer comes down from the command layer, which sits above this one
+        sinks.append(ReportSink(args.open_report(args.report, Report("analyze")), tally))
     try:
         write(events, sinks, tally)
     finally:
@@ -79,9 +79,4 @@ def analyze_command(args: argparse.Namespace) -> int:
             progress.close()
         if target is not None:
             target.close()
-    code = tally.exit_code()
-    if args.report:  # the writer comes down from the command layer, which sits above this one
-        from .render import check_results
-
-        args.write_report(args.report, check_results(results), code, command="analyze")
-    return code
+    return tally.exit_code()

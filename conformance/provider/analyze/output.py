@@ -1,5 +1,6 @@
-"""Write ``analyze`` results as they come: the table in blocks of rows, or ``--json`` as a streamed
-JSON array (one record a line); only the tally and the first findings are kept.
+"""Write ``analyze`` results as they come: the table in blocks of rows, ``--json`` as a streamed
+JSON array (one record a line), ``--report`` a record at a time; only the tally and the first
+findings are kept.
 
 ``Tally`` holds the aggregates the summary line and the exit code need, so a run over millions of
 interactions keeps none of them in memory.
@@ -13,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ... import _json
+from ...command_report import RecordSink
 from .model import ERROR, FAILING, NOT_JUDGED, VERDICTS, Judgement
 from .judging import FileEnd
+from .render import judgement_result, task_in_flight, unreadable_result
 
 BLOCK = 200  # table rows laid out together (their columns share widths)
 FINDINGS = 200  # failing interactions listed again under "Findings"; the rest are counted
@@ -76,8 +79,6 @@ class Tally:
 
 
 def _row(j: Judgement) -> list[str]:
-    from .render import task_in_flight
-
     evidence = j.error if j.error else "; ".join(j.evidence)
     return [str(j.index), j.endpoint, j.model or "-", j.strategy or "-", task_in_flight(j), j.verdict, evidence or "-"]
 
@@ -165,6 +166,27 @@ class JsonSink:
     def close(self) -> None:
         """Ends the array."""
         self.out.write("]\n" if self.first else "\n]\n")
+
+
+class ReportSink:
+    """Hands every judgement to a ``--report`` folder being written as it comes (one record an
+    interaction, one an unreadable file), keeping none; at ``close`` finishes the folder with the
+    exit code of ``tally``."""
+
+    def __init__(self, report: RecordSink, tally: Tally) -> None:
+        self.report, self.tally = report, tally
+
+    def event(self, event: Judgement | FileEnd) -> None:
+        """Writes the record of one judgement, or of a file that could not be read."""
+        if isinstance(event, FileEnd):
+            if event.error is not None:
+                self.report.add(unreadable_result(event.path, event.error))
+            return
+        self.report.add(judgement_result(event))
+
+    def close(self) -> None:
+        """Writes the rest of the folder (the footer, summary.md, index.html)."""
+        self.report.finish(self.tally.exit_code())
 
 
 def write(events: Iterable[Judgement | FileEnd], sinks: list[Any], tally: Tally) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..._text import fit
 from ...results import CheckResult
+from ..recordings import RecordingError
 from ..table import grid
 from .model import ERROR, FAILING, NOT_JUDGED, Judgement
 from .run import FileResult
@@ -84,21 +85,29 @@ def records(results: Sequence[FileResult]) -> list[dict[str, Any]]:
     return out
 
 
+def unreadable_result(path: str, error: RecordingError) -> CheckResult:
+    """Returns the report's record of a recording that could not be read (an ``analyze.readable`` error)."""
+    return CheckResult(target="unknown", scenario=path, family="analyze", invariant="analyze.readable", level="MUST",
+                       outcome="error", message=str(error), kind="probe")
+
+
+def judgement_result(j: Judgement) -> CheckResult:
+    """Returns the report's record of one judged interaction (``analyze.task-in-flight-untouched``)."""
+    message = j.error or "; ".join(j.evidence)
+    details = {"verdict": j.verdict, "reached_live": j.verdict == "reached-live-task", "file": j.file,
+               "index": j.index, "endpoint": j.endpoint, "model": j.model, "config": j.strategy,
+               "live_start": j.live_start, "history": j.history, "evidence": list(j.evidence)}
+    return CheckResult(target=j.provider, scenario=f"{j.file}#{j.index}", family=j.strategy or "none",
+                       invariant="analyze.task-in-flight-untouched", level="MUST",
+                       outcome=OUTCOME.get(j.verdict, "pass"), message=message,  # type: ignore[arg-type]
+                       details=details, kind="probe")
+
+
 def check_results(results: Sequence[FileResult]) -> list[CheckResult]:
-    """Returns the judgements as the results the shared report writer takes (one per interaction)."""
+    """Returns the judgements as the records of a report (one per interaction, one per unreadable file)."""
     out = []
     for result in results:
         if result.error is not None:
-            out.append(CheckResult(target="unknown", scenario=result.path, family="analyze",
-                                   invariant="analyze.readable", level="MUST", outcome="error",
-                                   message=str(result.error), kind="probe"))
-        for j in result.judgements:
-            message = j.error or "; ".join(j.evidence)
-            details = {"verdict": j.verdict, "reached_live": j.verdict == "reached-live-task", "file": j.file,
-                       "index": j.index, "endpoint": j.endpoint, "model": j.model, "config": j.strategy,
-                       "live_start": j.live_start, "history": j.history, "evidence": list(j.evidence)}
-            out.append(CheckResult(target=j.provider, scenario=f"{j.file}#{j.index}", family=j.strategy or "none",
-                                   invariant="analyze.task-in-flight-untouched", level="MUST",
-                                   outcome=OUTCOME.get(j.verdict, "pass"), message=message,  # type: ignore[arg-type]
-                                   details=details, kind="probe"))
+            out.append(unreadable_result(result.path, result.error))
+        out += [judgement_result(j) for j in result.judgements]
     return out
