@@ -1,0 +1,91 @@
+"""``analyze --report``: the folder is written as the judgements come, and is what it was when every
+judgement was held in memory first.
+
+``analyze_report/`` holds the folder ``conformance analyze tests/provider/real tests/provider/dialects
+--jobs 1 --report DIR`` wrote before the report was streamed, with what names the machine and the
+moment (the header's versions, run info and start time, the page's meta line) blanked by
+``normalised``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+from .test_analyze import HISTORY, cleared, message, request, tool_edit
+from .test_analyze_stream import _line
+
+ROOT = Path(__file__).resolve().parents[2]
+BEFORE = Path(__file__).parent / "analyze_report"
+FILES = ("index.html", "results.jsonl", "summary.md")
+_ENVIRONMENT = ("suite_version", "suite_commit", "run_info", "started")
+
+
+def normalised(folder: Path) -> dict[str, str]:
+    """Returns the report files of ``folder`` by name, with the header's environment fields and the
+    page's meta line blanked."""
+    lines = (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header.update({key: "-" for key in _ENVIRONMENT})
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    return {"index.html": re.sub(r'<p class="meta">.*?</p>', '<p class="meta">-</p>', page),
+            "results.jsonl": "\n".join([json.dumps(header, ensure_ascii=False), *lines[1:]]) + "\n",
+            "summary.md": (folder / "summary.md").read_text(encoding="utf-8")}
+
+
+def test_the_folder_of_the_test_recordings_is_what_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ROOT)  # the records name the files as given: relative, as when the folder was kept
+    code = main(["analyze", "tests/provider/real", "tests/provider/dialects", "--jobs", "1",
+                 "--report", str(tmp_path / "report")])
+    capsys.readouterr()
+    assert code == 1
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == list(FILES)  # no partial file left
+    now = normalised(tmp_path / "report")
+    for name in FILES:
+        assert now[name] == (BEFORE / name).read_text(encoding="utf-8"), name
+    assert sum(1 for line in now["results.jsonl"].splitlines() if '"record": "result"' in line) > 50
+
+
+def _log(path: Path, interactions: int) -> Path:
+    """Writes a JSON-lines log of ``interactions`` Messages interactions, every other one clearing
+    work of the task in flight (a finding), the rest without context management; returns its path."""
+    url = "https://api.anthropic.com/v1/messages"
+    reached = _line(url, request(HISTORY, tool_edit(keep=1)), message(applied=[cleared(1, 4000)]))
+    plain = _line(url, request(HISTORY), message())
+    path.write_text("".join(f"{reached if n % 2 else plain}\n" for n in range(interactions)), encoding="utf-8")
+    return path
+
+
+def _peak(log: Path, out: Path) -> int:
+    """Returns the peak of memory allocated while ``analyze --report`` writes ``out`` from ``log``."""
+    tracemalloc.start()
+    try:
+        code = main(["analyze", str(log), "--jobs", "1", "--window", "10", "--report", str(out)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 1
+    return peak
+
+
+def test_the_report_of_ten_times_the_interactions_takes_no_more_memory(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    with open(os.devnull, "w", encoding="utf-8") as null:
+        monkeypatch.setattr(sys, "stdout", null)  # the table goes nowhere, not into a captured buffer
+        _peak(_log(tmp_path / "warm.jsonl", 20), tmp_path / "warm")  # first imports and caches
+        small = _peak(_log(tmp_path / "small.jsonl", 1_000), tmp_path / "small")
+        large = _peak(_log(tmp_path / "large.jsonl", 10_000), tmp_path / "large")
+    results = (tmp_path / "large" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(results) == 10_002 and json.loads(results[-1])["counts"]["fail"] == 5_000  # every record written
+    summary = (tmp_path / "large" / "summary.md").read_text(encoding="utf-8")
+    assert "10000 checks (5000 fail, 5000 skip)" in summary and "results.jsonl holds every one" in summary
+    assert large <= 1.2 * small, (small, large)
