@@ -89,3 +89,23 @@ def test_the_report_of_ten_times_the_interactions_takes_no_more_memory(tmp_path:
     summary = (tmp_path / "large" / "summary.md").read_text(encoding="utf-8")
     assert "10000 checks (5000 fail, 5000 skip)" in summary and "results.jsonl holds every one" in summary
     assert large <= 1.2 * small, (small, large)
+
+
+def test_a_file_that_breaks_midway_keeps_its_judgements_in_the_report_as_in_json(tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    whole = gzip.compress(_log(tmp_path / "day.jsonl", 400).read_bytes())
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) * 3 // 4])  # ends before the end-of-stream marker
+    code = main(["analyze", str(cut), "--jobs", "1", "--json", str(tmp_path / "r.json"),
+                 "--report", str(tmp_path / "report")])
+    capsys.readouterr()
+    records = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    lines = [json.loads(line) for line in (tmp_path / "report" / "results.jsonl").read_text().splitlines()]
+    results = [line for line in lines if line["record"] == "result"]
+    assert records[-1]["index"] is None and "does not decompress" in records[-1]["error"]
+    assert 100 < len(records) < 400 and len(results) == len(records)  # the judgements before the break, then it
+    assert [r["scenario"] for r in results[:-1]] == [f"{r['file']}#{r['index']}" for r in records[:-1]]
+    assert results[-1]["invariant"] == "analyze.readable" and results[-1]["outcome"] == "error"
+    assert code == lines[-1]["exit_code"] == 1 and lines[-1]["counts"]["fail"] == len(records) // 2
