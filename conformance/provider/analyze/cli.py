@@ -12,7 +12,7 @@ from typing import Any
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
 from ...command_report import Report
-from .output import JsonSink, ReportSink, TableSink, Tally, write
+from .output import JsonSink, ReportSink, Sink, TableSink, Tally, write
 from .run import FileEnd, analyze_stream, default_jobs, recording_files
 
 
@@ -67,7 +67,7 @@ def analyze_command(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-    sinks: list[Any] = [JsonSink(sys.stdout)] if args.json == "-" else [TableSink(sys.stdout, tally)]
+    sinks: list[Sink] = [JsonSink(sys.stdout)] if args.json == "-" else [TableSink(sys.stdout, tally)]
     if target is not None:
         sinks.append(JsonSink(target))
     if args.report:  # the writer comes down from the command layer, which sits above this one

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from ... import _json
 from ...command_report import RecordSink
@@ -76,6 +76,16 @@ class Tally:
         return (f"analyze: {self.files} file(s), {self.interactions} interaction(s): {sum(judged.values())} judged"
                 + (f" ({tally})" if tally else "") + f", {self.verdicts[NOT_JUDGED]} without context management or "
                 f"a judge, {self.unreadable_files + self.verdicts[ERROR]} unreadable")
+
+
+class Sink(Protocol):
+    """Where the events of a run go as they come: the table, ``--json``, ``--report``."""
+
+    def event(self, event: Judgement | FileEnd) -> None:
+        """Takes one judgement, or the end of a file."""
+
+    def close(self) -> None:
+        """Ends the output once every event is in."""
 
 
 def _row(j: Judgement) -> list[str]:
@@ -189,7 +199,7 @@ class ReportSink:
         self.report.finish(self.tally.exit_code())
 
 
-def write(events: Iterable[Judgement | FileEnd], sinks: list[Any], tally: Tally) -> None:
+def write(events: Iterable[Judgement | FileEnd], sinks: list[Sink], tally: Tally) -> None:
     """Counts every event into ``tally`` and hands it to each sink as it comes, then closes them."""
     for event in events:
         if isinstance(event, FileEnd):
