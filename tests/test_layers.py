@@ -134,3 +134,30 @@ def test_the_provider_and_drift_packages_never_climb_to_the_report_or_the_runner
                 if name.startswith(("conformance.provider", "conformance.drift"))
                 for target in targets if target.startswith(("conformance.report", "conformance.runner"))}
     assert climbing == set()
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """Returns the modules ``path`` imports outside ``if TYPE_CHECKING:`` blocks (relative ones as
+    written, dots and all)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+                   for stmt in block.body for n in ast.walk(stmt)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            found.add("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_the_report_model_sits_below_every_command_and_writer() -> None:
+    graph = _imports()
+    assert _runtime_imports(PACKAGE / "command_report.py") == {"__future__", "collections.abc", "dataclasses",
+                                                                "pathlib", "typing", ".errors", ".results"}
+    users = {name for name, targets in graph.items() if "conformance.command_report" in targets}
+    assert {"conformance.runner", "conformance.egress.run", "conformance.provider.cli",
+            "conformance.provider.analyze.cli", "conformance.drift.command", "conformance.report.folder"} <= users
