@@ -311,9 +311,9 @@ def test_a_full_queue_makes_the_caller_wait_and_loses_no_verdict() -> None:
         gate.wait()
         order.append(n)
 
-    worker = Worker(slow, size=1)
+    worker = Worker(slow, size=2)
     worker.submit((0,))
-    worker.submit((1,))  # the queue holds one; the thread holds the other
+    worker.submit((1,))  # two handed in and not judged: the queue is full
     waiting = threading.Thread(target=worker.submit, args=((2,),))
     waiting.start()
     waiting.join(0.2)

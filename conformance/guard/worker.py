@@ -1,25 +1,28 @@
-"""Judging off the caller's thread: one background thread takes the exchanges from a bounded queue,
-in the order they were handed in (the judges' index of earlier calls needs that order).
+"""Judging off the caller's thread: one background thread judges the exchanges in the order they
+were handed in (the judges' index of earlier calls needs that order), a bounded number at a time.
 
 ``Worker(judge).submit(args, wait)`` queues one exchange; the caller goes on at once, unless
 ``wait`` (a ``raise`` or ``otel-event`` policy, which must act in the caller's thread before the SDK
-returns): then it blocks until the verdict is in and re-raises its ``GuardAlert``. A full queue
-blocks the caller until there is room, so memory stays bounded and no exchange goes unjudged. Each
-judgement runs in a copy of the caller's ``contextvars`` context. ``flush()`` waits for every
-queued exchange; ``close()`` flushes and ends the thread.
+returns): then it blocks until the verdict is in and re-raises its ``GuardAlert``. The thread
+wakes ``linger`` seconds after the first exchange queued while it was idle and judges every queued
+one in a row, so a client making calls back to back hands the interpreter to it once per batch, not
+once per call; a waiting caller, a full queue (which blocks the caller until there is room: memory
+stays bounded and no exchange goes unjudged), ``flush()`` and ``close()`` wake it at once. Each
+judgement runs in a copy of the caller's ``contextvars`` context.
 """
 
 from __future__ import annotations
 
 import contextvars
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from .policies import LOG, GuardAlert
 
-QUEUE_SIZE = 64  # exchanges waiting to be judged before a caller blocks
+QUEUE_SIZE = 64  # exchanges handed in and not yet judged before a caller blocks
+LINGER = 0.05  # seconds the thread waits, once woken, for more exchanges to judge in the same batch
 
 
 class _Job:
@@ -38,52 +41,87 @@ class _Job:
 class Worker:
     """A daemon thread that runs ``judge(*args)`` for each submitted exchange, in order."""
 
-    def __init__(self, judge: Callable[..., Any], size: int = QUEUE_SIZE) -> None:
-        self.judge = judge
-        self._queue: queue.Queue[_Job | None] = queue.Queue(maxsize=size)
+    def __init__(self, judge: Callable[..., Any], size: int = QUEUE_SIZE, linger: float = LINGER) -> None:
+        self.judge, self.size, self.linger = judge, size, linger
+        self._jobs: deque[_Job] = deque()
+        self._pending = 0  # queued or being judged; guarded by ``_state``
+        self._state = threading.Condition()  # notified as each exchange is judged
+        self._wake = threading.Event()
+        self._now = False  # someone waits: judge without lingering
+        self._closing = False
         self._thread: threading.Thread | None = None
-        self._start = threading.Lock()
 
     def submit(self, args: tuple[Any, ...], wait: bool = False) -> None:
         """Queues one exchange; with ``wait``, returns once it is judged. Raises the ``GuardAlert``
         of a ``raise`` policy (only when waiting: the alert is the caller's)."""
-        self._running()
         job = _Job(args, wait)
-        self._queue.put(job)  # blocks while the queue is full
+        with self._state:
+            self._running()
+            while self._pending >= self.size:  # full: the caller waits for room
+                self._hurry()
+                self._state.wait()
+            self._pending += 1
+            self._jobs.append(job)
+            first = self._pending == 1
         if job.done is not None:
+            self._hurry()
             job.done.wait()
             if job.alert is not None:
                 raise job.alert
+        elif first:
+            self._wake.set()  # the thread lingers, then judges what came meanwhile
 
     def flush(self) -> None:
         """Returns once every exchange submitted so far is judged and its policies have run."""
-        if self._thread is not None:
-            self._queue.join()
+        with self._state:
+            while self._pending:
+                self._hurry()
+                self._state.wait()
 
     def close(self) -> None:
         """Judges what is queued, then ends the thread (a later ``submit`` starts another)."""
-        with self._start:
+        with self._state:
             thread, self._thread = self._thread, None
+            if thread is not None:
+                self._closing = True
         if thread is not None:
-            self._queue.put(None)
+            self._hurry()
             thread.join()
+            self._closing = False
 
-    def _running(self) -> None:
+    def _hurry(self) -> None:
+        self._now = True
+        self._wake.set()
+
+    def _running(self) -> None:  # (called holding ``_state``)
         if self._thread is None:
-            with self._start:
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._loop, name="conformance-guard", daemon=True)
-                    self._thread.start()
+            self._thread = threading.Thread(target=self._loop, name="conformance-guard", daemon=True)
+            self._thread.start()
 
     def _loop(self) -> None:
         while True:
-            job = self._queue.get()
-            try:
-                if job is None:
+            self._wake.wait()
+            if not self._now:
+                self._wake.clear()
+                self._wake.wait(self.linger)  # more may come: judged in the same batch
+            self._wake.clear()
+            self._now = False
+            self._drain()
+            with self._state:
+                if self._closing and not self._jobs:
                     return
-                self._run(job)
-            finally:
-                self._queue.task_done()
+
+    def _drain(self) -> None:
+        job: _Job | None = None
+        while True:
+            with self._state:
+                if job is not None:
+                    self._pending -= 1
+                    self._state.notify_all()
+                if not self._jobs:
+                    return
+                job = self._jobs.popleft()
+            self._run(job)
 
     def _run(self, job: _Job) -> None:
         try:
