@@ -338,3 +338,23 @@ def test_the_background_thread_runs_each_judgement_in_the_callers_context() -> N
     worker.flush()
     worker.close()
     assert seen == ["a", "b"]
+
+
+def test_the_background_thread_batches_small_calls_and_judges_large_bodies_at_once() -> None:
+    from conformance.guard.worker import Worker
+
+    judged: list[str] = []
+    done = threading.Event()
+
+    def note(name: str) -> None:
+        judged.append(name)
+        done.set()
+
+    worker = Worker(note, linger=60.0, batch_bytes=1000)
+    worker.submit(("small",), weight=10)
+    assert not done.wait(0.3) and judged == []  # lingers for more calls to judge in one batch
+    worker.submit(("large",), weight=1000)
+    assert done.wait(10.0)  # a large body is not kept waiting
+    worker.flush()
+    assert judged == ["small", "large"]
+    worker.close()

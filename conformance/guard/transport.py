@@ -81,12 +81,13 @@ class _Judging:
         self._waits = in_caller(self.guard.policies)
 
     def run(self, *args: Any) -> None:
-        """Judges one exchange inline, or queues it for the worker (waiting for the verdict when a
-        policy must act in the caller's thread); raises only ``GuardAlert``."""
+        """Judges one exchange (url, method, request bytes, response bytes, status, content type[,
+        encoding]) inline, or queues it for the worker (waiting for the verdict when a policy must
+        act in the caller's thread); raises only ``GuardAlert``."""
         if self.worker is None:
             _safely(self.guard.judge, *args)
         else:
-            self.worker.submit(args, wait=self._waits)
+            self.worker.submit(args, wait=self._waits, weight=len(args[2]) + len(args[3]))
 
     def flush(self) -> None:
         """Returns once every exchange handed on so far is judged (at once when judging inline)."""

@@ -5,9 +5,11 @@ were handed in (the judges' index of earlier calls needs that order), a bounded 
 ``wait`` (a ``raise`` or ``otel-event`` policy, which must act in the caller's thread before the SDK
 returns): then it blocks until the verdict is in and re-raises its ``GuardAlert``. The thread
 wakes ``linger`` seconds after the first exchange queued while it was idle and judges every queued
-one in a row, so a client making calls back to back hands the interpreter to it once per batch, not
-once per call; a waiting caller, a full queue (which blocks the caller until there is room: memory
-stays bounded and no exchange goes unjudged), ``flush()`` and ``close()`` wake it at once. Each
+one in a row, so a client making small calls back to back hands the interpreter to it once per
+batch, not once per call; queued bodies of ``batch_bytes`` in all (large bodies kept waiting make
+the client's own allocations slower), a waiting caller, a full queue (which blocks the caller until
+there is room: memory stays bounded and no exchange goes unjudged), ``flush()`` and ``close()``
+wake it at once. Each
 judgement runs in a copy of the caller's ``contextvars`` context.
 """
 
@@ -23,16 +25,17 @@ from .policies import LOG, GuardAlert
 
 QUEUE_SIZE = 64  # exchanges handed in and not yet judged before a caller blocks
 LINGER = 0.05  # seconds the thread waits, once woken, for more exchanges to judge in the same batch
+BATCH_BYTES = 64 * 1024  # queued bodies of this size in all are judged without lingering
 
 
 class _Job:
     """One queued exchange: the judge's arguments, the caller's context, and, for a waiting caller,
     the event it waits on and the alert to hand back."""
 
-    __slots__ = ("alert", "args", "context", "done")
+    __slots__ = ("alert", "args", "context", "done", "weight")
 
-    def __init__(self, args: tuple[Any, ...], wait: bool) -> None:
-        self.args = args
+    def __init__(self, args: tuple[Any, ...], wait: bool, weight: int) -> None:
+        self.args, self.weight = args, weight
         self.context = contextvars.copy_context()
         self.done = threading.Event() if wait else None
         self.alert: GuardAlert | None = None
@@ -41,28 +44,34 @@ class _Job:
 class Worker:
     """A daemon thread that runs ``judge(*args)`` for each submitted exchange, in order."""
 
-    def __init__(self, judge: Callable[..., Any], size: int = QUEUE_SIZE, linger: float = LINGER) -> None:
-        self.judge, self.size, self.linger = judge, size, linger
+    def __init__(self, judge: Callable[..., Any], size: int = QUEUE_SIZE, linger: float = LINGER,
+                 batch_bytes: int = BATCH_BYTES) -> None:
+        self.judge, self.size, self.linger, self.batch_bytes = judge, size, linger, batch_bytes
         self._jobs: deque[_Job] = deque()
         self._pending = 0  # queued or being judged; guarded by ``_state``
-        self._state = threading.Condition()  # notified as each exchange is judged
+        self._weight = 0  # bytes of the queued bodies; guarded by ``_state``
+        self._state = threading.Condition()  # notified when all are judged, or there is room again
         self._wake = threading.Event()
         self._now = False  # someone waits: judge without lingering
         self._closing = False
         self._thread: threading.Thread | None = None
 
-    def submit(self, args: tuple[Any, ...], wait: bool = False) -> None:
-        """Queues one exchange; with ``wait``, returns once it is judged. Raises the ``GuardAlert``
-        of a ``raise`` policy (only when waiting: the alert is the caller's)."""
-        job = _Job(args, wait)
+    def submit(self, args: tuple[Any, ...], wait: bool = False, weight: int = 0) -> None:
+        """Queues one exchange whose bodies hold ``weight`` bytes; with ``wait``, returns once it is
+        judged. Raises the ``GuardAlert`` of a ``raise`` policy (only when waiting: the alert is the caller's)."""
+        job = _Job(args, wait, weight)
         with self._state:
             self._running()
             while self._pending >= self.size:  # full: the caller waits for room
                 self._hurry()
                 self._state.wait()
             self._pending += 1
+            self._weight += weight
             self._jobs.append(job)
             first = self._pending == 1
+            heavy = self._weight >= self.batch_bytes
+        if heavy:
+            self._hurry()
         if job.done is not None:
             self._hurry()
             job.done.wait()
@@ -74,8 +83,9 @@ class Worker:
     def flush(self) -> None:
         """Returns once every exchange submitted so far is judged and its policies have run."""
         with self._state:
-            while self._pending:
+            if self._pending:
                 self._hurry()
+            while self._pending:
                 self._state.wait()
 
     def close(self) -> None:
@@ -117,10 +127,12 @@ class Worker:
             with self._state:
                 if job is not None:
                     self._pending -= 1
-                    self._state.notify_all()
+                    if self._pending in (0, self.size - 1):  # (woken per batch or for room, not per job)
+                        self._state.notify_all()
                 if not self._jobs:
                     return
                 job = self._jobs.popleft()
+                self._weight -= job.weight
             self._run(job)
 
     def _run(self, job: _Job) -> None:
