@@ -67,7 +67,7 @@ class Guard:
         self.count = 0
         self._lock = threading.Lock()
 
-    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int,
+    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
               content_type: str = "", encoding: str = "") -> Judgement:
         """Returns the verdict on one exchange and runs the policies when it is an alert; raises
         ``GuardAlert`` under the ``raise`` policy (after the response was read whole)."""
