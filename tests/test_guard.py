@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -259,3 +260,101 @@ def test_a_broken_callback_never_makes_the_sdk_send_a_call_again(caplog: pytest.
         answer = client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
     assert answer.content[0].text == "ok" and served.seen == ["/v1/messages"]  # sent once, not retried
     assert "a guard policy raised ValueError" in caplog.text
+
+
+def test_on_the_background_thread_a_callback_gets_each_verdict_in_order_once_flushed() -> None:
+    served = Served(*[(json.dumps(answer).encode(), JSON) for answer in (REACHED, SETTLED, REACHED)])
+    seen: list[tuple[str, str]] = []
+    client = _anthropic(served, policy=[], background=True,
+                        on_judgement=lambda j: seen.append((j.verdict, threading.current_thread().name)))
+    for _ in range(3):
+        assert client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA]).content[0].text == "ok"
+    client._client._transport.flush()  # type: ignore[attr-defined]
+    assert seen == [("reached-live-task", "conformance-guard"), ("settled-only", "conformance-guard"),
+                    ("reached-live-task", "conformance-guard")]
+
+
+def test_on_the_background_thread_the_raise_policy_still_raises_after_the_response() -> None:
+    served = Served((messages_stream(REACHED), EVENTS), (json.dumps(SETTLED).encode(), JSON))
+    client = _anthropic(served, policy="raise", background=True)
+    body = request(HISTORY, tool_edit(keep=1))
+    stream = client.beta.messages.create(**body, betas=[BETA], stream=True)
+    with pytest.raises(GuardAlert) as alert:
+        list(stream)
+    assert alert.value.judgement.verdict == "reached-live-task"
+    assert client.beta.messages.create(**body, betas=[BETA]).content[0].text == "ok"
+    assert served.seen == ["/v1/messages", "/v1/messages"]  # sent once each, not retried
+
+
+def test_on_the_background_thread_an_otel_event_policy_is_run_before_the_sdk_returns_in_the_callers_trace() -> None:
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+
+    seen: list[tuple[str, int]] = []
+
+    def current(found: Judgement) -> None:
+        seen.append((found.verdict, trace.get_current_span().get_span_context().span_id))
+
+    client = _anthropic(Served((json.dumps(REACHED).encode(), JSON)), policy=["otel-event", current], background=True)
+    with TracerProvider().get_tracer("test").start_as_current_span("call") as span:
+        client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA])
+        assert seen == [("reached-live-task", span.get_span_context().span_id)]  # judged before the SDK returned
+
+
+def test_a_full_queue_makes_the_caller_wait_and_loses_no_verdict() -> None:
+    from conformance.guard.worker import Worker
+
+    order: list[int] = []
+    gate = threading.Event()
+
+    def slow(n: int) -> None:
+        gate.wait()
+        order.append(n)
+
+    worker = Worker(slow, size=2)
+    worker.submit((0,))
+    worker.submit((1,))  # two handed in and not judged: the queue is full
+    waiting = threading.Thread(target=worker.submit, args=((2,),))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive() and order == []  # blocked until there is room
+    gate.set()
+    waiting.join()
+    worker.close()
+    assert order == [0, 1, 2]
+
+
+def test_the_background_thread_runs_each_judgement_in_the_callers_context() -> None:
+    import contextvars
+
+    from conformance.guard.worker import Worker
+
+    tag: contextvars.ContextVar[str] = contextvars.ContextVar("tag", default="none")
+    seen: list[str] = []
+    worker = Worker(lambda: seen.append(tag.get()))
+    for value in ("a", "b"):
+        tag.set(value)
+        worker.submit(())
+    worker.flush()
+    worker.close()
+    assert seen == ["a", "b"]
+
+
+def test_the_background_thread_batches_small_calls_and_judges_large_bodies_at_once() -> None:
+    from conformance.guard.worker import Worker
+
+    judged: list[str] = []
+    done = threading.Event()
+
+    def note(name: str) -> None:
+        judged.append(name)
+        done.set()
+
+    worker = Worker(note, linger=60.0, batch_bytes=1000)
+    worker.submit(("small",), weight=10)
+    assert not done.wait(0.3) and judged == []  # lingers for more calls to judge in one batch
+    worker.submit(("large",), weight=1000)
+    assert done.wait(10.0)  # a large body is not kept waiting
+    worker.flush()
+    assert judged == ["small", "large"]
+    worker.close()

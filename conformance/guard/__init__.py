@@ -10,6 +10,7 @@ handed on as it arrives (``transport``: the stream is teed, and judged when it e
 reached a task in flight (or is inconsistent) is reported by the policies of ``policies``: log,
 raise after the response, a callback, an OpenTelemetry span event or metric. No body is kept after
 its judgement, and nothing it reports carries reasoning text, message text or credentials.
+``Transport(background=True)`` judges on a thread of its own (``worker``), off the caller's path.
 """
 
 from __future__ import annotations

@@ -23,13 +23,16 @@ from .policies import LOG, GuardAlert, Policy, resolve
 MANAGED = re.compile(rb"context_management|compaction")  # one scan of the request's bytes
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
 WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
+TAIL = 4096  # the SDKs send ``context_management`` after the history: found here, a managed call needs no scan
 
 
 def _plain_messages(path: str, request: bytes) -> bool:
     """Returns whether a Messages call plainly uses no context management: its bytes name neither
     ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain), so it
     is passed without parsing a byte."""
-    return path.rstrip("/").endswith("/messages") and MANAGED.search(request) is None
+    if not path.rstrip("/").endswith("/messages"):
+        return False
+    return request.find(b"context_management", len(request) - TAIL) < 0 and MANAGED.search(request) is None
 
 
 def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
@@ -64,7 +67,7 @@ class Guard:
         self.count = 0
         self._lock = threading.Lock()
 
-    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int,
+    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
               content_type: str = "", encoding: str = "") -> Judgement:
         """Returns the verdict on one exchange and runs the policies when it is an alert; raises
         ``GuardAlert`` under the ``raise`` policy (after the response was read whole)."""

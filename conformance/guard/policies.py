@@ -71,6 +71,12 @@ NAMED: dict[str, Callable[[Judgement], Any]] = {"log": log, "raise": _raise, "ot
                                                 "otel-metric": metric}
 
 
+def in_caller(policies: Sequence[Callable[[Judgement], Any]]) -> bool:
+    """Returns whether a policy must act in the caller's thread before the SDK returns: ``raise``
+    (the alert is the caller's) and ``otel-event`` (the caller's span is current there)."""
+    return any(p is _raise or p is span_event for p in policies)
+
+
 def resolve(policy: Policy | Sequence[Policy]) -> list[Callable[[Judgement], Any]]:
     """Returns the policy callables for a name, a callable or a list of them; raises ``ValueError``
     for an unknown name."""

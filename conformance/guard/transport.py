@@ -3,17 +3,21 @@ and the exchange is judged when the stream ends (after the last byte, so none is
 
 ``Transport(inner)`` wraps any ``httpx2.BaseTransport`` (``httpx2.HTTPTransport()`` by default),
 ``AsyncTransport(inner)`` any ``httpx2.AsyncBaseTransport``; the other arguments are ``Guard``'s.
+With ``background=True`` the judging runs on a thread of its own (``worker``): the caller only
+queues the exchange, except under a ``raise`` or ``otel-event`` policy, where it waits for the
+verdict when the response ends; callbacks and the other policies then run on that thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx2
 
 from .judge import Guard, watched
-from .policies import LOG
+from .policies import LOG, in_caller
+from .worker import Worker
 
 
 class _Tee(httpx2.SyncByteStream):
@@ -52,19 +56,48 @@ class _AsyncTee(httpx2.AsyncByteStream):
         await self.inner.aclose()
 
 
-def _watch(guard: Guard, request: httpx2.Request, response: httpx2.Response, tee: type) -> None:
-    """Tees the response's stream to the judge; a response the inner transport already read whole
-    (a mock's, a cache's) is judged at once, from its decoded content."""
+def _watch(run: Callable[..., None], request: httpx2.Request, response: httpx2.Response, tee: type) -> None:
+    """Tees the response's stream to ``run`` (the judge's arguments); a response the inner transport
+    already read whole (a mock's, a cache's) is handed on at once, from its decoded content."""
     body, url, method = request.content, str(request.url), request.method
     kind = response.headers.get("content-type", "")
     try:
         content = response.content
     except httpx2.ResponseNotRead:
         encoding = response.headers.get("content-encoding", "")
-        response.stream = tee(response.stream, lambda raw: _safely(guard.judge, url, method, body, raw,
-                                                                       response.status_code, kind, encoding))
+        response.stream = tee(response.stream, lambda raw: run(url, method, body, raw, response.status_code,
+                                                               kind, encoding))
         return
-    _safely(guard.judge, url, method, body, content, response.status_code, kind)
+    run(url, method, body, content, response.status_code, kind)
+
+
+class _Judging:
+    """What both transports share: the guard, and where it judges (inline, or on a ``Worker``)."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        background = bool(options.pop("background", False))
+        self.guard: Guard = options.pop("guard", None) or Guard(**options)
+        self.worker = Worker(self.guard.judge) if background else None
+        self._waits = in_caller(self.guard.policies)
+
+    def run(self, *args: Any) -> None:
+        """Judges one exchange (url, method, request bytes, response bytes, status, content type[,
+        encoding]) inline, or queues it for the worker (waiting for the verdict when a policy must
+        act in the caller's thread); raises only ``GuardAlert``."""
+        if self.worker is None:
+            _safely(self.guard.judge, *args)
+        else:
+            self.worker.submit(args, wait=self._waits, weight=len(args[2]) + len(args[3]))
+
+    def flush(self) -> None:
+        """Returns once every exchange handed on so far is judged (at once when judging inline)."""
+        if self.worker is not None:
+            self.worker.flush()
+
+    def stop(self) -> None:
+        """Judges what is queued and ends the worker's thread."""
+        if self.worker is not None:
+            self.worker.close()
 
 
 def _safely(judge: Any, *args: Any) -> None:
@@ -76,12 +109,12 @@ def _safely(judge: Any, *args: Any) -> None:
         LOG.warning("the guard could not judge a call (%s); the call goes on", type(exc).__name__)
 
 
-class Transport(httpx2.BaseTransport):
+class Transport(_Judging, httpx2.BaseTransport):
     """An httpx2 transport that judges every Messages and Responses call passing through it."""
 
     def __init__(self, transport: httpx2.BaseTransport | None = None, **options: Any) -> None:
         self.inner = transport if transport is not None else httpx2.HTTPTransport()
-        self.guard = options.pop("guard", None) or Guard(**options)
+        super().__init__(options)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Returns the inner transport's response, its stream teed to the judge when the call is watched."""
@@ -89,20 +122,21 @@ class Transport(httpx2.BaseTransport):
             request.read()  # the SDKs send bytes; a streamed upload is read once, here
         response = self.inner.handle_request(request)
         if watched(request.url.path):
-            _watch(self.guard, request, response, _Tee)
+            _watch(self.run, request, response, _Tee)
         return response
 
     def close(self) -> None:
-        """Closes the inner transport."""
+        """Judges what is queued, then closes the inner transport."""
+        self.stop()
         self.inner.close()
 
 
-class AsyncTransport(httpx2.AsyncBaseTransport):
+class AsyncTransport(_Judging, httpx2.AsyncBaseTransport):
     """The asynchronous ``Transport``, for ``httpx2.AsyncClient`` (``anthropic.AsyncAnthropic``, ``openai.AsyncOpenAI``)."""
 
     def __init__(self, transport: httpx2.AsyncBaseTransport | None = None, **options: Any) -> None:
         self.inner = transport if transport is not None else httpx2.AsyncHTTPTransport()
-        self.guard = options.pop("guard", None) or Guard(**options)
+        super().__init__(options)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Returns the inner transport's response, its stream teed to the judge when the call is watched."""
@@ -110,9 +144,10 @@ class AsyncTransport(httpx2.AsyncBaseTransport):
             await request.aread()
         response = await self.inner.handle_async_request(request)
         if watched(request.url.path):
-            _watch(self.guard, request, response, _AsyncTee)
+            _watch(self.run, request, response, _AsyncTee)
         return response
 
     async def aclose(self) -> None:
-        """Closes the inner transport."""
+        """Judges what is queued, then closes the inner transport."""
+        self.stop()
         await self.inner.aclose()

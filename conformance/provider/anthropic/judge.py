@@ -66,20 +66,26 @@ def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[in
     return found
 
 
-def uses_context_management(request: Mapping[str, Any]) -> bool:
-    """Returns whether a request uses server-side context management: edits, on-demand compaction or
-    a carried compaction block."""
+def _positions(request: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Returns ``compaction_positions`` of the request's messages (none when it has no messages list)."""
     messages = request.get("messages")
+    return compaction_positions(messages) if isinstance(messages, list) else []
+
+
+def uses_context_management(request: Mapping[str, Any], positions: list[tuple[int, int]] | None = None) -> bool:
+    """Returns whether a request uses server-side context management: edits, on-demand compaction or
+    a carried compaction block (``positions``: the request's ``compaction_positions``, when known)."""
     return (request.get("context_management") is not None or request.get("compaction") is not None
-            or (isinstance(messages, list) and bool(compaction_positions(messages))))
+            or bool(_positions(request) if positions is None else positions))
 
 
-def strategy(request: Mapping[str, Any], count_tokens: bool) -> str:
-    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block``."""
+def strategy(request: Mapping[str, Any], count_tokens: bool, positions: list[tuple[int, int]] | None = None) -> str:
+    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block``
+    (``positions``: the request's ``compaction_positions``, when known)."""
     parts = [str(e.get("type")) for e in sem.edits_of(request) if isinstance(e, Mapping)]
     if request.get("compaction") is not None:
         parts.append("on-demand compaction")
-    if isinstance(request.get("messages"), list) and compaction_positions(request["messages"]):
+    if _positions(request) if positions is None else positions:
         parts.append("carried block")
     label = "+".join(parts) or "context_management (no edits)"
     return f"count_tokens {label}" if count_tokens else label
@@ -129,9 +135,11 @@ def _source(block: Mapping[str, Any], earlier: Earlier) -> tuple[int, dict[str, 
     return (at, found) if isinstance(found, dict) and at is not None else None
 
 
-def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Earlier) -> Finding | None:
-    """Returns what the last compaction block the request carries does to the task in flight, or None."""
-    positions = compaction_positions(messages)
+def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Earlier,
+            positions: list[tuple[int, int]] | None = None) -> Finding | None:
+    """Returns what the last compaction block the request carries does to the task in flight, or None
+    (``positions``: ``compaction_positions(messages)``, when known)."""
+    positions = compaction_positions(messages) if positions is None else positions
     if not positions:
         return None
     k, b = positions[-1]
@@ -165,8 +173,10 @@ def _iteration_tokens(iteration: Mapping[str, Any]) -> int:
                                                      "cache_creation_input_tokens"))
 
 
-def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int) -> Finding | None:
-    """Returns what a compaction in the response folded of the task in flight, or None without one."""
+def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int,
+               positions: list[tuple[int, int]] | None = None) -> Finding | None:
+    """Returns what a compaction in the response folded of the task in flight, or None without one
+    (``positions``: the request's ``compaction_positions``, when known)."""
     messages = request.get("messages") or []
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
     usage = _mapping(response.get("usage"))
@@ -200,7 +210,7 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     elif passes and _iteration_tokens(passes[0]) < sem.compact_trigger(edit):
         problems.append(f"compacted at {_iteration_tokens(passes[0])} input tokens, below the trigger "
                         f"{sem.compact_trigger(edit)}")
-    positions = compaction_positions(messages)
+    positions = compaction_positions(messages) if positions is None else positions
     first = positions[-1][0] if positions else 0
     parts = folded(messages, first, live_start)
     if parts:
@@ -414,7 +424,8 @@ class AnthropicJudge:
         if shape is not None:
             return shape
         assert isinstance(request, Mapping)  # (not_a_request decided every other body)
-        if not uses_context_management(request):
+        positions = _positions(request)  # walked once: the history may be long
+        if not uses_context_management(request, positions):
             found = start(item, PROVIDER, NOT_JUDGED)
             found.evidence.append("no context management in the request" + (f" ({item.error})" if item.error else ""))
             return found
@@ -424,7 +435,7 @@ class AnthropicJudge:
         if problem:
             return failed(item, PROVIDER, problem)
         found = start(item, PROVIDER)
-        found.strategy = strategy(request, is_count_tokens(item))
+        found.strategy = strategy(request, is_count_tokens(item), positions)
         messages = request["messages"]
         found.live_start, found.history = find_live_start(messages), len(messages)
         response = item.response if isinstance(item.response, Mapping) else None
@@ -441,8 +452,8 @@ class AnthropicJudge:
         if is_count_tokens(item):
             findings = [count_tokens(request, response, found.live_start)]
         else:
-            findings = [f for f in (carried(messages, found.live_start, earlier),
-                                    compaction(request, response, found.live_start)) if f is not None]
+            findings = [f for f in (carried(messages, found.live_start, earlier, positions),
+                                    compaction(request, response, found.live_start, positions)) if f is not None]
             findings[1:1] = _applied(request, response, found.live_start)
         unknown = unmodelled(request, response)
         if unknown:
