@@ -14,6 +14,7 @@ from conformance.egress import store
 from conformance.egress.adapters import select
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+pytestmark = pytest.mark.xdist_group("egress-servers")  # one worker starts PostgreSQL and Redis, once
 ONE = {"anthropic": "anthropic.settled.redacted-tool-loop", "openai-responses": "openai-responses.settled.tool-loop"}
 
 
