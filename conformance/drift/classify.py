@@ -193,8 +193,17 @@ def _merge_replaced(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return changes
 
 
+def _same(before: Any, after: Any) -> bool:
+    """Returns True when ``before`` and ``after`` are the same plain data, types included (``1``,
+    ``1.0`` and ``True`` differ, as they do to DeepDiff); False when unsure (a NaN may be there)."""
+    text = repr(before)
+    return text == repr(after) and "nan" not in text
+
+
 def classify(probe: str, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Returns the classified changes from ``before`` to ``after`` (normalised interaction lists)."""
+    if _same(before, after):
+        return []  # most probes of a drift run are unchanged: no diff to walk
     diff = DeepDiff(before, after, view="tree", exclude_regex_paths=list(EXCLUDE_REGEX_PATHS),
                     iterable_compare_func=same_item, threshold_to_diff_deeper=0)
     changes = []

@@ -155,13 +155,19 @@ def names() -> list[str]:
     return registry.names(KIND)
 
 
+_CHECKED: dict[str, object] = {}  # name -> the object that passed the check (a Protocol isinstance is slow)
+
+
 def get(name: str) -> Provider:
     """Returns the provider registered as ``name``; raises ``registry.RegistryError`` for an unknown
     name or an object that does not meet ``Provider``."""
     found = registry.load(KIND, name)
+    if _CHECKED.get(name) is found:
+        return found  # type: ignore[return-value]
     if not isinstance(found, Provider) or found.name != name:
         raise registry.RegistryError(f"the provider entry {name!r} is not a Provider named {name!r} "
                                      f"(see conformance.provider.base)")
+    _CHECKED[name] = found
     return found
 
 

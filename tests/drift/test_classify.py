@@ -256,3 +256,13 @@ def test_no_reasoning_text_in_a_change_even_under_a_new_key(tmp_path: Path) -> N
     assert (change["category"], change["rule"], change["after"]) == ("additive", "new key 'summary'", "<reasoning>")
     drift = _changes(tmp_path / "2", _set(("content", 0, "thinking"), {"text": "SECRET-PLAN-TEXT of the model"}))
     assert "SECRET-PLAN-TEXT" not in json.dumps(drift)
+
+
+def test_equal_values_of_another_type_are_still_a_change() -> None:
+    from conformance.drift.classify import classify
+
+    one = [{"request": {"digest": "d"}, "response": {"status": 200, "body": {"n": 1}}}]
+    assert classify("p", one, json.loads(json.dumps(one))) == []
+    for other in (1.0, True):
+        changed = [{"request": {"digest": "d"}, "response": {"status": 200, "body": {"n": other}}}]
+        assert classify("p", one, changed), other

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,17 @@ SHIPPED = Path(__file__).resolve().parents[2] / "cassettes" / "emulator"
 pytestmark = pytest.mark.xdist_group("emulator-drift")  # one worker records each provider once
 
 
-def _record(out: Path, faults: list[str]) -> Path:
+@cache
+def _probes() -> dict[str, Any]:
+    """Returns the shipped Anthropic probes by id, loaded once per process (the tests only read them)."""
     probes, errors = probes_module.load_probes([SPECS], provider="anthropic")
     assert probes and not errors
+    return probes
+
+
+def _record(out: Path, faults: list[str]) -> Path:
     with emulator.Emulator(faults=faults) as server:
-        done = record.record(list(probes.values()), "test-key-not-secret", server.url, out)
+        done = record.record(list(_probes().values()), "test-key-not-secret", server.url, out)
     assert all(r.ok for r in done), [r.note for r in done if not r.ok]
     return out
 
@@ -119,8 +126,7 @@ def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path
 @pytest.mark.parametrize("fault", sorted(set(emulator.edits.FAULTS) - {"overloaded"}))
 def test_every_probe_verify_marks_red_under_a_fault_is_breaking(before: Path, tmp_path: Path, fault: str) -> None:
     after = _after(tmp_path, fault)
-    probes, _ = probes_module.load_probes([SPECS], provider="anthropic")
-    red = {r.scenario for r in verify([after], probes) if r.outcome in ("fail", "error")}
+    red = {r.scenario for r in verify([after], _probes()) if r.outcome in ("fail", "error")}
     assert red, f"{fault}: verify finds nothing to catch"
     drift = _drift(before, tmp_path, fault)
     breaking = {c["probe"] for c in drift["changes"] if c["category"] == "breaking"}

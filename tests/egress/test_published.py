@@ -63,7 +63,7 @@ def clean(messages):
 def test_the_pytest_route(pytester: pytest.Pytester, name: str, outcome: str) -> None:
     pytester.makepyfile(vendor=HELD_OUT)
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
-    result = pytester.runpytest_subprocess("-p", "conformance.plugin", "--egress-target", f"vendor:{name}",
+    result = pytester.runpytest_inprocess("-p", "conformance.plugin", "--egress-target", f"vendor:{name}",
                                            "--egress-surface", "log", "-q", "-p", "no:cacheprovider")
     counts = result.parseoutcomes()
     assert counts.get(outcome, 0) >= 4, result.stdout.str()[-2000:]

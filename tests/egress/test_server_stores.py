@@ -6,6 +6,7 @@ Each conversation's steps run in three worker processes, as for every store."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,10 @@ import pytest
 from conformance.egress import store
 from conformance.egress.adapters import select
 
+from .conftest import workers_preloading
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+pytestmark = pytest.mark.xdist_group("egress-servers")  # one worker starts PostgreSQL and Redis, once
 ONE = {"anthropic": "anthropic.settled.redacted-tool-loop", "openai-responses": "openai-responses.settled.tool-loop"}
 
 
@@ -35,13 +39,23 @@ def test_redis_stores_are_judged_on_what_the_server_holds(conversations, redis_s
     assert len(report.results) == len(store.CATALOG)
 
 
-@pytest.mark.parametrize("name", [
-    "psycopg.postgres-table.jsonb", "psycopg.postgres-table.pgcrypto", "redis.HSET",
-    "langgraph-checkpoint-postgres.PostgresSaver", "langgraph-checkpoint-postgres.PostgresSaver+EncryptedSerializer",
-    "openai-agents.RedisSession",
-])
+ROWS = ["psycopg.postgres-table.jsonb", "psycopg.postgres-table.pgcrypto", "redis.HSET",
+        "langgraph-checkpoint-postgres.PostgresSaver", "langgraph-checkpoint-postgres.PostgresSaver+EncryptedSerializer",
+        "openai-agents.RedisSession"]
+
+
+@pytest.fixture(scope="module")
+def preloaded() -> Iterator[None]:
+    """Forks each step's fresh worker from a fork server that imported the rows' libraries once
+    (the openai-agents import alone takes seconds of CPU, paid otherwise by all three steps)."""
+    rows = [c for c in select(ROWS) if c.installed]
+    with workers_preloading([m for c in rows for m in (c.module, c.callable.split(":")[0])]):
+        yield
+
+
+@pytest.mark.parametrize("name", ROWS)
 def test_a_server_store_row_on_one_conversation_agrees_with_the_published_row(
-        conversations, postgres_server, redis_server, name) -> None:
+        conversations, postgres_server, redis_server, preloaded, name) -> None:
     component = select([name])[0]
     published = {r["component"]: r for r in json.loads((DOCS / "egress-matrix.json").read_text("utf-8"))["rows"]}[name]
     mine = [c for c in conversations if c.id == ONE[component.format]]

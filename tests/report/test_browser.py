@@ -32,7 +32,8 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_the_page_renders_with_verdict_counts_and_failures(mixed_dir: Path, mixed_report: RunReport,
                                                            tmp_path: Path) -> None:
     url = (mixed_dir / "index.html").resolve().as_uri()
-    dom = _chromium(tmp_path, "--dump-dom", url).stdout
+    shot = tmp_path / "page.png"
+    dom = _chromium(tmp_path, "--dump-dom", f"--screenshot={shot}", url).stdout  # one browser start for both
     text = re.sub(r"<[^>]+>", " ", dom)
     assert "DOES NOT CONFORM" in text
     checks = re.search(r'<span id="checks">(\d+)</span>', dom)
@@ -44,8 +45,6 @@ def test_the_page_renders_with_verdict_counts_and_failures(mixed_dir: Path, mixe
         assert f'id="f-{target.replace(":", "-").replace("_", "-")}-mini-inflight-two-steps"' in dom
     assert "task in flight starts here" in text
 
-    shot = tmp_path / "page.png"
-    _chromium(tmp_path, f"--screenshot={shot}", url)
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from conformance.provider.openai.emulator import Emulator
 from conformance.provider.openai.probes import OpenAIProbe
-from conformance.provider.openai.record import Recorded, record
 from conformance.provider.probes import load_probes
+
+if TYPE_CHECKING:  # the OpenAI SDK is imported by the tests that record, not at collection
+    from conformance.provider.openai.record import Recorded
 
 ROOT = Path(__file__).resolve().parents[3]
 SPECS = ROOT / "specs" / "provider"
@@ -26,7 +29,7 @@ def openai_probes() -> dict[str, OpenAIProbe]:
     return found  # type: ignore[return-value]
 
 
-Recorder = Callable[..., tuple[Path, list[Recorded]]]
+Recorder = Callable[..., tuple[Path, list["Recorded"]]]
 
 
 @pytest.fixture(scope="session")
@@ -38,6 +41,8 @@ def faulty_recordings(tmp_path_factory: pytest.TempPathFactory,
 
     def folder(fault: str) -> Path:
         if fault not in made:
+            from conformance.provider.openai.record import record
+
             out = tmp_path_factory.mktemp(f"openai-{fault}")
             with Emulator(0, [fault] if fault else []) as emulator:
                 outcomes = record(list(openai_probes.values()), "dummy", emulator.url, out,
@@ -51,5 +56,7 @@ def faulty_recordings(tmp_path_factory: pytest.TempPathFactory,
 
 def record_into(out: Path, probes: Iterable[OpenAIProbe], faults: Iterable[str] = ()) -> list[Recorded]:
     """Records ``probes`` against a fresh emulator (with ``faults``) into ``out``."""
+    from conformance.provider.openai.record import record
+
     with Emulator(0, faults) as emulator:
         return record(list(probes), "dummy", emulator.url, out, sleep=lambda seconds: None)

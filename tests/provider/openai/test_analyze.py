@@ -17,6 +17,8 @@ from conformance.provider.openai.probes import OpenAIProbe
 from .conftest import SHIPPED
 from .test_verify import RED
 
+pytestmark = pytest.mark.xdist_group("openai-faults")  # one worker records each faulty server once
+
 
 def _judged(path: Path) -> str:
     """Returns the verdict of the probe's judged call: the last one that is not a token count."""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import openai
 import pytest
 
 from conformance.provider.openai import semantics as sem
 from conformance.provider.openai.emulator import FAULTS, Emulator, folded_truth
-from conformance.provider.openai.run import make_client
+
+if TYPE_CHECKING:  # the SDK is imported when a test runs, not at collection
+    import openai
 
 TOOLS = [{"type": "function", "name": "read_file", "description": "Read a file.",
           "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}, "strict": False}]
@@ -17,8 +19,17 @@ BIG = "logs " + sem.filler(1500)
 THRESHOLD = [{"type": "compaction", "compact_threshold": 1000}]
 
 
+def _bad_request() -> type[Exception]:
+    """Returns ``openai.BadRequestError``, imported when a test needs it."""
+    import openai
+
+    return openai.BadRequestError
+
+
 @pytest.fixture(scope="module")
 def client() -> Iterator[openai.OpenAI]:
+    from conformance.provider.openai.run import make_client
+
     with Emulator(0) as emulator, make_client("dummy", emulator.url) as sdk:
         yield sdk
 
@@ -57,10 +68,10 @@ def test_previous_response_id_state_and_unknown_ids(client: openai.OpenAI) -> No
     second = client.responses.create(model="gpt-4.1-mini", previous_response_id=first.id,
                                      input=[{"type": "function_call_output", "call_id": call_id, "output": "ok"}])
     assert second.output[0].type == "message"
-    with pytest.raises(openai.BadRequestError) as caught:
+    with pytest.raises(_bad_request()) as caught:
         client.responses.create(model="gpt-4.1-mini", previous_response_id="resp_nope", input="x")
     assert caught.value.code == "previous_response_not_found"
-    with pytest.raises(openai.BadRequestError) as caught:
+    with pytest.raises(_bad_request()) as caught:
         client.responses.compact(model="gpt-4.1-mini", previous_response_id=first.id)
     assert "No tool output found for function call" in caught.value.message
 
@@ -73,18 +84,18 @@ def test_compact_keeps_user_messages_with_new_ids_and_refuses_stream(client: ope
     assert raw["object"] == "response.compaction"
     assert [(o["type"], o.get("role")) for o in raw["output"]] == [("message", "user"), ("compaction", None)]
     assert raw["output"][0]["id"] != "msg_old" and raw["output"][0]["content"][0]["type"] == "input_text"
-    with pytest.raises(openai.BadRequestError) as caught:
+    with pytest.raises(_bad_request()) as caught:
         client.responses.compact(model="gpt-4.1-mini", input=window, extra_body={"stream": True})
     assert caught.value.code == "unknown_parameter"
 
 
 def test_trigger_must_be_last_and_truncation_disabled_refuses_an_oversized_input(client: openai.OpenAI) -> None:
-    with pytest.raises(openai.BadRequestError) as caught:
+    with pytest.raises(_bad_request()) as caught:
         client.responses.create(model="gpt-4.1-mini", input=[{"type": "compaction_trigger"},
                                                              {"type": "message", "role": "user", "content": "x"}])
     assert caught.value.body["message"] == sem.TRIGGER_NOT_LAST
     huge = [{"type": "message", "role": "user", "content": sem.filler(120_000)}]
-    with pytest.raises(openai.BadRequestError) as caught:
+    with pytest.raises(_bad_request()) as caught:
         client.responses.create(model="gpt-4o-mini", input=huge)
     assert caught.value.code == sem.CONTEXT_EXCEEDED
 

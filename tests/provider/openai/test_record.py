@@ -12,8 +12,6 @@ from conformance.cli import main
 from conformance.provider.audit import audit, audit_file
 from conformance.provider.openai.emulator import Emulator
 from conformance.provider.openai.probes import OpenAIProbe
-from conformance.provider.openai.regenerate import main as regenerate
-from conformance.provider.openai.run import make_client
 
 from .conftest import SHIPPED, record_into
 
@@ -112,12 +110,16 @@ def test_a_server_that_stays_unavailable_stops_the_run(tmp_path: Path, monkeypat
 
 
 def test_the_client_never_retries() -> None:
+    from conformance.provider.openai.run import make_client
+
     with make_client("dummy", "http://127.0.0.1:9/v1") as client:
         assert client.max_retries == 0
 
 
 @pytest.mark.slow  # records the 18 OpenAI probes against a fresh emulator
 def test_regenerate_reproduces_the_committed_openai_cassettes(tmp_path: Path) -> None:
+    from conformance.provider.openai.regenerate import main as regenerate
+
     assert regenerate(["--out", str(tmp_path), "--quiet"]) == 0
     fresh = {p.relative_to(tmp_path / "emulator-openai"): p.read_bytes() for p in tmp_path.rglob("*.yaml")}
     committed = {p.relative_to(SHIPPED): p.read_bytes() for p in SHIPPED.rglob("*.yaml")}

@@ -18,6 +18,8 @@ from conformance.provider.verify import VERDICT, verify
 
 from .conftest import CASSETTES, SHIPPED, SPECS
 
+pytestmark = pytest.mark.xdist_group("openai-faults")  # one worker records each faulty server once
+
 # The probes each fault must turn red, by the judge's finding (none may stay green).
 RED = {
     "compacts-open-call": {"openai-threshold.open-call": "reached-live-task"},
