@@ -146,6 +146,13 @@ def measure(examples: int, seed: int) -> str:
                        f"{len(result.scenario.history) if result.scenario else 0} messages: {found}")
         correct_rows.append(f"| `{name}` | {verdict} |")
         print(f"{name:28} {verdict}", flush=True)
+    return page(examples, seed, summary, class_rows, rows, correct_rows)
+
+
+def page(examples: int, seed: int, summary: list[str], class_rows: list[str], rows: list[str],
+         correct_rows: list[str]) -> str:
+    """Returns docs/fuzz.md around the measured rows; with no rows, the page's fixed frame (what
+    ``tools/generated_docs.py --check`` compares the published page's shape with)."""
     return "\n".join([
         "# Fuzzing: generated histories against the zoo",
         "",

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._markdown import replace_block
 from .._text import plural
 from .rows import explain_command, verdict
 from ..transcript import same_json
@@ -124,13 +125,11 @@ def readme_block(matrix: dict[str, Any]) -> str:
 
 
 def update_readme(path: Path, matrix: dict[str, Any]) -> bool:
-    """Replaces the README's block between the markers; returns False when it has no markers."""
-    text = path.read_text(encoding="utf-8")
-    if START not in text or END not in text:
+    """Replaces the README's block between the markers; returns False when it has not one pair of them."""
+    text = replace_block(path.read_text(encoding="utf-8"), START, END, readme_block(matrix))
+    if text is None:
         return False
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(head + readme_block(matrix) + tail, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return True
 
 
