@@ -231,9 +231,9 @@ def markdown(matrix: dict[str, Any]) -> str:
 
 
 def _module_attr(row: dict[str, Any]) -> str:
-    from .adapters import COMPONENTS
+    from .adapters import components
 
-    return next((c.callable for c in COMPONENTS if c.name == row["component"]), "?")
+    return next((c.callable for c in components() if c.name == row["component"]), "?")
 
 
 RECORD = published.Record(command="egress-matrix", key="component", count="conversations", noun="component")

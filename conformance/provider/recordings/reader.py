@@ -128,7 +128,7 @@ def _document(file: str, data: Any) -> Iterator[Interaction]:
             if key in data:
                 raise RecordingError(file, f"{key!r} is not {what}")
     if dialect is None:
-        raise RecordingError(file, "not a recording in any known dialect (" + ", ".join(dialects.NAMES) + ")")
+        raise RecordingError(file, "not a recording in any known dialect (" + ", ".join(dialects.names()) + ")")
     yield from dialect.interactions(file, data)
 
 
