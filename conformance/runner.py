@@ -23,7 +23,7 @@ from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import CATALOG, CRASH_CHECK, OUTPUT_GUARD, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
-from .results import DECLINED, CheckResult, gating_failures
+from .results import DECLINED, CheckResult, Outcome, gating_failures
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
@@ -194,11 +194,11 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
     return results
 
 
-def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: str, message: str,
+def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: Outcome, message: str,
             diff: list[str] | None = None, extra: dict[str, object] | None = None) -> CheckResult:
     details: dict[str, object] = {"diff": diff} if diff else {}
     details.update(extra or {})
-    return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
+    return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,
                        message, details)
 
 

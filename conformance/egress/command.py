@@ -65,7 +65,7 @@ def cmd_egress(args: argparse.Namespace) -> int:
     try:
         if args.json:
             from ..report import jsonfile
-            jsonfile.write(args.json, report, (), code)  # type: ignore[arg-type]
+            jsonfile.write(args.json, report, (), code)  # type: ignore[arg-type]  # reads the fields an EgressReport shares with RunReport
         if args.report:
             from ..report import write_all
             write_all(args.report, report, (), code, command="egress")

@@ -107,7 +107,7 @@ class EgressItem(pytest.Item):
             raise pytest.skip.Exception("nothing checked: " + ", ".join(sorted({r.message for r in results})),
                                         _use_item_location=True)  # at the conversation's file and line
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]  # a narrower return than pytest's
         if isinstance(excinfo.value, EgressFailure):
             from ..report.terminal import render_failure
 
@@ -132,5 +132,5 @@ class EgressSpecError(pytest.Item):
     def runtest(self) -> None:
         raise self.error
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]  # a narrower return than pytest's
         return f"spec error: {excinfo.value}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import SpecError
-from ..results import CheckResult
+from ..results import CheckResult, Outcome
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import stack_of, target_traceback
 from ..transcript import canonical
@@ -177,9 +177,9 @@ def records(target: str, conversation: Conversation, surface: Surface, served: S
     return withheld(out, conversation.canaries)
 
 
-def _record(target: str, conversation: Conversation, chk: Check, outcome: str, message: str,
+def _record(target: str, conversation: Conversation, chk: Check, outcome: Outcome, message: str,
             details: dict[str, Any] | None = None) -> CheckResult:
-    return CheckResult(target, conversation.id, conversation.format, chk.id, chk.level, outcome,  # type: ignore[arg-type]
+    return CheckResult(target, conversation.id, conversation.format, chk.id, chk.level, outcome,
                        message, dict(details or {}), kind="egress")
 
 
@@ -256,7 +256,8 @@ def _from_event(event: Event, item: tuple[Any, Conversation], surface: Surface) 
     target, conversation = item
     name = target if isinstance(target, str) else target.name
     if event.kind == "done":
-        return event.value  # type: ignore[no-any-return]
+        done: list[CheckResult] = event.value  # a worker's records cross the pipe untyped
+        return done
     reason = event.reason if event.kind != "failed" else f"the worker could not run it: {event.reason.splitlines()[0]}"
     return error_records(name, conversation, surface, reason)
 

@@ -29,7 +29,7 @@ RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".s
 CHUNK = 1 << 20
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml's loader when built, else the pure one
     """The safe YAML loader, plus Ruby's ``!binary`` tag (base64 bytes) that older Ruby VCR writes."""
 
 
@@ -45,11 +45,11 @@ def _decompressed(file: str, raw: IO[bytes]) -> IO[bytes]:
     magic = raw.read(4)
     raw.seek(0)
     if magic[:2] == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]  # a binary file object, read as IO[bytes]
     if magic == ZSTD_MAGIC:
         import zstandard
 
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))  # type: ignore[arg-type]
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))  # type: ignore[arg-type]  # zstandard's reader is a raw binary stream its hints do not declare
     return raw
 
 
