@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conformance import RunOptions, from_callable, load, run  # noqa: E402
-from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402
-from tests.zoo import broken, correct  # noqa: E402
+from conformance import RunOptions, from_callable, load, run  # noqa: E402 - after the sys.path line above
+from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402 - after the sys.path line above
+from tests.zoo import broken, correct  # noqa: E402 - after the sys.path line above
 
 LEVELS = ("MUST", "SHOULD")
 TIME_LIMIT = 0.2

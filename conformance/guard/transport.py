@@ -74,7 +74,7 @@ def _safely(judge: Any, *args: Any) -> None:
     call): only ``GuardAlert``, a ``BaseException``, reaches the caller."""
     try:
         judge(*args)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a judge's bug must not break the caller's call
         LOG.warning("the guard could not judge a call (%s); the call goes on", type(exc).__name__)
 
 
