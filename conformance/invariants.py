@@ -181,7 +181,8 @@ def describe_live_difference(live: Sequence[Any], out: Sequence[Any], live_start
         ops = ops[1:]  # settled history kept before the task in flight
     if not ops:  # pragma: no cover - the suffix differs, so something does
         return ["the output does not end with the task in flight"]
-    tag, i1, i2, j1, j2 = ops[0]
+    first: tuple[str, int, int, int, int] = ops[0]
+    tag, i1, i2, j1, j2 = first
     if tag == "replace":
         tag, i1, i2, j1, j2 = _pair_by_role(live, out, i1, i2, j1, j2)
     if tag == "replace":
@@ -293,7 +294,7 @@ def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
     return problems
 
 
-def _introduced(rule: Callable[[Sequence[Any]], dict[str, str]]) -> Check:
+def _introduced(rule: Callable[[Sequence[Any]], dict[Any, str]]) -> Check:
     """Returns a check that reports the rule's violations in the output that the input did not have."""
     def check(scenario: Scenario, obs: Observation) -> list[str]:
         found = rule(_output(obs))

@@ -11,7 +11,7 @@ import pickle
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -195,7 +195,7 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
 
 
 def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: Outcome, message: str,
-            diff: list[str] | None = None, extra: dict[str, object] | None = None) -> CheckResult:
+            diff: list[str] | None = None, extra: Mapping[str, object] | None = None) -> CheckResult:
     details: dict[str, object] = {"diff": diff} if diff else {}
     details.update(extra or {})
     return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,

@@ -190,7 +190,7 @@ def blocks(message: Message) -> list[Block]:
     """Returns the message's content blocks; string content reads as one text block."""
     content = message.get("content")
     if content.__class__ is list:
-        return content  # type: ignore[no-any-return]  # a list, checked by class above
+        return content
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     if isinstance(content, list):
@@ -310,8 +310,8 @@ def server_pair_problems(messages: Sequence[Any]) -> dict[tuple[str, str], str]:
         following = messages[i + 1] if i + 1 < len(messages) else None
         continues = ((following.__class__ is dict or isinstance(following, Mapping)) and following.get("role") == "assistant"
                      and message.get("role") == "assistant")
-        later = set(server_result_ids(following)) if continues else set()
-        seen = set(server_tool_use_ids(previous)) if continued else set()
+        later = set(server_result_ids(following)) if continues and following is not None else set()
+        seen = set(server_tool_use_ids(previous)) if continued and previous is not None else set()
         for j, block in enumerate(content):
             if not (block.__class__ is dict or isinstance(block, Mapping)):
                 continue
