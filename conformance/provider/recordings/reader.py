@@ -49,7 +49,7 @@ def _decompressed(file: str, raw: IO[bytes]) -> IO[bytes]:
     if magic == ZSTD_MAGIC:
         import zstandard
 
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))  # type: ignore[arg-type]  # zstandard's reader is a raw binary stream its hints do not declare
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))
     return raw
 
 
@@ -156,8 +156,8 @@ def iter_opened(file: str, opener: Opener) -> Iterator[Interaction]:
     try:
         data = _load(file, text)
     except RecordingError:
-        lines = [line for line in text.splitlines() if line.strip()][:20]
-        if len(lines) > 1 and any(_is_json_lines(line.encode() + b"\n{}") for line in lines):
+        first_lines = [line for line in text.splitlines() if line.strip()][:20]
+        if len(first_lines) > 1 and any(_is_json_lines(line.encode() + b"\n{}") for line in first_lines):
             yield from jsonl.iter_lines(file, ((n, line.encode()) for n, line in enumerate(text.splitlines(), 1)))
             return
         raise
