@@ -113,7 +113,7 @@ def consume(payload: Any) -> Any:
     return payload
 
 
-def serve(target: Target, conversation: Conversation, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[Served, dict[str, str]]:
+def serve(target: Target, conversation: Conversation, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[Served, dict[str, str | None]]:
     """Returns what ``target`` did with ``conversation`` and, when it failed, its traceback; never raises."""
     given = given_messages(conversation)
     before = canonical(plain(given))
@@ -155,7 +155,7 @@ def check(target: Target, conversation: Conversation, surface: Surface,
 
 
 def records(target: str, conversation: Conversation, surface: Surface, served: Served,
-            extra: dict[str, str] | None = None) -> list[CheckResult]:
+            extra: dict[str, str | None] | None = None) -> list[CheckResult]:
     """Returns the records of the checks of ``served``, canary text withheld."""
     out = []
     for chk in applicable(conversation, surface):
