@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -37,13 +39,13 @@ def shipped_kills(name: str) -> list[str]:
     return sorted({r.invariant for r in report.results if r.level in LEVELS and r.outcome in ("fail", "error")})
 
 
-def fuzzed(func: object, name: str, examples: int, seed: int,
+def fuzzed(func: Callable[..., Any], name: str, examples: int, seed: int,
            invariants: tuple[str, ...] | None = None) -> FuzzResult:
     """Returns the fuzzing outcome of one compactor (no example database: a cold, fixed-seed run);
     with ``invariants``, only their failures count, so the search goes on past any other."""
     options = FuzzOptions(examples=examples, seed=seed, levels=LEVELS, time_limit=TIME_LIMIT, database=None,
                           invariants=invariants)
-    return run_fuzz(from_callable(func, name), options)  # type: ignore[arg-type]
+    return run_fuzz(from_callable(func, name), options)
 
 
 GRAMMAR = [

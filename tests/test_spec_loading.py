@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance import load, load_file
+from conformance import LoadResult, load, load_file
 from conformance.invariant_entries import INVARIANT_IDS
 from conformance.invariants import CATALOG
 from conformance._compiled_schema import _draft7_safe
@@ -54,8 +54,8 @@ def test_the_fast_way_accepts_nothing_the_located_way_refuses(tmp_path: Path, ol
     assert _load_fast(path, text, INVARIANT_IDS) is None
 
 
-def test_the_shipped_specs_load_the_same_both_ways(shipped: object) -> None:
-    fast = {s.id: s for s in shipped.scenarios}  # type: ignore[attr-defined]
+def test_the_shipped_specs_load_the_same_both_ways(shipped: LoadResult) -> None:
+    fast = {s.id: s for s in shipped.scenarios}
     for path in sorted({s.path for s in fast.values()}):
         located = _load_located(Path(path), Path(path).read_text(encoding="utf-8"), INVARIANT_IDS)
         assert not located.errors

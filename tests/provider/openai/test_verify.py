@@ -39,7 +39,7 @@ def test_the_probes_cover_every_mechanism_position_and_verdict(openai_probes: di
 
 def test_every_openai_probe_has_a_shipped_cassette_that_matches(openai_probes: dict[str, OpenAIProbe]) -> None:
     assert {p.stem for p in SHIPPED.glob("*.yaml")} == set(openai_probes)
-    results = verify([SHIPPED], openai_probes)  # type: ignore[arg-type]
+    results = verify([SHIPPED], openai_probes)  # type: ignore[arg-type]  # dict is invariant; verify only reads the probes
     assert len(results) == len(openai_probes)
     assert all(r.outcome == "pass" and r.invariant == VERDICT for r in results), [r.message for r in results
                                                                                   if r.outcome != "pass"]
@@ -108,6 +108,6 @@ def test_a_cassette_for_another_request_is_bad_input(tmp_path: Path, openai_prob
     target = tmp_path / "emulator-openai" / "openai-compact.settled.yaml"
     target.parent.mkdir()
     target.write_text(source.read_text().replace("logs/payments-1000.log.", "logs/payments-1100.log."), encoding="utf-8")
-    [result] = verify([target], openai_probes)  # type: ignore[arg-type]
+    [result] = verify([target], openai_probes)  # type: ignore[arg-type]  # dict is invariant; verify only reads the probes
     assert result.outcome == "error" and "does not match its probe" in result.message
     assert main(["verify", str(target)]) == 2
