@@ -55,7 +55,7 @@ def test_a_faulty_server_is_red_in_verify_and_breaking_in_drift(fault: str, faul
                                                                openai_probes: dict[str, OpenAIProbe],
                                                                tmp_path: Path) -> None:
     folder = faulty_recordings(fault)
-    results = {r.scenario: r for r in verify([folder], openai_probes)}  # type: ignore[arg-type]
+    results = {r.scenario: r for r in verify([folder], openai_probes)}  # type: ignore[arg-type]  # dict is invariant; verify only reads the probes
     for probe_id, verdict in RED[fault].items():
         assert results[probe_id].outcome == "fail", (probe_id, results[probe_id].message)
         assert results[probe_id].details["verdict"] == verdict
