@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conformance_reference import compact  # noqa: E402
+from conformance_reference import compact  # noqa: E402 - after the sys.path line above
 
 
 def history_of(n_messages: int, live_steps: int = 6) -> list[dict]:

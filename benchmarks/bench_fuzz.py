@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402 - after the sys.path line above
 
-from conformance import from_callable, load_file  # noqa: E402
-from conformance.fuzz import FuzzOptions, failing_checks, run_fuzz  # noqa: E402
-from conformance.spec_writer import dumps  # noqa: E402
-from conformance.fuzz.strategies import GeneratedScenario, histories  # noqa: E402
+from conformance import from_callable, load_file  # noqa: E402 - after the sys.path line above
+from conformance.fuzz import FuzzOptions, failing_checks, run_fuzz  # noqa: E402 - after the sys.path line above
+from conformance.spec_writer import dumps  # noqa: E402 - after the sys.path line above
+from conformance.fuzz.strategies import GeneratedScenario, histories  # noqa: E402 - after the sys.path line above
 
 TARGET = 200.0
 

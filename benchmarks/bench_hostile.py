@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conformance import RunOptions, load, resolve, run  # noqa: E402
-from conformance._paths import shipped  # noqa: E402
+from conformance import RunOptions, load, resolve, run  # noqa: E402 - after the sys.path line above
+from conformance._paths import shipped  # noqa: E402 - after the sys.path line above
 
 TARGETS = ["tests.zoo.correct:noop", "tests.zoo.hostile:sleeps", "tests.zoo.hostile:answers_three_then_hangs",
            "tests.zoo.hostile:alternates_hang_and_answer", "tests.zoo.hostile:dies_every_other_call",

@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ["CONFORMANCE_CACHE_DIR"] = "off"  # each load is timed in full, never read from the spec cache
 
-from benchmarks.bench_compaction import history_of  # noqa: E402
-from conformance import RunOptions, _memo as memo, load_file, resolve  # noqa: E402
-from conformance._gc import gc_paused  # noqa: E402
-from conformance.runner import check_scenario, observe  # noqa: E402
-from conformance.transcript import find_live_start  # noqa: E402
+from benchmarks.bench_compaction import history_of  # noqa: E402 - after the sys.path line above
+from conformance import RunOptions, _memo as memo, load_file, resolve  # noqa: E402 - after the sys.path line above
+from conformance._gc import gc_paused  # noqa: E402 - after the sys.path line above
+from conformance.runner import check_scenario, observe  # noqa: E402 - after the sys.path line above
+from conformance.transcript import find_live_start  # noqa: E402 - after the sys.path line above
 
 OPTIONS = RunOptions(in_process=True, time_limit=600.0)
 

@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conformance.provider import cassettes  # noqa: E402
-from conformance.provider.anthropic.emulator import Emulator  # noqa: E402
-from conformance.provider.probes import load_probes  # noqa: E402
-from conformance.provider.anthropic.record import make_client  # noqa: E402
-from conformance.provider.anthropic.semantics import filler  # noqa: E402
-from conformance.provider.verify import cassette_files, verify  # noqa: E402
+from conformance.provider import cassettes  # noqa: E402 - after the sys.path line above
+from conformance.provider.anthropic.emulator import Emulator  # noqa: E402 - after the sys.path line above
+from conformance.provider.probes import load_probes  # noqa: E402 - after the sys.path line above
+from conformance.provider.anthropic.record import make_client  # noqa: E402 - after the sys.path line above
+from conformance.provider.anthropic.semantics import filler  # noqa: E402 - after the sys.path line above
+from conformance.provider.verify import cassette_files, verify  # noqa: E402 - after the sys.path line above
 
 TARGET = 500.0
 

@@ -14,14 +14,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conformance import RunOptions, from_callable, load, run  # noqa: E402
-from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402
-from tests.zoo import broken, correct  # noqa: E402
+from conformance import RunOptions, from_callable, load, run  # noqa: E402 - after the sys.path line above
+from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402 - after the sys.path line above
+from tests.zoo import broken, correct  # noqa: E402 - after the sys.path line above
 
 LEVELS = ("MUST", "SHOULD")
 TIME_LIMIT = 0.2
@@ -37,13 +39,13 @@ def shipped_kills(name: str) -> list[str]:
     return sorted({r.invariant for r in report.results if r.level in LEVELS and r.outcome in ("fail", "error")})
 
 
-def fuzzed(func: object, name: str, examples: int, seed: int,
+def fuzzed(func: Callable[..., Any], name: str, examples: int, seed: int,
            invariants: tuple[str, ...] | None = None) -> FuzzResult:
     """Returns the fuzzing outcome of one compactor (no example database: a cold, fixed-seed run);
     with ``invariants``, only their failures count, so the search goes on past any other."""
     options = FuzzOptions(examples=examples, seed=seed, levels=LEVELS, time_limit=TIME_LIMIT, database=None,
                           invariants=invariants)
-    return run_fuzz(from_callable(func, name), options)  # type: ignore[arg-type]
+    return run_fuzz(from_callable(func, name), options)
 
 
 GRAMMAR = [
@@ -146,6 +148,13 @@ def measure(examples: int, seed: int) -> str:
                        f"{len(result.scenario.history) if result.scenario else 0} messages: {found}")
         correct_rows.append(f"| `{name}` | {verdict} |")
         print(f"{name:28} {verdict}", flush=True)
+    return page(examples, seed, summary, class_rows, rows, correct_rows)
+
+
+def page(examples: int, seed: int, summary: list[str], class_rows: list[str], rows: list[str],
+         correct_rows: list[str]) -> str:
+    """Returns docs/fuzz.md around the measured rows; with no rows, the page's fixed frame (what
+    ``tools/generated_docs.py --check`` compares the published page's shape with)."""
     return "\n".join([
         "# Fuzzing: generated histories against the zoo",
         "",

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from ._paths import shipped
@@ -34,7 +35,7 @@ FORMAT_HELP = "the message format the targets speak (default anthropic); one of:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
@@ -131,7 +132,7 @@ def _write_gaps(path: str, report: RunReport) -> None:
         write_gaps(path, document)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
-    count = len(document["gaps"])  # type: ignore[arg-type]
+    count = len(document["gaps"])  # type: ignore[arg-type]  # the gaps document is typed as plain JSON
     print(f"wrote {plural(count, 'known gap')} of {target} to {path}; "
           f"rerun with --expectations {path}", file=sys.stderr)
 

@@ -42,7 +42,7 @@ class CallTime:
 
 _watched: dict[int, list[float]] = {}  # thread ident -> [seconds importing, import depth, outermost began]
 # CPython's import machinery has no stubs for it: the one hook every import passes through
-_original_find_and_load = _bootstrap._find_and_load  # type: ignore[attr-defined]
+_original_find_and_load = _bootstrap._find_and_load  # type: ignore[attr-defined]  # a private hook typeshed does not list
 
 
 def _timed_find_and_load(name: str, import_: Any) -> Any:
@@ -68,8 +68,8 @@ def _importing(entry: list[float]) -> float:
 
 
 def _install() -> None:
-    if _bootstrap._find_and_load is not _timed_find_and_load:  # type: ignore[attr-defined]
-        _bootstrap._find_and_load = _timed_find_and_load  # type: ignore[attr-defined]
+    if _bootstrap._find_and_load is not _timed_find_and_load:  # type: ignore[attr-defined]  # private, not in typeshed
+        _bootstrap._find_and_load = _timed_find_and_load  # type: ignore[attr-defined]  # private, not in typeshed
 
 
 def runqueue_seconds(native_id: int | None, process: int | str = "self") -> float:
@@ -100,7 +100,7 @@ def join_within(thread: threading.Thread, limit: float,
         finally:
             _watched.pop(threading.get_ident(), None)
 
-    thread.run = timed_run  # type: ignore[method-assign]
+    thread.run = timed_run  # type: ignore[method-assign]  # timed on this one thread object only
     started = time.perf_counter()
     thread.start()
     native = thread.native_id

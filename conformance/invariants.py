@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 
 from ._text import a_type, plural
 from . import transcript as tx
+from .invariant_entries import ENTRIES, Entry, the_one
 from .results import Level
 from .spec import Scenario
 from .target import Observation
@@ -25,13 +26,18 @@ Check = Callable[[Scenario, Observation], list[str]]
 
 @dataclass(frozen=True)
 class Invariant:
-    """One entry of the catalog. ``needs_output`` checks are not run when the call failed."""
+    """One entry of the catalog (``invariant_entries.Entry``: its id, level, statement and flags)
+    with its check function."""
 
     id: str
     level: Level
     statement: str
     check: Check
     needs_output: bool = True
+    reports_crash: bool = False
+    guards_output: bool = False
+    lists_mutation: bool = False
+    second_call: bool = False
 
 
 def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
@@ -175,7 +181,8 @@ def describe_live_difference(live: Sequence[Any], out: Sequence[Any], live_start
         ops = ops[1:]  # settled history kept before the task in flight
     if not ops:  # pragma: no cover - the suffix differs, so something does
         return ["the output does not end with the task in flight"]
-    tag, i1, i2, j1, j2 = ops[0]
+    first: tuple[str, int, int, int, int] = ops[0]
+    tag, i1, i2, j1, j2 = first
     if tag == "replace":
         tag, i1, i2, j1, j2 = _pair_by_role(live, out, i1, i2, j1, j2)
     if tag == "replace":
@@ -287,7 +294,7 @@ def _results_not_first(messages: Sequence[Any]) -> dict[str, str]:
     return problems
 
 
-def _introduced(rule: Callable[[Sequence[Any]], dict[str, str]]) -> Check:
+def _introduced(rule: Callable[[Sequence[Any]], dict[Any, str]]) -> Check:
     """Returns a check that reports the rule's violations in the output that the input did not have."""
     def check(scenario: Scenario, obs: Observation) -> list[str]:
         found = rule(_output(obs))
@@ -626,56 +633,16 @@ def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
         "  " + line for line in message_diff(want[k], got[k])]
 
 
-CATALOG: tuple[Invariant, ...] = (
-    Invariant("call.completes", "MUST", "The target returns within the time limit without raising, "
-              "unless the scenario allows a refusal; a programming error (IndexError, KeyError, TypeError...) "
-              "is a crash, never a refusal.", call_completes, needs_output=False),
-    Invariant("input.unmutated", "MUST", "The history passed in is left exactly as it was, as JSON: types kept "
-              "(0, 0.0 and false differ).",
-              input_unmutated, needs_output=False),
-    Invariant("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
-              "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
-              "every tool result with a tool_use_id; defects the input already had aside; at most twice the input's "
-              "messages and 16 more.", output_well_formed),
-    Invariant("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
-              "block and field, in order, as JSON with types kept.", live_untouched_suffix),
-    Invariant("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "
-              "just before it.", results_answer_previous),
-    Invariant("tools.uses-answered-next", "MUST", "Every tool use before the last message is answered in the "
-              "next message.", uses_answered_next),
-    Invariant("tools.unanswered-kept", "MUST", "Every call the scenario declares unanswered in the task in "
-              "flight comes back unchanged; one the history ends on stays in the output's last assistant turn.",
-              unanswered_kept),
-    Invariant("tools.results-first", "MUST", "In a message with tool results, the results come before any "
-              "other block.", results_first),
-    Invariant("reasoning.kept-intact", "MUST", "Every reasoning block in the output is byte-identical to one "
-              "of the input.", reasoning_kept_intact),
-    Invariant("tools.server-results-kept", "MUST", "Every server tool use in the output keeps its result "
-              "(any block whose tool_use_id names it, whatever its type) after it in the same assistant message "
-              "or in the continuation just after it, and every such result has its use there; pairs the input "
-              "already left open aside.", server_results_kept),
-    Invariant("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
-              "redacted_thinking, any other block holding encrypted_content or a signature outside a tool input, "
-              "or a top-level data string) "
-              "is byte-identical to one of the input, with or without an id.", opaque_kept_intact),
-    Invariant("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
-              reasoning_live_preserved),
-    Invariant("assistant.no-trailing-reasoning", "MUST", "No rewritten assistant message ends with a reasoning "
-              "block.", no_trailing_reasoning),
-    Invariant("assistant.reasoning-leads", "MUST", "A rewritten assistant message that holds reasoning opens "
-              "with it.", reasoning_leads),
-    Invariant("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
-              "reasoned, the output ends on that turn unchanged.", latest_turn_intact),
-    Invariant("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "
-              "reasoning, known type or not.", no_silent_drop),
-    Invariant("blocks.fields-preserved", "SHOULD", "A block that is kept keeps every field it had.",
-              fields_preserved),
-    Invariant("output.idempotent", "SHOULD", "Compacting the output again returns it unchanged.", idempotent),
-    Invariant("reference.exact-output", "REFERENCE", "The reference returns exactly the output (or raises "
-              "exactly the error) the scenario states.", reference_exact),
-)
+def _built(entry: Entry) -> Invariant:
+    """Returns the catalog entry with its check function (named by ``entry.check`` in this module)."""
+    return Invariant(**{f.name: getattr(entry, f.name) for f in fields(Entry) if f.name != "check"},
+                     check=globals()[entry.check])
 
+
+CATALOG: tuple[Invariant, ...] = tuple(_built(entry) for entry in ENTRIES)
 BY_ID: dict[str, Invariant] = {inv.id: inv for inv in CATALOG}
+CRASH_CHECK: Invariant = BY_ID[the_one("reports_crash").id]  # the check of the call itself
+OUTPUT_GUARD: Invariant = BY_ID[the_one("guards_output").id]  # blocks the others on unreadable output
 
 
 def catalog_table() -> str:

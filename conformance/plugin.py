@@ -209,7 +209,7 @@ class FuzzRun(pytest.Collector):
         from .fuzz.plugin import fuzz_items
 
         targets, examples, seed, time_limit, fmt = self._args
-        return list(fuzz_items(self, targets, examples, seed, time_limit, fmt))  # type: ignore[arg-type]
+        return list(fuzz_items(self, targets, examples, seed, time_limit, fmt))  # type: ignore[arg-type]  # a collector stands for the session, as pytest allows
 
 
 class SpecFile(pytest.File):
@@ -230,10 +230,10 @@ class SpecFile(pytest.File):
         for scenario in getattr(self, "_scenarios", []):
             for target in self._targets:
                 name = f"{scenario.id}[{target.name}]" if several else scenario.id
-                item = ScenarioItem.from_parent(self, name=name, scenario=scenario, target=target,
+                case = ScenarioItem.from_parent(self, name=name, scenario=scenario, target=target,
                                                 gaps=self._gaps, options=self._options)
-                item.add_marker(pytest.mark.conformance)
-                yield item
+                case.add_marker(pytest.mark.conformance)
+                yield case
 
 
 class ScenarioItem(pytest.Item):
@@ -259,7 +259,7 @@ class ScenarioItem(pytest.Item):
             # reported at the scenario's file and line (``-rs``), not at this line
             raise pytest.skip.Exception(f"nothing checked: {reasons}", _use_item_location=True)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):
             from .report.terminal import render_failure
 
@@ -284,7 +284,7 @@ class SpecErrorItem(pytest.Item):
     def runtest(self) -> None:
         raise self.error
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return f"spec error: {excinfo.value}"
 
     def reportinfo(self) -> tuple[Path, int, str]:

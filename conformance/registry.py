@@ -13,9 +13,8 @@ a command asks for a kind (one scan of the installed distributions serves every 
 is imported until an entry is loaded. A shipped name keeps its shipped entry: an installed package
 adds names, it does not replace this project's.
 
-A package that lists its shipped extensions itself (recording dialects, egress components) adds the
-installed ones with one line, e.g. ``COMPONENTS += [c for group in load_all("egress_adapters") for c
-in group]``; each entry of those groups names a list of the package's objects (as ``peers`` do).
+An entry of ``peers`` or ``egress_adapters`` names a list of the package's objects; an entry of
+``dialects`` names one dialect (a module or object with ``NAME``, ``recognises`` and ``interactions``).
 """
 
 from __future__ import annotations
@@ -52,10 +51,46 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
         ("openai_agents", "conformance.peers.openai_agents:PEERS"),
         ("strands_agents", "conformance.peers.strands_agents:PEERS"),
     ),
-    # recording dialects (``conformance analyze``'s readers) and egress components register here
-    # too; their packages list their shipped ones themselves and call ``installed(kind)`` for others
-    "dialects": (),
-    "egress_adapters": (),
+    # ``conformance analyze``'s readers, asked in this order (the most specific first), then those
+    # of installed packages; each entry names a dialect (a module with NAME, recognises, interactions)
+    "dialects": (
+        ("ruby-vcr", "conformance.provider.recordings.dialects.ruby_vcr"),
+        ("go-vcr", "conformance.provider.recordings.dialects.go_vcr"),
+        ("vcrpy", "conformance.provider.recordings.dialects.vcrpy"),
+        ("vcrpy-lists", "conformance.provider.recordings.dialects.vcrpy_lists"),
+        ("polly", "conformance.provider.recordings.dialects.polly"),
+        ("har", "conformance.provider.recordings.dialects.har"),
+        ("nock", "conformance.provider.recordings.dialects.nock"),
+        ("sse", "conformance.provider.recordings.dialects.sse_capture"),
+        ("jsonl", "conformance.provider.recordings.dialects.jsonl"),
+        ("response", "conformance.provider.recordings.dialects.response"),
+    ),
+    # the egress matrix's components: each entry names a list of them (as peers do), in row order
+    "egress_adapters": (
+        ("langchain_core", "conformance.egress.adapters.langchain_core:COMPONENTS"),
+        ("haystack_ai", "conformance.egress.adapters.haystack_ai:COMPONENTS"),
+        ("llama_index_core", "conformance.egress.adapters.llama_index_core:COMPONENTS"),
+        ("pydantic_ai", "conformance.egress.adapters.pydantic_ai:COMPONENTS"),
+        ("autogen_core", "conformance.egress.adapters.autogen_core:COMPONENTS"),
+        ("openai_agents", "conformance.egress.adapters.openai_agents:COMPONENTS"),
+        ("langgraph_checkpoint", "conformance.egress.adapters.langgraph_checkpoint:COMPONENTS"),
+        ("openinference_anthropic", "conformance.egress.adapters.openinference_anthropic:COMPONENTS"),
+        ("otel_genai_anthropic", "conformance.egress.adapters.otel_genai_anthropic:COMPONENTS"),
+        ("openllmetry_anthropic", "conformance.egress.adapters.openllmetry_anthropic:COMPONENTS"),
+        ("langsmith_anthropic", "conformance.egress.adapters.langsmith_anthropic:COMPONENTS"),
+        ("pydantic_ai_ui", "conformance.egress.adapters.pydantic_ai_ui:COMPONENTS"),
+        ("sse_starlette_relay", "conformance.egress.adapters.sse_starlette_relay:COMPONENTS"),
+        ("openai_agents_stream", "conformance.egress.adapters.openai_agents_stream:COMPONENTS"),
+        ("langgraph_checkpoint_postgres", "conformance.egress.adapters.langgraph_checkpoint_postgres:COMPONENTS"),
+        ("openai_agents_sessions", "conformance.egress.adapters.openai_agents_sessions:COMPONENTS"),
+        ("psycopg_table", "conformance.egress.adapters.psycopg_table:COMPONENTS"),
+        ("redis_hash", "conformance.egress.adapters.redis_hash:COMPONENTS"),
+        ("logfire_tracer", "conformance.egress.adapters.logfire_tracer:COMPONENTS"),
+        ("langfuse_tracer", "conformance.egress.adapters.langfuse_tracer:COMPONENTS"),
+        ("mlflow_tracer", "conformance.egress.adapters.mlflow_tracer:COMPONENTS"),
+        ("openai_instrumentations", "conformance.egress.adapters.openai_instrumentations:COMPONENTS"),
+        ("langgraph_stream", "conformance.egress.adapters.langgraph_stream:COMPONENTS"),
+    ),
 }
 KINDS = tuple(SHIPPED)
 

@@ -11,7 +11,7 @@ import pickle
 import re
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -21,10 +21,10 @@ from ._gc import gc_paused
 from .errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
-from .invariants import BY_ID, CATALOG, Invariant, output_unreadable
+from .invariants import CATALOG, CRASH_CHECK, OUTPUT_GUARD, Invariant, output_unreadable
 from .redaction import Redactor, secrets_in
 from .command_report import Report
-from .results import DECLINED, CheckResult
+from .results import DECLINED, CheckResult, Outcome
 from .spec import Scenario
 from .stop_rules import ItemSummary, Walk, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
@@ -90,7 +90,7 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
                                or scenario.expect.reference_raises is not None)
             if not has_expectation or target.name not in options.reference_targets:
                 continue
-        if inv.id == "output.idempotent" and not options.idempotence:
+        if inv.second_call and not options.idempotence:
             continue
         chosen.append(inv)
     return chosen
@@ -134,7 +134,6 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:
     invariants = applicable(scenario, target, options)
-    shape = BY_ID["output.well-formed"]
     malformed = obs.returned and output_unreadable(scenario, obs)
     results = []
     for inv in invariants:
@@ -142,22 +141,22 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
         if inv.id in scenario.expect.skip:
             results.append(record("skip", scenario.expect.skip[inv.id]))
             continue
-        if inv.needs_output and inv.level != "REFERENCE" and not obs.returned:
+        if inv.needs_output and not obs.returned:
             if scenario.expect.refusal_allowed and obs.refused:
                 results.append(record("skip", f"target declined: {obs.error_type}: {obs.error}"))
             else:  # the one error record is call.completes's; the rest were not run
                 results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
-                                      extra={"blocked_by": "call.completes"}))
+                                      extra={"blocked_by": CRASH_CHECK.id}))
             continue
-        if inv.needs_output and inv is not shape and malformed and inv.level != "REFERENCE":
+        if inv.needs_output and not inv.guards_output and malformed:
             results.append(record("skip", "not run: the output is not a list of readable messages",
-                                  extra={"blocked_by": shape.id}))
+                                  extra={"blocked_by": OUTPUT_GUARD.id}))
             continue
         violations = _safe(inv, scenario, obs)
         if not violations:
-            message = f"{DECLINED}{obs.error_type}" if (inv.id == "call.completes" and obs.error_type) else ""
+            message = f"{DECLINED}{obs.error_type}" if (inv.reports_crash and obs.error_type) else ""
             results.append(record("pass", message))
-        elif inv.id == "call.completes":  # raised or hung: no output at all
+        elif inv.reports_crash:  # raised or hung: no output at all
             crash = {"traceback": obs.error_traceback, "traceback_id": traceback_key(obs.error_traceback)} \
                 if obs.error_traceback else {}
             if obs.printed:  # its last words, redacted below like every record
@@ -165,17 +164,17 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             results.append(record("error", violations[0], extra=crash))
         else:
             lines = "\n".join(violations).splitlines()
-            if inv.id == "input.unmutated":
+            if inv.lists_mutation:
                 lines += list(obs.mutation)
             results.append(record("fail", lines[0], lines[1:], extra=sides(scenario, obs, lines[0], inv.id)))
     return results
 
 
-def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: str, message: str,
-            diff: list[str] | None = None, extra: dict[str, object] | None = None) -> CheckResult:
+def _record(target: Target, scenario: Scenario, inv: Invariant, outcome: Outcome, message: str,
+            diff: list[str] | None = None, extra: Mapping[str, object] | None = None) -> CheckResult:
     details: dict[str, object] = {"diff": diff} if diff else {}
     details.update(extra or {})
-    return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,  # type: ignore[arg-type]
+    return CheckResult(target.name, scenario.id, scenario.family, inv.id, inv.level, outcome,
                        message, details)
 
 
@@ -277,12 +276,12 @@ def error_records(target: Target, scenario: Scenario, options: RunOptions, reaso
     for inv in applicable(scenario, target, options):
         if inv.id in scenario.expect.skip:
             out.append(_record(target, scenario, inv, "skip", scenario.expect.skip[inv.id]))
-        elif inv.id == "call.completes":  # the one error record; the rest were not run
+        elif inv.reports_crash:  # the one error record; the rest were not run
             out.append(_record(target, scenario, inv, "error", reason,
                                extra={"given_up": True} if given_up else None))
         else:
             out.append(_record(target, scenario, inv, "skip", f"not run: {reason}",
-                               extra={"blocked_by": "call.completes"}))
+                               extra={"blocked_by": CRASH_CHECK.id}))
     return out
 
 

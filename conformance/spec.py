@@ -22,7 +22,7 @@ from . import spec_cache, transcript
 from ._compiled_schema import compiled_check
 from ._yamlsource import FieldPath, Locator, is_json, load_document, parse_fast, read_text
 from .errors import SpecError
-from .invariant_ids import INVARIANT_IDS
+from .invariant_entries import INVARIANT_IDS
 
 SCHEMA_FILE = "scenarios.schema.json"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")

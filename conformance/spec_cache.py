@@ -25,7 +25,7 @@ FORMAT = b"spec-cache 1"
 ENVIRONMENT = "CONFORMANCE_CACHE_DIR"
 _PACKAGE = Path(__file__).resolve().parent
 # what the validated form of a file depends on, besides the file itself
-_LOADER_FILES = ("spec.py", "_yamlsource.py", "_compiled_schema.py", "transcript.py", "invariant_ids.py",
+_LOADER_FILES = ("spec.py", "_yamlsource.py", "_compiled_schema.py", "transcript.py", "invariant_entries.py",
                  "spec_cache.py", "schema/scenarios.schema.json")
 _PLAIN = (str, int, float, bool, type(None))
 

@@ -132,14 +132,14 @@ _LOCAL = threading.local()  # each thread's prebuilt C encoder (its circular-ref
 
 def _c_encoder() -> Any:
     """Returns the C encoder ``_ENCODE`` builds on each call, built once per thread."""
-    return json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    return json.encoder.c_make_encoder(  # type: ignore[attr-defined]  # the C encoder is not in typeshed
         {}, _non_json, json.encoder.encode_basestring, None, ":", ",", True, False, True)
 
 
 def canonical(value: Any) -> str:
     """Returns the canonical JSON text of plain data: sorted keys, types kept (``0``, ``0.0``,
     ``false`` and ``"0"`` write differently); a non-JSON value writes as a tagged ``repr``."""
-    if json.encoder.c_make_encoder is not None:  # type: ignore[attr-defined]
+    if json.encoder.c_make_encoder is not None:  # type: ignore[attr-defined]  # the C encoder is not in typeshed
         encode = getattr(_LOCAL, "encode", None)
         if encode is None:
             encode = _LOCAL.encode = _c_encoder()
@@ -156,7 +156,7 @@ def canonical(value: Any) -> str:
 def canonical_each(values: Iterable[Any]) -> list[str]:
     """Returns ``canonical`` of each value, in order."""
     values = list(values)
-    if json.encoder.c_make_encoder is not None:  # type: ignore[attr-defined]
+    if json.encoder.c_make_encoder is not None:  # type: ignore[attr-defined]  # the C encoder is not in typeshed
         encode = getattr(_LOCAL, "encode", None)
         if encode is None:
             encode = _LOCAL.encode = _c_encoder()
@@ -190,7 +190,7 @@ def blocks(message: Message) -> list[Block]:
     """Returns the message's content blocks; string content reads as one text block."""
     content = message.get("content")
     if content.__class__ is list:
-        return content  # type: ignore[no-any-return]
+        return content
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     if isinstance(content, list):
@@ -310,8 +310,8 @@ def server_pair_problems(messages: Sequence[Any]) -> dict[tuple[str, str], str]:
         following = messages[i + 1] if i + 1 < len(messages) else None
         continues = ((following.__class__ is dict or isinstance(following, Mapping)) and following.get("role") == "assistant"
                      and message.get("role") == "assistant")
-        later = set(server_result_ids(following)) if continues else set()
-        seen = set(server_tool_use_ids(previous)) if continued else set()
+        later = set(server_result_ids(following)) if continues and following is not None else set()
+        seen = set(server_tool_use_ids(previous)) if continued and previous is not None else set()
         for j, block in enumerate(content):
             if not (block.__class__ is dict or isinstance(block, Mapping)):
                 continue

@@ -60,7 +60,7 @@ def test_ctrl_c_in_process_after_some_calls(monkeypatch: pytest.MonkeyPatch,
         calls.append(1)
         if len(calls) == 6:
             raise KeyboardInterrupt
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]  # passed on as the runner called it
 
     monkeypatch.setattr(runner, "observe", observe)
     json_file = tmp_path / "r.json"
@@ -94,7 +94,7 @@ def test_a_failure_found_before_ctrl_c_is_still_a_failure(monkeypatch: pytest.Mo
         calls.append(1)
         if len(calls) == 20:
             raise KeyboardInterrupt
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]  # passed on as the runner called it
 
     monkeypatch.setattr(runner, "observe", observe)
     code = main(["run", "--no-provider", "--no-progress", "--in-process", "--specs", str(SPEC),
@@ -113,7 +113,7 @@ def test_the_library_call_raises_keyboard_interrupt_unless_asked_to_keep_what_fi
         calls.append(1)
         if len(calls) % 3 == 0:
             raise KeyboardInterrupt
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]  # passed on as the runner called it
 
     monkeypatch.setattr(runner, "observe", observe)
     scenarios = load([SPEC]).scenarios

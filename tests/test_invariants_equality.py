@@ -277,7 +277,7 @@ class TargetsOwnRefusal(ValueError):
 def _unbound() -> None:
     if False:  # noqa: SIM108 - the name is never bound: UnboundLocalError
         name = 1
-    name  # noqa: B018
+    name  # noqa: B018 - reading the unbound name is the point
 
 
 CRASHES = [IndexError("i"), KeyError("k"), TypeError("t"), AttributeError("a"), NameError("n"),

@@ -30,7 +30,7 @@ def test_the_failure_shown_is_what_the_command_prints(tmp_path: Path) -> None:
     assert " ".join(tool.COMMAND) in README  # the command shown is the command run
     code, output = tool.run_output(README)
     assert code == 1
-    assert tool.block(output) in README, f"regenerate with: python tools/readme_quickstart.py --write\n{output}"
+    assert tool.block(output) in README, f"regenerate with: python tools/generated_docs.py --write readme-quickstart\n{output}"
     assert "live.untouched-suffix (fail)  specs/real-failures.yaml:" in output  # a path relative to the run
 
 

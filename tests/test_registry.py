@@ -3,6 +3,7 @@ package declares its own, lookups name what is known, and a broken entry is a us
 
 from __future__ import annotations
 
+import sys
 import tomllib
 
 import pytest
@@ -37,3 +38,26 @@ def test_a_broken_entry_is_a_usage_error_naming_it() -> None:
                                                      "cannot be loaded: ModuleNotFoundError"):
         broken.load()
     assert isinstance(registry.RegistryError("x"), registry.UsageError)
+
+
+def test_dialects_and_egress_components_come_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.egress import adapters
+    from conformance.egress.adapters.base import Component
+    from conformance.provider.recordings import dialects
+
+    assert dialects.names() == tuple(name for name, _ in registry.SHIPPED["dialects"])
+    shipped = [c for _, value in registry.SHIPPED["egress_adapters"] for c in registry.Entry(
+        "egress_adapters", "x", value, True).load()]
+    assert list(adapters.components()) == shipped == adapters.COMPONENTS
+    extra = Component("toy.dump", "toy-lib", "dump", "defaults", "log", "anthropic", "toy_lib:dump", "toy_lib")
+    monkeypatch.setitem(sys.modules, "toy_lib_components", type(sys)("toy_lib_components"))
+    sys.modules["toy_lib_components"].COMPONENTS = [extra]  # type: ignore[attr-defined]  # a module made here
+    monkeypatch.setattr(registry, "installed", lambda kind: (("toy", "toy_lib_components:COMPONENTS"),)
+                        if kind == "egress_adapters" else ())
+    registry.reset()
+    adapters.components.cache_clear()
+    try:
+        assert adapters.components()[-1] is extra and adapters.select(["toy-lib"]) == [extra]
+    finally:
+        registry.reset()
+        adapters.components.cache_clear()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance import spec_cache
-from conformance.invariant_ids import INVARIANT_IDS
+from conformance.invariant_entries import INVARIANT_IDS
 from conformance.spec import load, load_file
 
 from ._specs import GOOD

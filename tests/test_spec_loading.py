@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance import load, load_file
-from conformance.invariant_ids import INVARIANT_IDS
-from conformance.invariants import BY_ID
+from conformance import LoadResult, load, load_file
+from conformance.invariant_entries import INVARIANT_IDS
+from conformance.invariants import CATALOG
 from conformance._compiled_schema import _draft7_safe
 from conformance.spec import _load_fast, _load_located, _message_shape, _whole_file_check
 
@@ -54,8 +54,8 @@ def test_the_fast_way_accepts_nothing_the_located_way_refuses(tmp_path: Path, ol
     assert _load_fast(path, text, INVARIANT_IDS) is None
 
 
-def test_the_shipped_specs_load_the_same_both_ways(shipped: object) -> None:
-    fast = {s.id: s for s in shipped.scenarios}  # type: ignore[attr-defined]
+def test_the_shipped_specs_load_the_same_both_ways(shipped: LoadResult) -> None:
+    fast = {s.id: s for s in shipped.scenarios}
     for path in sorted({s.path for s in fast.values()}):
         located = _load_located(Path(path), Path(path).read_text(encoding="utf-8"), INVARIANT_IDS)
         assert not located.errors
@@ -98,8 +98,23 @@ def test_non_utf8_bytes_are_a_located_spec_error(tmp_path: Path) -> None:
     assert error.line == line and "not UTF-8" in error.message and "byte 0xe8" in error.message
 
 
-def test_the_spec_layer_knows_every_invariant_id_of_the_catalog() -> None:
-    assert INVARIANT_IDS == set(BY_ID)
+def _expecting(names: list[str]) -> str:
+    """Returns GOOD with its last scenario (the settled one) requiring the invariants ``names``."""
+    return GOOD + f"    expect: {{invariants: [{', '.join(names)}]}}\n"
+
+
+def test_the_spec_loader_accepts_every_invariant_id_of_the_catalog(tmp_path: Path) -> None:
+    loaded = load([write(tmp_path, "every.yaml", _expecting([inv.id for inv in CATALOG]))])
+    assert loaded.errors == []
+    (settled,) = [s for s in loaded.scenarios if s.id == "tiny.settled"]
+    assert list(settled.expect.invariants or ()) == [inv.id for inv in CATALOG]
+
+
+def test_the_spec_loader_refuses_an_unknown_invariant_id_with_file_line_and_field(tmp_path: Path) -> None:
+    path = write(tmp_path, "unknown.yaml", _expecting(["call.completes", "call.finishes"]))
+    (error,) = load([path]).errors
+    assert error.path == str(path) and error.line == GOOD.count("\n") + 1
+    assert error.field.endswith("expect.invariants[1]") and "unknown invariant id 'call.finishes'" in error.message
 
 
 def test_the_fast_checks_read_the_shipped_schema() -> None:

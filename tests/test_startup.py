@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner as runner
-from conformance import from_callable, resolve
+from conformance import LoadResult, from_callable, resolve
 from conformance.cli import FORMAT_NAMES, OWN_COMMANDS, build_parser, command_of
 from conformance.provider import side_results, verify_results
 from conformance.runner import RunOptions, run, runs_here
@@ -122,7 +122,7 @@ def test_a_result_found_on_a_side_is_the_one_reported(few_cassettes: Path) -> No
 
 
 def test_the_shipped_reference_runs_in_this_process_and_another_target_does_not(
-        shipped: object, monkeypatch: pytest.MonkeyPatch) -> None:
+        shipped: LoadResult, monkeypatch: pytest.MonkeyPatch) -> None:
     reference = resolve("conformance_reference:compact")
     assert runs_here(reference, RunOptions())
     assert not runs_here(reference, RunOptions(memory_limit=2**30))  # a cap is for a worker
@@ -133,7 +133,7 @@ def test_the_shipped_reference_runs_in_this_process_and_another_target_does_not(
         raise AssertionError("a worker pool was started")
 
     monkeypatch.setattr(runner, "Pool", no_pool)
-    scenarios = shipped.scenarios[:3]  # type: ignore[attr-defined]
+    scenarios = shipped.scenarios[:3]
     report = run([reference], scenarios)
     assert report.results and report.exit_code == 0
     with pytest.raises(AssertionError, match="worker pool"):
@@ -148,7 +148,7 @@ def test_a_command_of_its_own_parses_as_with_every_command() -> None:
         assert vars(alone) == vars(full)
     everything = build_parser()
     sub = next(a for a in everything._actions if a.dest == "command")
-    assert set(OWN_COMMANDS) < set(sub.choices)  # type: ignore[arg-type]
+    assert set(OWN_COMMANDS) < set(sub.choices)  # type: ignore[arg-type]  # argparse's stubs leave choices untyped
 
 
 def test_the_format_names_in_the_help_are_the_formats() -> None:

@@ -1,4 +1,4 @@
-"""A provider and a message format that this project does not ship, installed as a package of
+"""A provider, a message format and a recording dialect that this project does not ship, installed as a package of
 their own (``tests/plugins/thirdparty``: a distribution with entry points, put on the path), are
 found through the registry and run end to end by ``verify``, ``analyze``, ``lint-config``,
 ``record --dry-run``, ``audit`` and ``run --format``, with no edit to the suite."""
@@ -48,6 +48,18 @@ def test_analyze_asks_the_third_party_judge() -> None:
     verdicts = {Path(r["file"]).stem: (r["provider"], r["verdict"]) for r in json.loads(done.stdout)}
     assert verdicts == {"toy.keeps-live": ("toyllm", "settled-only"), "toy.trims-live": ("toyllm", "reached-live-task"),
                         "toy.contradicted": ("toyllm", "reached-live-task")}
+
+
+def test_analyze_reads_a_third_party_dialect_and_without_the_package_names_the_known_ones() -> None:
+    log = DATA / "recordings" / "toy.exchanges.json"
+    done = _conformance("analyze", "--json", "-", str(log))
+    assert done.returncode == 1, done.stderr  # the first trim reached into the task in flight
+    records = json.loads(done.stdout)
+    assert [(r["index"], r["provider"], r["verdict"]) for r in records] == [
+        (0, "toyllm", "reached-live-task"), (1, "toyllm", "settled-only")]
+    without = _conformance("analyze", str(log), installed=False)
+    assert without.returncode == 2
+    assert "not a recording in any known dialect (ruby-vcr," in without.stdout and "toylog" not in without.stdout
 
 
 def test_lint_config_and_dry_run_go_to_the_provider_that_claims_them() -> None:

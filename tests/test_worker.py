@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import RunOptions, Scenario, from_callable, load_file, resolve, run
+from conformance import LoadResult, RunOptions, Scenario, from_callable, load_file, resolve, run
 from conformance.report import jsonfile, terminal
 from conformance import progress
 from conformance.results import CheckResult
@@ -127,8 +127,8 @@ def test_maxfail_stops_after_that_many_failing_scenarios(tiny: list[Scenario], m
     assert serial.results == parallel.results and serial.stopped == parallel.stopped
 
 
-def test_parallel_results_and_reports_equal_the_serial_run(shipped: object, tmp_path: Path) -> None:
-    scenarios = shipped.scenarios  # type: ignore[attr-defined]
+def test_parallel_results_and_reports_equal_the_serial_run(shipped: LoadResult, tmp_path: Path) -> None:
+    scenarios = shipped.scenarios
     targets = [resolve("conformance_reference:compact"), from_callable(broken.essay_whitelist, "essay")]
     reports = {jobs: run(targets, scenarios, options=RunOptions(jobs=jobs)) for jobs in (1, 2)}
     in_process = run(targets, scenarios, options=RunOptions(in_process=True))
@@ -299,11 +299,11 @@ GIVE_UP = RunOptions(time_limit=0.5, jobs=2)
     ("alternates_hang_and_answer", True), ("alternates_hang_and_answer", False),
     ("dies_every_other_call", False), ("exits", True), ("segfaults", True), ("hangs_holding_the_gil", True),
 ])
-def test_a_hostile_target_is_given_up_on_the_shipped_scenarios_after_a_few(shipped: object, name: str,
+def test_a_hostile_target_is_given_up_on_the_shipped_scenarios_after_a_few(shipped: LoadResult, name: str,
                                                                           idempotence: bool) -> None:
     """Whatever it answers between its hangs or deaths, only a few of the shipped scenarios run:
     the rest are error records at once, the reason is said once, and the exit code is 1."""
-    scenarios = shipped.scenarios  # type: ignore[attr-defined]
+    scenarios = shipped.scenarios
     target = resolve(f"tests.zoo.hostile:{name}")
     report = run([target], scenarios, options=replace(GIVE_UP, idempotence=idempotence))
     assert report.exit_code == 1

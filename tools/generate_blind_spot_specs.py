@@ -28,9 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_specs import (assistant, estimate_tokens, json_flow, opaque, render, signature, srvtoolu,  # noqa: E402
+from generate_specs import (assistant, estimate_tokens, json_flow, opaque, render, signature, srvtoolu,  # noqa: E402 - after the sys.path line above
                             strip_reasoning, text, thinking, tool_result, tool_use, toolu, user)
-from realistic_content import source_text  # noqa: E402
+from realistic_content import source_text  # noqa: E402 - after the sys.path line above
 
 Message = dict[str, Any]
 Scenario = dict[str, Any]

@@ -22,12 +22,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_specs import (assistant, estimate_tokens, json_flow, mcptoolu, opaque, redacted, render, srvtoolu,  # noqa: E402
+from generate_specs import (assistant, estimate_tokens, json_flow, mcptoolu, opaque, redacted, render, srvtoolu,  # noqa: E402 - after the sys.path line above
                             text, thinking, tool_result, tool_use, toolu, user)
-from live_builders import (CITED, EPHEMERAL, EPHEMERAL_1H, KB, THINK_WS, THINK_WS_2, build,  # noqa: E402
+from live_builders import (CITED, EPHEMERAL, EPHEMERAL_1H, KB, THINK_WS, THINK_WS_2, build,  # noqa: E402 - after the sys.path line above
                            history_of_settled, image, image_url, pdf, pdf_url, plain_document, qa,
                            search_result, short_settled, step, tool_task, with_unknown_fields)
-from realistic_content import (csv_text, json_text, log_text, pytest_text, source_text,  # noqa: E402
+from realistic_content import (csv_text, json_text, log_text, pytest_text, source_text,  # noqa: E402 - after the sys.path line above
                                traceback_text)
 
 Scenario = dict[str, Any]

@@ -32,9 +32,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_blind_spot_specs import (INSIDE_NOTE, SERVER_KINDS, notice, opaque, qa, scenario,  # noqa: E402
+from generate_blind_spot_specs import (INSIDE_NOTE, SERVER_KINDS, notice, opaque, qa, scenario,  # noqa: E402 - after the sys.path line above
                                        settled_history, step, tag, tool_task)
-from generate_specs import (assistant, json_flow, render, srvtoolu, text, thinking, tool_result,  # noqa: E402
+from generate_specs import (assistant, json_flow, render, srvtoolu, text, thinking, tool_result,  # noqa: E402 - after the sys.path line above
                             tool_use, toolu, user)
 
 Message = dict[str, Any]

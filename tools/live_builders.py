@@ -12,9 +12,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_specs import (assistant, estimate_tokens, strip_reasoning, text, thinking, tool_result, tool_use,  # noqa: E402
+from generate_specs import (assistant, estimate_tokens, strip_reasoning, text, thinking, tool_result, tool_use,  # noqa: E402 - after the sys.path line above
                             toolu, user)
-from realistic_content import csv_text, pdf_base64, png_base64, pytest_text  # noqa: E402
+from realistic_content import csv_text, pdf_base64, png_base64, pytest_text  # noqa: E402 - after the sys.path line above
 
 Message = dict[str, Any]
 KB = 1024

@@ -2,8 +2,8 @@
 minimal target on one shipped scenario, run as the README says (in a folder holding the target
 file and a copy of ``specs/``).
 
-    python tools/readme_quickstart.py           # print the block
-    python tools/readme_quickstart.py --write   # put it into README.md, between its markers
+    python tools/readme_quickstart.py                               # print the block
+    python tools/generated_docs.py --write readme-quickstart         # put it into README.md, between its markers
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from conformance._markdown import replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -28,12 +30,13 @@ def target_code(readme: str) -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-def run_output(readme: str) -> tuple[int, str]:
-    """Returns the exit code of ``COMMAND`` and what it prints from its failures on."""
+def run_output(readme: str, root: Path = ROOT) -> tuple[int, str]:
+    """Returns the exit code of ``COMMAND`` (run on a copy of ``root``'s specs) and what it prints
+    from its failures on."""
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         (work / TARGET_FILE).write_text(target_code(readme), encoding="utf-8")
-        shutil.copytree(ROOT / "specs", work / "specs")
+        shutil.copytree(root / "specs", work / "specs")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         done = subprocess.run([sys.executable, "-m", "conformance", *COMMAND[1:]], cwd=work,
                               env=env, capture_output=True, text=True, timeout=300)
@@ -47,21 +50,28 @@ def block(output: str) -> str:
     return f"{START}\n```\n{output}```\n{END}"
 
 
+def readme_with_block(root: Path = ROOT) -> str:
+    """Returns ``root``'s README.md with its quick-start block as the command prints it today;
+    raises ``ValueError`` when the command does not fail as the README says (exit 1) or the README
+    has not one pair of markers."""
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    code, output = run_output(readme, root)
+    if code != 1:
+        raise ValueError(f"expected exit 1 (a MUST failed), got {code}")
+    text = replace_block(readme, START, END, block(output))
+    if text is None:
+        raise ValueError(f"README.md has no single {START} ... {END} block")
+    return text
+
+
 def main() -> int:
+    """Prints the block; returns 0, or 1 when the command does not fail as the README says."""
     readme = README.read_text(encoding="utf-8")
     code, output = run_output(readme)
     if code != 1:
         print(f"expected exit 1 (a MUST failed), got {code}", file=sys.stderr)
         return 1
-    text = block(output)
-    if "--write" not in sys.argv[1:]:
-        print(text)
-        return 0
-    if readme.count(START) != 1 or readme.count(END) != 1:
-        print(f"README.md has no single {START} ... {END} block", file=sys.stderr)
-        return 1
-    head, rest = readme.split(START, 1)
-    README.write_text(head + text + rest.split(END, 1)[1], encoding="utf-8")
+    print(block(output))
     return 0
 
 

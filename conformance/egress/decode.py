@@ -54,7 +54,7 @@ def plain(value: Any, depth: int = 0) -> Any:
             except Exception:  # noqa: BLE001 - any object a target returns
                 try:
                     return plain(dump(), depth + 1)
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - any object a target returns
                     continue
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)}

@@ -55,10 +55,10 @@ def catalog_markdown() -> str:
               "and SHA-256 prefix and where it was found, never its text.", "",
               "## Conversations", "", "| id | format | task | streamed | tool calls | canary kinds |",
               "| --- | --- | --- | --- | --- | --- |"]
-    for c in load().conversations:
-        kinds = ", ".join(sorted({k.kind for k in c.canaries}))
-        lines.append(f"| `{c.id}` | {c.format} | {c.task} | {'yes' if c.streamed else 'no'} | "
-                     f"{'yes' if c.tool_calls else 'no'} | {kinds} |")
+    for conv in load().conversations:
+        kinds = ", ".join(sorted({k.kind for k in conv.canaries}))
+        lines.append(f"| `{conv.id}` | {conv.format} | {conv.task} | {'yes' if conv.streamed else 'no'} | "
+                     f"{'yes' if conv.tool_calls else 'no'} | {kinds} |")
     lines += ["", "The egress matrix (`conformance egress-matrix`, [`egress-matrix.md`](egress-matrix.md)) runs real "
               "libraries' serializers and stores through these checks."]
     return "\n".join(lines) + "\n"

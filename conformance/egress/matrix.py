@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import published
 from .._text import plural
 from ..results import CheckResult
 from . import servers
@@ -230,50 +231,24 @@ def markdown(matrix: dict[str, Any]) -> str:
 
 
 def _module_attr(row: dict[str, Any]) -> str:
-    from .adapters import COMPONENTS
+    from .adapters import components
 
-    return next((c.callable for c in COMPONENTS if c.name == row["component"]), "?")
+    return next((c.callable for c in components() if c.name == row["component"]), "?")
 
 
-def changed_cells(published: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
-    """Returns one line per row or field of ``fresh`` that differs from ``published``, dates aside."""
-    lines = [f"conversations: {published.get('conversations')} -> {fresh['conversations']}"] \
-        if published.get("conversations") != fresh["conversations"] else []
-    before = {row["component"]: row for row in published.get("rows", [])}
-    for row in fresh["rows"]:
-        old = before.pop(row["component"], None)
-        if not row.get("installed", True):
-            continue
-        if old is None:
-            lines.append(f"{row['component']}: not in the published matrix")
-            continue
-        lines += [f"{row['component']}: {key} {old.get(key)!r} -> {row.get(key)!r}"
-                  for key in sorted(set(row) | set(old)) if row.get(key) != old.get(key)]
-    if not named:
-        lines += [f"{name}: in the published matrix, no longer a component" for name in before]
-    return lines
+RECORD = published.Record(command="egress-matrix", key="component", count="conversations", noun="component")
+
+
+def changed_cells(published_matrix: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
+    """Returns one line per row or field of ``fresh`` that differs from ``published_matrix``, dates
+    aside (``conformance.published.changed_cells``)."""
+    return published.changed_cells(RECORD, published_matrix, fresh, named)
 
 
 def check_against(matrix: dict[str, Any], path: Path, named: bool = False) -> int:
     """Prints what changed against the published matrix; returns 1 when something did, 2 when a
-    library is not installed (its row unchecked), else 0."""
-    try:
-        published = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        print(f"conformance: error: cannot read the published egress matrix {path}: {exc}", file=sys.stderr)
-        return 2
-    changes = changed_cells(published, matrix, named)
-    missing = [row["component"] for row in matrix["rows"] if not row.get("installed", True)]
-    if changes:
-        print(f"egress-matrix: {plural(len(changes), 'change')} against {path}; run `conformance egress-matrix` and commit:")
-        print("\n".join(f"  {line}" for line in changes))
-        return 1
-    if missing:
-        print(f"conformance: error: not installed, so not checked: {', '.join(missing)} "
-              "(pip install \"context-conformance[peers]\")", file=sys.stderr)
-        return 2
-    print(f"egress-matrix: {len(matrix['rows'])} rows, the same as {path} (dates aside)")
-    return 0
+    library is not installed (its row unchecked), else 0 (``conformance.published.check_against``)."""
+    return published.check_against(RECORD, matrix, path, named)
 
 
 def cmd_egress_matrix(args: argparse.Namespace) -> int:

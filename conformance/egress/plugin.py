@@ -77,10 +77,10 @@ class EgressRun(pytest.Collector):
             item = EgressSpecError.from_parent(self, name=f"spec-error:{Path(error.path).name}:{error.line or 0}", error=error)
             out.append(item)
         for conversation in conversations:
-            item = EgressItem.from_parent(self, name=conversation.id, conversation=conversation, target=target,
+            case = EgressItem.from_parent(self, name=conversation.id, conversation=conversation, target=target,
                                           chosen=chosen, time_limit=time_limit)
-            item.add_marker(pytest.mark.conformance)
-            out.append(item)
+            case.add_marker(pytest.mark.conformance)
+            out.append(case)
         return out
 
 
@@ -107,7 +107,7 @@ class EgressItem(pytest.Item):
             raise pytest.skip.Exception("nothing checked: " + ", ".join(sorted({r.message for r in results})),
                                         _use_item_location=True)  # at the conversation's file and line
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, EgressFailure):
             from ..report.terminal import render_failure
 
@@ -132,5 +132,5 @@ class EgressSpecError(pytest.Item):
     def runtest(self) -> None:
         raise self.error
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return f"spec error: {excinfo.value}"

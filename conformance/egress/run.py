@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import SpecError
 from ..command_report import Report
-from ..results import CheckResult
+from ..results import CheckResult, Outcome
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import stack_of, target_traceback
 from ..transcript import canonical
@@ -99,7 +99,7 @@ def consume(payload: Any) -> Any:
     return payload
 
 
-def serve(target: Target, conversation: Conversation, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[Served, dict[str, str]]:
+def serve(target: Target, conversation: Conversation, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[Served, dict[str, str | None]]:
     """Returns what ``target`` did with ``conversation`` and, when it failed, its traceback; never raises."""
     given = given_messages(conversation)
     before = canonical(plain(given))
@@ -141,7 +141,7 @@ def check(target: Target, conversation: Conversation, surface: Surface,
 
 
 def records(target: str, conversation: Conversation, surface: Surface, served: Served,
-            extra: dict[str, str] | None = None) -> list[CheckResult]:
+            extra: dict[str, str | None] | None = None) -> list[CheckResult]:
     """Returns the records of the checks of ``served``, canary text withheld."""
     out = []
     for chk in applicable(conversation, surface):
@@ -163,9 +163,9 @@ def records(target: str, conversation: Conversation, surface: Surface, served: S
     return withheld(out, conversation.canaries)
 
 
-def _record(target: str, conversation: Conversation, chk: Check, outcome: str, message: str,
+def _record(target: str, conversation: Conversation, chk: Check, outcome: Outcome, message: str,
             details: dict[str, Any] | None = None) -> CheckResult:
-    return CheckResult(target, conversation.id, conversation.format, chk.id, chk.level, outcome,  # type: ignore[arg-type]
+    return CheckResult(target, conversation.id, conversation.format, chk.id, chk.level, outcome,
                        message, dict(details or {}), kind="egress")
 
 
@@ -243,7 +243,8 @@ def _from_event(event: Event, item: tuple[Any, Conversation], surface: Surface) 
     target, conversation = item
     name = target if isinstance(target, str) else target.name
     if event.kind == "done":
-        return event.value  # type: ignore[no-any-return]
+        done: list[CheckResult] = event.value  # a worker's records cross the pipe untyped
+        return done
     reason = event.reason if event.kind != "failed" else f"the worker could not run it: {event.reason.splitlines()[0]}"
     return error_records(name, conversation, surface, reason)
 

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..results import CheckResult, Level
+from ..results import CheckResult, Level, Outcome
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import target_traceback
 from ..transcript import canonical
@@ -196,8 +196,8 @@ def _describe(findings: list[dict[str, Any]]) -> list[str]:
 
 def judge(name: str, conversation: Conversation, steps: list[dict[str, Any]]) -> list[CheckResult]:
     """Returns the store records of one conversation from its three steps' reports."""
-    def record(cid: str, outcome: str, message: str = "", details: dict[str, Any] | None = None) -> CheckResult:
-        return CheckResult(name, conversation.id, conversation.format, cid, LEVELS[cid], outcome,  # type: ignore[arg-type]
+    def record(cid: str, outcome: Outcome, message: str = "", details: dict[str, Any] | None = None) -> CheckResult:
+        return CheckResult(name, conversation.id, conversation.format, cid, LEVELS[cid], outcome,
                            message, dict(details or {}), kind="egress-store")
 
     failed = next((s for s in steps if s.get("error")), None)

@@ -24,7 +24,8 @@ class _Tee(httpx2.SyncByteStream):
     """Hands on the inner stream's chunks as they come, keeps a copy, and judges at the end."""
 
     def __init__(self, inner: httpx2.SyncByteStream, done: Any) -> None:
-        self.inner, self.done, self.chunks = inner, done, []  # type: ignore[var-annotated]
+        self.inner, self.done = inner, done
+        self.chunks: list[bytes] = []
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self.inner:
@@ -42,7 +43,8 @@ class _AsyncTee(httpx2.AsyncByteStream):
     """The asynchronous ``_Tee``."""
 
     def __init__(self, inner: httpx2.AsyncByteStream, done: Any) -> None:
-        self.inner, self.done, self.chunks = inner, done, []  # type: ignore[var-annotated]
+        self.inner, self.done = inner, done
+        self.chunks: list[bytes] = []
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self.inner:
@@ -105,7 +107,7 @@ def _safely(judge: Any, *args: Any) -> None:
     call): only ``GuardAlert``, a ``BaseException``, reaches the caller."""
     try:
         judge(*args)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a judge's bug must not break the caller's call
         LOG.warning("the guard could not judge a call (%s); the call goes on", type(exc).__name__)
 
 

@@ -9,14 +9,14 @@ result is never typed by hand.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._text import plural
+from .._markdown import replace_block
+from .. import published
 from .rows import explain_command, verdict
 from ..transcript import same_json
 from ..peers import Peer
@@ -124,56 +124,27 @@ def readme_block(matrix: dict[str, Any]) -> str:
 
 
 def update_readme(path: Path, matrix: dict[str, Any]) -> bool:
-    """Replaces the README's block between the markers; returns False when it has no markers."""
-    text = path.read_text(encoding="utf-8")
-    if START not in text or END not in text:
+    """Replaces the README's block between the markers; returns False when it has not one pair of them."""
+    text = replace_block(path.read_text(encoding="utf-8"), START, END, readme_block(matrix))
+    if text is None:
         return False
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(head + readme_block(matrix) + tail, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return True
 
 
-def changed_cells(published: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
-    """Returns one line per row or field of ``fresh`` that differs from ``published``, dates aside;
-    with ``named`` (some peers chosen), published rows that were not run are not changes."""
-    lines = [f"scenarios: {published.get('scenarios')} -> {fresh['scenarios']}"] \
-        if published.get("scenarios") != fresh["scenarios"] else []
-    before = {row["peer"]: row for row in published.get("rows", [])}
-    for row in fresh["rows"]:
-        old = before.pop(row["peer"], None)
-        if not row.get("installed", True):
-            continue  # a peer not installed here says nothing about its published row
-        if old is None:
-            lines.append(f"{row['peer']}: not in the published matrix")
-            continue
-        lines += [f"{row['peer']}: {key} {old.get(key)!r} -> {row.get(key)!r}"
-                  for key in sorted(set(row) | set(old)) if key != "checked" and row.get(key) != old.get(key)]
-    if not named:
-        lines += [f"{peer}: in the published matrix, no longer a peer" for peer in before]
-    return lines
+RECORD = published.Record(command="matrix", key="peer", count="scenarios", noun="peer")
+
+
+def changed_cells(published_matrix: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
+    """Returns one line per row or field of ``fresh`` that differs from ``published_matrix``, dates
+    aside (``conformance.published.changed_cells``)."""
+    return published.changed_cells(RECORD, published_matrix, fresh, named)
 
 
 def check_against(matrix: dict[str, Any], published_path: Path, named: bool = False) -> int:
     """Prints what changed against the published matrix; returns 1 when something did, 2 when a
-    peer is not installed (its row unchecked), else 0."""
-    try:
-        published = json.loads(published_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        print(f"conformance: error: cannot read the published matrix {published_path}: {exc}", file=sys.stderr)
-        return 2
-    changes = changed_cells(published, matrix, named)
-    missing = [row["peer"] for row in matrix["rows"] if not row.get("installed", True)]
-    if changes:
-        print(f"matrix: {plural(len(changes), 'change')} against {published_path}; run `conformance matrix --publish` and commit:")
-        print("\n".join(f"  {line}" for line in changes))
-        return 1
-    if missing:  # their rows were not checked: no verdict, never a pass
-        print(f"conformance: error: {plural(len(missing), 'peer')} not installed, so their rows were not checked: "
-              f"{', '.join(missing)} (pip install \"context-conformance[peers]\")", file=sys.stderr)
-        return 2
-    print(f"matrix: {len(matrix['rows'])} rows, the same as {published_path} (dates aside)")
-    return 0
+    peer is not installed (its row unchecked), else 0 (``conformance.published.check_against``)."""
+    return published.check_against(RECORD, matrix, published_path, named)
 
 
 def rows_counter(matrix: dict[str, Any]) -> Counter[str]:

@@ -86,7 +86,7 @@ def _legend(matrix: dict[str, Any], cited: dict[str, list[Scenario]]) -> list[st
         scenarios = cited.get(fid, [])
         what = "<br>".join(
             escape(str((s.source or {}).get("note", ""))) + (
-                f' (<a href="{escape(str(s.source["url"]))}">report</a>)' if (s.source or {}).get("url") else "")
+                f' (<a href="{escape(str((s.source or {})["url"]))}">report</a>)' if (s.source or {}).get("url") else "")
             for s in scenarios) or "not cited by any scenario of these specs"
         named = "<br>".join(f"<code>{escape(s.id)}</code>" for s in scenarios) or "—"
         peers = (f"{len(by_peer[fid])} of {len(matrix['rows'])}<br>"

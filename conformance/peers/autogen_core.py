@@ -109,4 +109,4 @@ def token_limited(history: History, budget_tokens: int = 200) -> History:
     from autogen_core.model_context import TokenLimitedChatCompletionContext
 
     return _context(history, lambda ms: TokenLimitedChatCompletionContext(
-        _CharCounter(), token_limit=budget_tokens, initial_messages=ms))  # type: ignore[arg-type]
+        _CharCounter(), token_limit=budget_tokens, initial_messages=ms))  # type: ignore[arg-type]  # a character counter, not a model client

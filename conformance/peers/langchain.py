@@ -46,7 +46,7 @@ def summarize(messages: list[Any], keep_turns: int = 10) -> list[Any]:
     model = GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=SUMMARY)))
     middleware = SummarizationMiddleware(model, trigger=("messages", max(1, keep_turns)),
                                          keep=("messages", max(1, keep_turns // 2)))
-    update = middleware.before_model({"messages": list(messages)}, None)  # type: ignore[arg-type]
+    update = middleware.before_model({"messages": list(messages)}, None)  # type: ignore[arg-type]  # no runtime: this middleware reads none
     if update is None:
         return list(messages)
     return [m for m in update["messages"] if not isinstance(m, RemoveMessage)]

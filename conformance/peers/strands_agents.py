@@ -32,5 +32,5 @@ def sliding_window(messages: list[dict[str, Any]], keep_turns: int = 10) -> list
     from strands.agent.conversation_manager import SlidingWindowConversationManager
 
     agent = _Agent(copy.deepcopy(messages))  # the agent owns its messages; the manager edits them
-    SlidingWindowConversationManager(window_size=max(1, keep_turns)).apply_management(agent)  # type: ignore[arg-type]
+    SlidingWindowConversationManager(window_size=max(1, keep_turns)).apply_management(agent)  # type: ignore[arg-type]  # a stand-in holding only the messages the manager reads
     return agent.messages

@@ -227,8 +227,8 @@ def audit_file(path: Path) -> list[Finding]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         # Reported, then scanned with the bad bytes replaced so nothing behind them escapes the audit.
-        line = raw.count(b"\n", 0, exc.start) + 1
-        findings.append(Finding(path, line, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); verify cannot read this "
+        bad_line = raw.count(b"\n", 0, exc.start) + 1
+        findings.append(Finding(path, bad_line, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); verify cannot read this "
                                             "file, audited as text with the byte replaced"))
         text = raw.decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
@@ -243,8 +243,8 @@ def audit_file(path: Path) -> list[Finding]:
         except yaml.YAMLError as exc:
             return findings + [Finding(path, 0, f"cannot parse, audited as text only: {str(exc).splitlines()[0]}")]
         return findings
-    for line, data in documents:
-        findings += [Finding(path, line, message) for message in _structure(data)]
+    for number, data in documents:
+        findings += [Finding(path, number, message) for message in _structure(data)]
     return findings
 
 

@@ -347,10 +347,10 @@ def network_blocked() -> Iterator[None]:
 
     saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection)
     # replaced for the replay only and restored below, so their signatures need not match
-    socket.socket.connect = refuse  # type: ignore[method-assign]
-    socket.socket.connect_ex = refuse  # type: ignore[method-assign, assignment]
-    socket.create_connection = refuse  # type: ignore[assignment]
+    socket.socket.connect = refuse  # type: ignore[method-assign]  # the network guard, undone below
+    socket.socket.connect_ex = refuse  # type: ignore[method-assign, assignment]  # the network guard, undone below
+    socket.create_connection = refuse  # type: ignore[assignment]  # the network guard, undone below
     try:
         yield
     finally:
-        socket.socket.connect, socket.socket.connect_ex, socket.create_connection = saved  # type: ignore[method-assign]
+        socket.socket.connect, socket.socket.connect_ex, socket.create_connection = saved  # type: ignore[method-assign]  # the originals put back

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from ..results import CheckResult
+from ..results import CheckResult, Outcome
 from . import base, cassettes
 from .base import CassetteProblem
 from .probes import AnyProbe
@@ -35,14 +35,14 @@ def stored_unavailable(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _result(probe: AnyProbe | None, probe_id: str, server: str, invariant: str, outcome: str, message: str,
+def _result(probe: AnyProbe | None, probe_id: str, server: str, invariant: str, outcome: Outcome, message: str,
             details: dict[str, Any]) -> CheckResult:
     family = probe.family if probe else "unknown"
     if probe is not None:  # every line about a probe can name its configuration and its task in flight
         details = {**base.get(probe.provider).probe_details(probe), "emulator": server.startswith("emulator"),
                    **details}
     return CheckResult(target=server, scenario=probe_id, family=family, invariant=invariant, level="MUST",
-                       outcome=outcome, message=message, details=details, kind="probe")  # type: ignore[arg-type]
+                       outcome=outcome, message=message, details=details, kind="probe")
 
 
 def check_cassette(path: Path, probes: dict[str, AnyProbe]) -> CheckResult:

@@ -263,7 +263,7 @@ class FileStore:
         if not path.exists():
             return None
         blob = path.read_bytes()
-        return json.loads(_open(blob) if self.seal else blob)  # type: ignore[no-any-return]
+        return json.loads(_open(blob) if self.seal else blob)
 
     def finish(self, task_id: str) -> None:
         if self.delete:

@@ -14,11 +14,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from conformance.cli import main  # noqa: E402
-from conformance.provider.analyze.engines.dask import dask_events, expand  # noqa: E402
-from conformance.provider.analyze.run import FileEnd, analyze_stream  # noqa: E402
+from conformance.cli import main
+from conformance.provider.analyze.engines.dask import dask_events, expand
+from conformance.provider.analyze.run import FileEnd, analyze_stream
 
-from .test_analyze_stream import log  # noqa: E402
+from .test_analyze_stream import log
 
 REAL = Path(__file__).parent / "real"
 

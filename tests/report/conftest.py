@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,11 +17,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SECRETS = ("SETTLED-REASONING-7f3a", "LIVE-REASONING-91bc", "LIVE-REASONING-22de", "SETTLED-REASONING-0c11")
 
 
-def run_fixtures(*funcs: object) -> RunReport:
+def run_fixtures(*funcs: Callable[..., Any]) -> RunReport:
     """Returns the report of ``funcs`` (as targets) over the fixture scenarios."""
     loaded = load([FIXTURES / "mini.yaml"])
     assert not loaded.errors, loaded.errors
-    chosen = [from_callable(f, f"targets:{f.__name__}") for f in funcs]  # type: ignore[attr-defined]
+    chosen = [from_callable(f, f"targets:{f.__name__}") for f in funcs]
     return run(chosen, loaded.scenarios)
 
 

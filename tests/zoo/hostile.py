@@ -34,7 +34,7 @@ def exits(history: History) -> History:
 
 def segfaults(history: History) -> History:
     """Reads address 0: the process dies of SIGSEGV."""
-    return [ctypes.string_at(0)]  # type: ignore[list-item]
+    return [ctypes.string_at(0)]  # type: ignore[list-item]  # never returns: the read kills the process
 
 
 def eats_memory(history: History) -> History:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from ...peers.base import InstalledLibrary
@@ -25,7 +26,7 @@ class Component(InstalledLibrary):
     needs: tuple[str, ...] = ()  # the servers its store runs on (``servers.POSTGRES``, ``servers.REDIS``)
 
 
-def tool_result_text(block: dict[str, Any]) -> str:
+def tool_result_text(block: Mapping[str, Any]) -> str:
     """Returns the text of an Anthropic tool_result block."""
     content = block.get("content", "")
     if isinstance(content, str):

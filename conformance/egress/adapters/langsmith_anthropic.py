@@ -37,7 +37,7 @@ def _posted(history: list[dict[str, Any]], **settings: Any) -> list[Any]:
     bodies: list[Any] = []
 
     class LocalSession(requests.Session):
-        def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]  # takes what Session.request takes, by *args and **kwargs
             body = kwargs.get("data") if kwargs.get("data") is not None else kwargs.get("json")
             if isinstance(body, (bytes, str)):
                 try:

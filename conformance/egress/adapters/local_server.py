@@ -90,5 +90,5 @@ def open_stream(app: Any, path: str = "/", *, method: str = "POST", json: Any = 
         close()
         client.close()
 
-    response.close = close_both  # type: ignore[method-assign]
+    response.close = close_both  # type: ignore[method-assign]  # closing the response closes its client too
     return response

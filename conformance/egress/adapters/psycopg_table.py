@@ -30,7 +30,7 @@ class TaskTable:
         args = (task_id, json.dumps(messages), KEY) if self.sealed else (task_id, json.dumps(messages))
         with pg_connect(self.folder) as conn:
             # the interpolated part is one of two fixed SQL expressions; the data go as parameters
-            conn.execute(f"INSERT INTO task_record VALUES (%s, {value}) ON CONFLICT (task_id) DO UPDATE "  # noqa: S608
+            conn.execute(f"INSERT INTO task_record VALUES (%s, {value}) ON CONFLICT (task_id) DO UPDATE "  # noqa: S608 - fixed SQL; the data go as parameters
                          "SET messages = EXCLUDED.messages", args)
 
     def get(self, task_id: str) -> Any:

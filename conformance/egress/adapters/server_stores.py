@@ -69,7 +69,7 @@ def pg_rows(folder: str) -> list[Any]:
     schema = name_of(folder)
     with pg_connect(folder) as conn:
         return [list(row) for table in pg_tables(conn, schema)
-                for row in conn.execute(f'SELECT * FROM "{schema}"."{table}"')]  # noqa: S608
+                for row in conn.execute(f'SELECT * FROM "{schema}"."{table}"')]  # noqa: S608 - names of the store's own schema
 
 
 def redis_client() -> Any:

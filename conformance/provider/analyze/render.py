@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..._text import fit
-from ...results import CheckResult
+from ...results import CheckResult, Outcome
 from ..recordings import RecordingError
 from ..table import grid
 from .model import ERROR, FAILING, NOT_JUDGED, Judgement
 from .run import FileResult
 
-OUTCOME = {"reached-live-task": "fail", "inconsistent": "fail", "error": "error", "cannot-tell": "skip",
+OUTCOME: dict[str, Outcome] = {"reached-live-task": "fail", "inconsistent": "fail", "error": "error", "cannot-tell": "skip",
            "not-judged": "skip"}
 
 
@@ -99,7 +99,7 @@ def judgement_result(j: Judgement) -> CheckResult:
                "live_start": j.live_start, "history": j.history, "evidence": list(j.evidence)}
     return CheckResult(target=j.provider, scenario=f"{j.file}#{j.index}", family=j.strategy or "none",
                        invariant="analyze.task-in-flight-untouched", level="MUST",
-                       outcome=OUTCOME.get(j.verdict, "pass"), message=message,  # type: ignore[arg-type]
+                       outcome=OUTCOME.get(j.verdict, "pass"), message=message,
                        details=details, kind="probe")
 
 

@@ -126,7 +126,7 @@ def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_W
         for event in serial_file(path, available, window):
             yield event
             if progress is not None and isinstance(event, FileEnd):
-                progress(event.interactions, file_size(path))  # type: ignore[operator]
+                progress(event.interactions, file_size(path))  # type: ignore[operator]  # progress is checked for None just above
 
 
 def split_size() -> int:

@@ -39,7 +39,8 @@ def header(headers: Any, name: str) -> str:
 def _brotli(data: bytes) -> bytes:
     import brotli
 
-    return brotli.decompress(data)  # type: ignore[no-any-return]
+    plain: bytes = brotli.decompress(data)  # brotli ships no type hints
+    return plain
 
 
 def _zstd(data: bytes) -> bytes:
@@ -65,7 +66,7 @@ def inflate(data: bytes, encoding: str = "") -> bytes:
             return zlib.decompress(data)
         if encoding == "zstd":
             return _zstd(data)
-    except Exception as exc:  # each library raises its own error type for corrupt data
+    except Exception as exc:  # noqa: BLE001 - each library raises its own error type for corrupt data
         raise BodyError(f"{encoding or 'compressed'} body does not decompress ({type(exc).__name__})") from exc
     return data
 
@@ -81,7 +82,7 @@ def _from_bytes(data: bytes, encoding: str) -> Any:
                 from None
         try:  # brotli has no magic bytes: try it before giving up
             text = _brotli(data).decode("utf-8")
-        except Exception:
+        except Exception:  # noqa: BLE001 - brotli raises its own error type for data that is not brotli
             raise BodyError("body is binary and neither UTF-8 text nor gzip, zstd or brotli") from None
         return _from_text(text, "br", allow_base64=False)
 

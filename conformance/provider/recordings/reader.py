@@ -29,7 +29,7 @@ RECORDING_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".har", ".s
 CHUNK = 1 << 20
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml's loader when built, else the pure one
     """The safe YAML loader, plus Ruby's ``!binary`` tag (base64 bytes) that older Ruby VCR writes."""
 
 
@@ -45,11 +45,11 @@ def _decompressed(file: str, raw: IO[bytes]) -> IO[bytes]:
     magic = raw.read(4)
     raw.seek(0)
     if magic[:2] == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]  # a binary file object, read as IO[bytes]
     if magic == ZSTD_MAGIC:
         import zstandard
 
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))  # type: ignore[arg-type]
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))
     return raw
 
 
@@ -128,7 +128,7 @@ def _document(file: str, data: Any) -> Iterator[Interaction]:
             if key in data:
                 raise RecordingError(file, f"{key!r} is not {what}")
     if dialect is None:
-        raise RecordingError(file, "not a recording in any known dialect (" + ", ".join(dialects.NAMES) + ")")
+        raise RecordingError(file, "not a recording in any known dialect (" + ", ".join(dialects.names()) + ")")
     yield from dialect.interactions(file, data)
 
 
@@ -156,8 +156,8 @@ def iter_opened(file: str, opener: Opener) -> Iterator[Interaction]:
     try:
         data = _load(file, text)
     except RecordingError:
-        lines = [line for line in text.splitlines() if line.strip()][:20]
-        if len(lines) > 1 and any(_is_json_lines(line.encode() + b"\n{}") for line in lines):
+        first_lines = [line for line in text.splitlines() if line.strip()][:20]
+        if len(first_lines) > 1 and any(_is_json_lines(line.encode() + b"\n{}") for line in first_lines):
             yield from jsonl.iter_lines(file, ((n, line.encode()) for n, line in enumerate(text.splitlines(), 1)))
             return
         raise

@@ -28,7 +28,8 @@ def is_event_stream(text: str) -> bool:
 def events(text: str) -> list[tuple[str, Any]]:
     """Returns ``(event name, parsed data)`` per event; raises ``BodyError`` on data that is not JSON."""
     found: list[tuple[str, Any]] = []
-    name, data = "", []
+    name = ""
+    data: list[str] = []
     for line in [*text.splitlines(), ""]:
         if not line.strip():
             if data:

@@ -26,7 +26,7 @@ def openai_probes() -> dict[str, OpenAIProbe]:
     """Returns the shipped OpenAI probes by id (the shipped specs must load without errors)."""
     found, errors = load_probes([SPECS], provider="openai")
     assert not errors, [str(e) for e in errors]
-    return found  # type: ignore[return-value]
+    return found  # type: ignore[return-value]  # provider="openai" loads only OpenAI probes
 
 
 Recorder = Callable[..., tuple[Path, list["Recorded"]]]

@@ -41,7 +41,7 @@ def test_the_probes_cover_every_mechanism_position_and_verdict(openai_probes: di
 
 def test_every_openai_probe_has_a_shipped_cassette_that_matches(openai_probes: dict[str, OpenAIProbe]) -> None:
     assert {p.stem for p in SHIPPED.glob("*.yaml")} == set(openai_probes)
-    results = verify([SHIPPED], openai_probes)  # type: ignore[arg-type]
+    results = verify([SHIPPED], openai_probes)  # type: ignore[arg-type]  # dict is invariant; verify only reads the probes
     assert len(results) == len(openai_probes)
     assert all(r.outcome == "pass" and r.invariant == VERDICT for r in results), [r.message for r in results
                                                                                   if r.outcome != "pass"]
@@ -57,7 +57,7 @@ def test_a_faulty_server_is_red_in_verify_and_breaking_in_drift(fault: str, faul
                                                                openai_probes: dict[str, OpenAIProbe],
                                                                tmp_path: Path) -> None:
     folder = faulty_recordings(fault)
-    results = {r.scenario: r for r in verify([folder], openai_probes)}  # type: ignore[arg-type]
+    results = {r.scenario: r for r in verify([folder], openai_probes)}  # type: ignore[arg-type]  # dict is invariant; verify only reads the probes
     for probe_id, verdict in RED[fault].items():
         assert results[probe_id].outcome == "fail", (probe_id, results[probe_id].message)
         assert results[probe_id].details["verdict"] == verdict
@@ -110,6 +110,6 @@ def test_a_cassette_for_another_request_is_bad_input(tmp_path: Path, openai_prob
     target = tmp_path / "emulator-openai" / "openai-compact.settled.yaml"
     target.parent.mkdir()
     target.write_text(source.read_text().replace("logs/payments-1000.log.", "logs/payments-1100.log."), encoding="utf-8")
-    [result] = verify([target], openai_probes)  # type: ignore[arg-type]
+    [result] = verify([target], openai_probes)  # type: ignore[arg-type]  # dict is invariant; verify only reads the probes
     assert result.outcome == "error" and "does not match its probe" in result.message
     assert main(["verify", str(target)]) == 2

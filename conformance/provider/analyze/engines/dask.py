@@ -105,8 +105,8 @@ def dask_events(urls: Sequence[str], scheduler: str | None = None, jobs: int = 2
     without ``distributed``, ``FileNotFoundError`` for a name that matches nothing, ``ValueError``
     when there is nothing to judge."""
     try:
-        import distributed  # noqa: F401
-        import fsspec  # noqa: F401
+        import distributed  # noqa: F401 - imported only to see that it is installed
+        import fsspec  # noqa: F401 - imported only to see that it is installed
     except ImportError:
         raise DaskUnavailable("--engine dask needs the [dask] extra: pip install 'context-conformance[dask]'") from None
     files = expand(urls)

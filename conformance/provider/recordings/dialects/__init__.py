@@ -2,8 +2,10 @@
 
 A dialect module has ``NAME``, ``recognises(document) -> bool`` (told by content: the parsed JSON
 or YAML document's keys and shapes, never the file name) and ``interactions(file, document)``
-(yields ``Interaction``s one at a time). ``DIALECTS`` is the order they are asked in, the most
-specific first. Two dialects are also read as streams, not documents: JSON lines
+(yields ``Interaction``s one at a time). They are registered in the registry's ``dialects`` kind
+(``registry.SHIPPED`` and pyproject's entry points): ``registered()`` asks the shipped ones in their
+order, the most specific first, then those of installed packages, so a package adds a dialect with
+an entry point and no edit here. Two dialects are also read as streams, not documents: JSON lines
 (``jsonl.iter_lines``) and SSE captures (``sse_capture.interactions_of_text``); ``..reader``
 decides which from the first bytes of the file.
 """
@@ -11,10 +13,11 @@ decides which from the first bytes of the file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any, Protocol
 
+from .... import registry
 from ..model import Interaction
-from . import go_vcr, har, jsonl, nock, polly, response, ruby_vcr, sse_capture, vcrpy, vcrpy_lists
 
 
 class Dialect(Protocol):
@@ -29,11 +32,18 @@ class Dialect(Protocol):
         """Yields the interactions of the document, in order."""
 
 
-DIALECTS: tuple[Dialect, ...] = (ruby_vcr, go_vcr, vcrpy, vcrpy_lists, polly, har, nock, sse_capture, jsonl,  # type: ignore[assignment]
-                                 response)
-NAMES = tuple(d.NAME for d in DIALECTS)
+@cache
+def registered() -> tuple[Dialect, ...]:
+    """Returns the dialects in the order they are asked: the shipped ones, then those of installed
+    packages; raises ``registry.RegistryError`` for an entry that cannot be loaded."""
+    return tuple(registry.load_all("dialects"))
+
+
+def names() -> tuple[str, ...]:
+    """Returns the names of the registered dialects, in the order they are asked."""
+    return tuple(d.NAME for d in registered())
 
 
 def dialect_of(document: Any) -> Dialect | None:
     """Returns the first dialect that recognises ``document``, or None."""
-    return next((d for d in DIALECTS if d.recognises(document)), None)
+    return next((d for d in registered() if d.recognises(document)), None)

@@ -23,8 +23,8 @@ def recognises(document: Any) -> bool:
     first = next((e for e in document["interactions"] if isinstance(e, Mapping)), None)
     if first is None:
         return False
-    request = first.get("request") if isinstance(first.get("request"), Mapping) else {}
-    response = first.get("response") if isinstance(first.get("response"), Mapping) else {}
+    request = first["request"] if isinstance(first.get("request"), Mapping) else {}
+    response = first["response"] if isinstance(first.get("response"), Mapping) else {}
     return ("url" in request and "uri" not in request) or bool(GO_RESPONSE_KEYS & set(response))
 
 

@@ -23,7 +23,7 @@ def recognises(document: Any) -> bool:
     log = document.get("log") if isinstance(document, Mapping) else None
     if not isinstance(log, Mapping) or not isinstance(log.get("entries"), list):
         return False
-    creator = log.get("creator") if isinstance(log.get("creator"), Mapping) else {}
+    creator = log["creator"] if isinstance(log.get("creator"), Mapping) else {}
     first = next((e for e in log["entries"] if isinstance(e, Mapping)), {})
     return "polly" in str(creator.get("name", "")).lower() or "_recordingName" in log \
         or ("_id" in first and "_order" in first)
