@@ -38,6 +38,11 @@ def is_count_tokens(item: Interaction) -> bool:
     return item.endpoint.rstrip("/").endswith("/count_tokens")
 
 
+def _is_mapping(value: Any) -> bool:
+    # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     """Returns ``value`` when it is a mapping, else an empty one."""
     return value if isinstance(value, Mapping) else {}
@@ -96,11 +101,14 @@ def _block_key(block: Mapping[str, Any]) -> str:
 def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes, for a later request carrying it, each compaction block the response returned and the
     history it summarised (the request's messages)."""
-    response = item.response if isinstance(item.response, Mapping) else {}
+    response = item.response if _is_mapping(item.response) else {}
+    content = response.get("content")
+    if content.__class__ is list and not any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+        return  # (the common case, told without copying the content)
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
     if not blocks:
         return
-    request = item.request if isinstance(item.request, Mapping) else {}
+    request = item.request if _is_mapping(item.request) else {}
     messages = request.get("messages")
     value = {"messages": [_without_reasoning(m) for m in messages] if isinstance(messages, list) else []}
     for block in blocks:
@@ -123,10 +131,11 @@ REASONING = {"thinking": "thinking", "redacted_thinking": "data"}  # block type 
 def _source(block: Mapping[str, Any], earlier: Earlier) -> tuple[int, dict[str, Any]] | None:
     """Returns the index and noted request messages of the latest earlier interaction whose response
     returned this block, or None."""
-    key = _block_key(block)
-    found = earlier.get(SOURCES, key)
-    at = earlier.index_of(SOURCES, key)
-    return (at, found) if isinstance(found, dict) and at is not None else None
+    hit = earlier.lookup(SOURCES, _block_key(block))
+    if hit is None:
+        return None
+    at, found = hit
+    return (at, found) if isinstance(found, dict) else None
 
 
 def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Earlier) -> Finding | None:
@@ -389,8 +398,8 @@ class AnthropicJudge:
         """Returns whether the interaction is Messages API traffic (endpoint, host or body shape)."""
         if item.endpoint.rstrip("/").endswith(("/v1/messages", "/v1/messages/count_tokens")) or "anthropic" in item.host:
             return True
-        request = item.request if isinstance(item.request, Mapping) else {}
-        response = item.response if isinstance(item.response, Mapping) else {}
+        request = item.request if _is_mapping(item.request) else {}
+        response = item.response if _is_mapping(item.response) else {}
         if item.request is None and (response.get("type") == "message" or (
                 isinstance(response.get("input_tokens"), int) and "context_management" in response
                 and "object" not in response)):

@@ -43,6 +43,16 @@ KNOWN_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call
 ALIAS_KEY = "_conformance_alias"
 
 
+# The input item types that may use context management, and those an answer's compaction goes by.
+SPECIAL_INPUT = (sem.COMPACTION, sem.TRIGGER, *ALIASES)
+RETURNED_COMPACTION = (sem.COMPACTION, *ALIASES)
+
+
+def _is_mapping(value: Any) -> bool:
+    # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def _aliased(item: Mapping[str, Any]) -> dict[str, Any]:
     """Returns the item with an aliased type (``compaction_summary``) under its modelled name, marked."""
     kind = item.get("type")
@@ -75,15 +85,22 @@ def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str,
                alias: bool = False) -> list[str]:
     """Returns one evidence line per input or output item type this judge does not model (with
     ``alias``: per item under another backend's name, which it does model)."""
-    lines = []
+    return _unmodelled(items, output)[1 if alias else 0]
+
+
+def _unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str, Any]],
+                ) -> tuple[list[str], list[str]]:
+    """Returns ``unmodelled`` without and with ``alias``, found in one pass."""
+    lines: list[str] = []
+    aliased: list[str] = []
     for where, group in (("input", items), ("output", output)):
         for n, item in enumerate(group):
             kind = item.get(ALIAS_KEY) or item.get("type", "message")
-            if alias and kind in ALIAS_ORIGIN:
-                lines.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
-            elif not alias and kind not in KNOWN_ITEMS:
+            if kind in ALIAS_ORIGIN:
+                aliased.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
+            if kind not in KNOWN_ITEMS:
                 lines.append(f"{where} item {n} `{kind}` is not a type this judge models")
-    return lines
+    return lines, aliased
 
 
 def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> str:
@@ -128,6 +145,14 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(i) for i in value or [] if isinstance(i, Mapping)]
 
 
+def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Returns ``_aliased`` of each of ``_own_input(request)``, each item copied once."""
+    value = request.get("input")
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    return [_aliased(i) for i in value or [] if _is_mapping(i)]
+
+
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
 COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
 ORIGINS = "openai.compaction"  # a returned compaction item's id or ciphertext -> nothing (its index)
@@ -147,12 +172,12 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes what a later interaction may follow back to this one: a Responses answer by its id (not
     when the request said ``store: false``, which no later call can chain to), the compaction items
     it returned, a token count by the input it counted."""
-    request = item.request if isinstance(item.request, Mapping) else {}
-    response = item.response if isinstance(item.response, Mapping) else {}
+    request = item.request if _is_mapping(item.request) else {}
+    response = item.response if _is_mapping(item.response) else {}
     endpoint = _endpoint(item)
     output = response.get("output")
     for o in output if isinstance(output, list) else []:
-        if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES):
+        if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
             for key in _origin_keys(o):
                 earlier.put(ORIGINS, key, None)
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
@@ -160,9 +185,9 @@ def remember(item: Interaction, earlier: Earlier) -> None:
             and request.get("store") is not False:
         own = request.get("input")
         earlier.put(RESPONSES, str(response["id"]), {
-            "input": own if isinstance(own, str) else [_without_reasoning(i) for i in own or [] if isinstance(i, Mapping)],
+            "input": own if isinstance(own, str) else [_without_reasoning(i) for i in own or [] if _is_mapping(i)],
             "previous": request.get("previous_response_id"),
-            "output": [_without_reasoning(o) for o in output or [] if isinstance(o, Mapping)]
+            "output": [_without_reasoning(o) for o in output or [] if _is_mapping(o)]
             if isinstance(output, list) else []})
     elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
         counted = _own_input(request)
@@ -187,23 +212,21 @@ def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Inter
     window). The indices of the interactions the chain went through are appended to ``sources``,
     nearest first."""
     earlier = indexed(earlier, remember)
-    items = [_aliased(i) for i in _own_input(request)]
+    items = _own_items(request)
     previous, before, links = request.get("previous_response_id"), earlier.count, []
     while previous:
-        at = earlier.index_of(RESPONSES, str(previous), before)  # the latest answer before this link
-        if at is None:
-            earlier.misses.append((RESPONSES, str(previous)))
+        hit = earlier.lookup(RESPONSES, str(previous), before)  # the latest answer before this link
+        if hit is None or hit[1] is None:  # (a miss is noted)
             raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
-        found = earlier.get(RESPONSES, str(previous), before)
-        if found is None:  # (index_of found it: the entry is there)
-            raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+        at, found = hit
         if sources is not None:
             sources.append(at)
         links.append(found)
         previous, before = found.get("previous"), at
     chain: list[dict[str, Any]] = []
     for link in reversed(links):
-        chain += [_aliased(i) for i in _own_input(link)] + [_aliased(o) for o in link.get("output") or []]
+        chain += _own_items(link)
+        chain += [_aliased(o) for o in link.get("output") or []]
     return chain + items
 
 
@@ -238,10 +261,15 @@ def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
     """Returns whether the request's own fields and input (no chain) may use context management."""
     if endpoint == "/responses/input_tokens":
         return False
+    if endpoint == "/responses/compact" or request.get("context_management") or request.get("truncation") == "auto":
+        return True
     own = request.get("input")
-    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
-        or request.get("truncation") == "auto" or (not isinstance(own, str) and any(
-            isinstance(i, Mapping) and i.get("type") in (sem.COMPACTION, sem.TRIGGER, *ALIASES) for i in own or []))
+    if isinstance(own, str):
+        return False
+    for i in own or []:
+        if _is_mapping(i) and i.get("type") in SPECIAL_INPUT:
+            return True
+    return False
 
 
 def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
@@ -294,7 +322,7 @@ class OpenAIJudge:
         try:
             return resolved_input(request, earlier)
         except ChainMissing:
-            return [_aliased(i) for i in _own_input(request)]
+            return _own_items(request)
 
     def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
@@ -342,9 +370,9 @@ class OpenAIJudge:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
             return found
-        response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]}
-        unknown = unmodelled(items, response["output"])
-        found.evidence += unmodelled(items, response["output"], alias=True)
+        response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]}
+        unknown, aliased = _unmodelled(items, response["output"])
+        found.evidence += aliased
         exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,
                             response, item.status or 200, _suffix_counts(request, items, earlier))
         if exchange.mechanism == "truncation" and not exchange.suffix_counts and len(items) == 1 \
@@ -366,7 +394,7 @@ class OpenAIJudge:
         carried = _carried(items, live, earlier) if exchange.status < 400 else None
         if carried:
             findings.append(carried)
-        ruled = judge_exchange(exchange)
+        ruled = judge_exchange(exchange, live)
         lines = [f"{ruled.mechanism}: {ruled.verdict}"] + ruled.reasons
         if ruled.folded:
             lines.append(f"folded or dropped input {items_label(ruled.folded)}")

@@ -9,14 +9,14 @@ standalone ``/v1/responses/compact`` endpoint, the on-demand ``compaction_trigge
 
 from __future__ import annotations
 
-import json
+from json.encoder import encode_basestring_ascii
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...formats.base import FormatError
-from ...formats.openai_responses import from_format
+from ...formats.openai_responses import from_format_indexed
 from ...transcript import find_live_start
 
 Item = Mapping[str, Any]
@@ -115,22 +115,11 @@ def live_start(items: Sequence[Item]) -> int:
     Raises ``FormatError`` for items the converter cannot read (a malformed call, for instance).
     """
     kept = [(i, n) for i, n in ((i, _normalised(item)) for i, item in enumerate(items)) if n is not None]
-    history = from_format([n for _, n in kept])
+    history, opened = from_format_indexed([n for _, n in kept])
     start = find_live_start(history)
     if start >= len(history):
         return len(items)
-    # the message index -> the first kept item that belongs to it: from_format grows by at most one
-    # message an item, so the first prefix of start + 1 messages is found by bisection
-    low, high = 0, len(kept) - 1
-    while low < high:
-        middle = (low + high) // 2
-        if len(from_format([n for _, n in kept[: middle + 1]])) >= start + 1:
-            high = middle
-        else:
-            low = middle + 1
-    if kept and len(from_format([n for _, n in kept[: low + 1]])) == start + 1:
-        return kept[low][0]
-    return len(items)  # pragma: no cover - from_format grows one message at a time
+    return kept[opened[start]][0]  # the first kept item of the message where the task in flight starts
 
 
 def open_calls(items: Sequence[Item]) -> list[str]:
@@ -146,10 +135,15 @@ def fingerprint(item: Item) -> tuple[str, str, str]:
         content = item.get("content")
         texts = [content] if isinstance(content, str) else [str(p.get("text", "")) for p in content or []
                                                               if isinstance(p, Mapping)]
-        return kind, str(item.get("role")), json.dumps(texts)
+        return kind, str(item.get("role")), _json_texts(texts)
     if kind in ("function_call", "function_call_output"):
         return kind, str(item.get("call_id")), item_text(item)
     return kind, "", str(item.get("encrypted_content") or item_text(item))
+
+
+def _json_texts(texts: list[str]) -> str:
+    """Returns ``json.dumps(texts)`` for a list of strings, written without the encoder's set-up."""
+    return "[" + ", ".join(map(encode_basestring_ascii, texts)) + "]"
 
 
 @dataclass
