@@ -16,7 +16,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
@@ -48,7 +48,7 @@ SPECIAL_INPUT = (sem.COMPACTION, sem.TRIGGER, *ALIASES)
 RETURNED_COMPACTION = (sem.COMPACTION, *ALIASES)
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
     return value.__class__ is dict or isinstance(value, Mapping)
 
@@ -142,7 +142,7 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     value = request.get("input")
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": value}]
-    return [dict(i) for i in value or [] if isinstance(i, Mapping)]
+    return [dict(i) for i in value or [] if _is_mapping(i)]
 
 
 def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -200,7 +200,7 @@ def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:
     same length (the ciphertext, opaque, is kept); any other item as it is."""
     if item.get("type") != "reasoning":
         return item
-    parts = {key: [{**p, "text": stand_in(str(p.get("text") or ""))} if isinstance(p, Mapping) else p
+    parts = {key: [{**p, "text": stand_in(str(p.get("text") or ""))} if _is_mapping(p) else p
                    for p in item[key]] for key in ("summary", "content") if isinstance(item.get(key), list)}
     return {**item, **parts}
 
@@ -283,7 +283,7 @@ def _strategy(request: Mapping[str, Any], endpoint: str, items: list[dict[str, A
     if endpoint == "/responses/compact":
         parts.append("responses.compact")
     for entry in request.get("context_management") or []:
-        if isinstance(entry, Mapping):
+        if _is_mapping(entry):
             parts.append(f"context_management compaction(threshold {entry.get('compact_threshold')})")
     if any(i.get("type") == sem.TRIGGER for i in items):
         parts.append("compaction_trigger")
@@ -305,7 +305,7 @@ class OpenAIJudge:
         """Returns whether the interaction is Responses API traffic (endpoint, host or body shape)."""
         if _endpoint(item) or "openai" in item.host:
             return True
-        response = item.response if isinstance(item.response, Mapping) else {}
+        response = item.response if _is_mapping(item.response) else {}
         return str(response.get("object", "")).startswith("response")
 
     def remember(self, item: Interaction, earlier: Earlier) -> None:
@@ -317,7 +317,7 @@ class OpenAIJudge:
         ``previous_response_id`` chain rebuilt from ``earlier``, then the request's own items; only the
         own items when the chain is not in the recording; empty without a request object."""
         request = item.request
-        if not isinstance(request, Mapping):
+        if not _is_mapping(request):
             return []
         try:
             return resolved_input(request, earlier)
@@ -329,12 +329,12 @@ class OpenAIJudge:
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and isinstance(item.response, Mapping) and item.error is None:
+        if request is None and _is_mapping(item.response) and item.error is None:
             return response_only(item, item.response)
         shape = not_a_request(item, PROVIDER, "Responses")
         if shape is not None:
             return shape
-        assert isinstance(request, Mapping)  # (not_a_request decided every other body)
+        assert _is_mapping(request)  # (not_a_request decided every other body)
         endpoint = _endpoint(item)
         if not request.get("previous_response_id") and not _asks(request, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
@@ -365,7 +365,7 @@ class OpenAIJudge:
         if sources:
             found.evidence.append(f"the input is rebuilt from previous_response_id through interaction(s) "
                                   f"{', '.join(map(str, sources))}: {len(items)} items")
-        raw = item.response if isinstance(item.response, Mapping) else None
+        raw = item.response if _is_mapping(item.response) else None
         if raw is None:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
@@ -434,12 +434,12 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
         found.verdict = NOT_JUDGED  # a file, a batch, a model listing: not an answer to judge
         found.evidence = [f"{where}; the response is not a Responses API object ({raw.get('object')!r})"]
         return found
-    output = [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]
+    output = [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]
     unknown = unmodelled([], output)
     positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
     kinds = [str(o.get(ALIAS_KEY) or o.get("type", "message")) for o in output]
     lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unmodelled([], output, alias=True), *unknown]
-    if (item.status or 200) >= 400 or isinstance(raw.get("error"), Mapping) and not output:
+    if (item.status or 200) >= 400 or _is_mapping(raw.get("error")) and not output:
         found.verdict, found.evidence = NOT_JUDGED, [f"{where}; an error answer alone says nothing about "
                                                      "context management"]
         return found
