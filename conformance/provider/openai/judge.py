@@ -273,23 +273,24 @@ def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
 
 
 def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
-    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
-        or request.get("truncation") == "auto" or any(i.get("type") in (sem.COMPACTION, sem.TRIGGER) for i in items)
-
-
+    if endpoint == "/responses/compact" or request.get("context_management") or request.get("truncation") == "auto":
+        return True
+    kinds = [i.get("type") for i in items]
+    return sem.COMPACTION in kinds or sem.TRIGGER in kinds
 
 def _strategy(request: Mapping[str, Any], endpoint: str, items: list[dict[str, Any]]) -> str:
     parts = []
+    kinds = [i.get("type") for i in items]
     if endpoint == "/responses/compact":
         parts.append("responses.compact")
     for entry in request.get("context_management") or []:
         if _is_mapping(entry):
             parts.append(f"context_management compaction(threshold {entry.get('compact_threshold')})")
-    if any(i.get("type") == sem.TRIGGER for i in items):
+    if sem.TRIGGER in kinds:
         parts.append("compaction_trigger")
     if request.get("truncation") == "auto":
         parts.append("truncation auto")
-    if any(i.get("type") == sem.COMPACTION for i in items):
+    if sem.COMPACTION in kinds:
         parts.append("carried compaction item")
     if request.get("previous_response_id"):
         parts.append("previous_response_id")

@@ -52,7 +52,7 @@ class Exchange:
         """Returns which mechanism the request invokes: compact, trigger, threshold, truncation or none."""
         if self.endpoint == "compact":
             return "compact"
-        if any(i.get("type") == sem.TRIGGER for i in self.items):
+        if sem.TRIGGER in [i.get("type") for i in self.items]:
             return "trigger"
         if self.request.get("context_management"):
             return "threshold"
