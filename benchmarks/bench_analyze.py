@@ -6,13 +6,14 @@ real distribution; every one of them uses context management), the same with nin
 stripped of it ("mixed", as most traffic is), and, side by side, logs of large bodies (a real compaction request's history
 grown to about 200 KB, as gateways log it). For each size it prints the bytes, the time of the
 floor (every line through ``json.loads``), analyze on one core and on all cores (interactions/s,
-MB/s; per core from CPU seconds, which other work on the machine does not stretch), the ratio to
-the floor, and analyze's peak memory (each run in its own process). Then the guard's overhead per
+MB/s; per core from CPU seconds, which other work on the machine does not stretch, counted once the
+judges are imported: start-up has a line of its own), the ratio to the floor, and analyze's peak memory (each run in its own process). Then the guard's overhead per
 interaction next to the SDK's own time.
 
     python benchmarks/bench_analyze.py              # 10^3 to 10^5 interactions
     python benchmarks/bench_analyze.py --max 1000   # a quick run
     python benchmarks/bench_analyze.py --max 1000000
+    python benchmarks/bench_analyze.py --max 1000 --keep logs/   # keep the logs, e.g. to profile analyze on them
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ import json, resource, sys, time
 mode, path, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 from pathlib import Path
 from conformance.provider.analyze.run import FileEnd, analyze_stream
+if mode != "floor":  # the judges' modules are imported before the clock starts, as analyze's are:
+    from conformance.provider.analyze.registry import judges  # start-up is the start-up line's
+    judges()
 started = time.perf_counter()
 me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu0 = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
@@ -186,6 +190,17 @@ def startup(rounds: int = 5) -> list[str]:
             + f"; ratio {analyze / sdk:.2f} (goal: within 1.2)"]
 
 
+def speedups(largest: dict[str, tuple[int, dict[str, Any], dict[str, Any]]], cores: int) -> list[str]:
+    """Returns one line per kind of body: at its largest log, the wall and CPU seconds of ``--jobs 1``
+    and of ``--jobs cores`` (run one after the other on the same file) and the speed-up in wall time."""
+    lines = []
+    for label, (count, one, every) in largest.items():
+        lines.append(f"{label}: all cores at {count} interactions: --jobs 1 {one['seconds']:.2f} s wall, "
+                     f"{one['cpu']:.2f} s CPU; --jobs {cores} {every['seconds']:.2f} s wall, {every['cpu']:.2f} s CPU; "
+                     f"speed-up {one['seconds'] / every['seconds']:.2f} x (wall; on an idle machine, up to {cores})")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Writes the logs, runs the measurements and prints the table; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -193,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min", type=int, default=1_000, help="smallest log (default 10^3)")
     parser.add_argument("--large-max", type=int, default=10_000, help="largest log of large bodies (default 10^4)")
     parser.add_argument("--no-guard", action="store_true", help="skip the guard's overhead")
+    parser.add_argument("--keep", metavar="DIR", help="write the logs to DIR and keep them (default: a temporary folder)")
     args = parser.parse_args(argv)
     from conformance import _json
     from conformance.provider.analyze.run import default_jobs
@@ -215,7 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     peaks: dict[str, list[float]] = {}
     ratios: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as folder:
+    largest: dict[str, tuple[int, dict[str, Any], dict[str, Any]]] = {}
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or scratch
         for label, source, top in (("real", pool, args.max), ("mixed", mixed, args.max),
                                    ("large", large, min(args.max, args.large_max))):
             count = args.min
@@ -233,12 +253,15 @@ def main(argv: list[str] | None = None) -> int:
                       f"{mb / every['seconds']:>7.1f}{every['peak_kb'] / 1024:>8.0f}", flush=True)
                 peaks.setdefault(label, []).append(one["peak_kb"])
                 ratios[label] = one["cpu"] / floor["cpu"]
-                path.unlink()
+                largest[label] = (count, one, every)
+                if not args.keep:
+                    path.unlink()
                 count *= 10
     print(f"load average {os.getloadavg()[0]:.1f} after analyze")
     for label, found in peaks.items():
         print(f"{label}: one core's peak memory at the largest size / at the smallest: {found[-1] / found[0]:.2f} "
               f"(goal: within 1.2); x floor at the largest size: {ratios[label]:.2f} (goal: within 3)")
+    print("\n".join(speedups(largest, cores)))
     print("\n".join(startup()))
     if not args.no_guard:
         print()

@@ -24,7 +24,7 @@ import json
 from typing import Any
 
 from .._text import a_type
-from .base import Format, FormatError, History, consecutive_roles, require, shape_reason, text_only
+from .base import Format, FormatError, History, consecutive_roles, shape_reason, text_only
 
 TITLE = "Responses input items"
 _TEXT = frozenset({"text"})
@@ -109,11 +109,13 @@ def _side(item: dict[str, Any]) -> str:
     kind = item.get("type", "message")
     if kind == "message":
         role = item.get("role")
-        require(role in ("user", "assistant"), f"a message item with role {role!r} has no Anthropic counterpart")
-        return str(role)
+        if role == "user" or role == "assistant":  # (the message is worded only when it is raised)
+            return str(role)
+        raise FormatError(f"a message item with role {role!r} has no Anthropic counterpart")
     if kind in _ASSISTANT_ITEMS:
         return "assistant"
-    require(kind == "function_call_output", f"an item of type {kind!r} has no Anthropic counterpart")
+    if kind != "function_call_output":
+        raise FormatError(f"an item of type {kind!r} has no Anthropic counterpart")
     return "user"
 
 
@@ -142,13 +144,22 @@ def _block(item: dict[str, Any], n: int) -> list[dict[str, Any]]:
 
 def from_format(items: list[Any]) -> History:
     """Returns Responses input items as an Anthropic-shaped history; raises ``FormatError``."""
+    return from_format_indexed(items)[0]
+
+
+def from_format_indexed(items: list[Any]) -> tuple[History, list[int]]:
+    """Returns what ``from_format`` returns, and for each of its messages the index of the item that
+    opened it (consecutive items of one side share a message); raises ``FormatError``."""
     out: History = []
+    opened: list[int] = []
     for n, item in enumerate(items):
-        require(isinstance(item, dict), f"item {n} is {a_type(item)}, not a dict")
+        if not isinstance(item, dict):
+            raise FormatError(f"item {n} is {a_type(item)}, not a dict")
         side = _side(item)
         alone = item.get("type", "message") == "message" and isinstance(item.get("content"), str)
         if alone or (item.get("type", "message") == "message" and item.get("content") == []):
             out.append({"role": side, "content": item["content"]})
+            opened.append(n)
             continue
         blocks = _block(item, n)
         last = out[-1] if out else None
@@ -156,7 +167,8 @@ def from_format(items: list[Any]) -> History:
             last["content"].extend(blocks)
         else:
             out.append({"role": side, "content": blocks})
-    return out
+            opened.append(n)
+    return out, opened
 
 
 FORMAT = Format("openai-responses", TITLE, "openai 3.57.0", reason, to_format, from_format)

@@ -109,6 +109,21 @@ def test_the_index_forgets_past_its_window_and_notes_misses() -> None:
     assert earlier.index_of("s", "k", before=earlier.count - 1) is None
 
 
+def test_a_lookup_is_index_of_and_get_in_one_look() -> None:
+    earlier = Earlier(window=3)
+    for value in range(6):  # more puts than the versions kept, and some past the window
+        earlier.put("s", "k", value)
+        earlier.advance()
+    for before in (None, earlier.count, earlier.count - 1, earlier.count - 2, 0):
+        expected = earlier.index_of("s", "k", before)
+        value = earlier.get("s", "k", before) if expected is not None else None
+        earlier.misses = []
+        found = earlier.lookup("s", "k", before)
+        assert found == (None if expected is None else (expected, value))
+        assert earlier.misses == ([] if expected is not None else [("s", "k")])
+    assert earlier.lookup("s", "other") is None and earlier.misses[-1] == ("s", "other")
+
+
 def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     path = log(tmp_path)

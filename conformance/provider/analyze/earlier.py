@@ -63,17 +63,29 @@ class Earlier:
         self._add(space, key, self.count, _json.dumps(value))
 
     def _add(self, space: str, key: str, index: int, raw: bytes) -> None:
-        versions = self._spaces.setdefault(space, {}).setdefault(key, [])
-        versions.append((index, raw))
-        del versions[:-VERSIONS]
+        entries = self._spaces.get(space)
+        if entries is None:
+            entries = self._spaces[space] = {}
+        versions = entries.get(key)
+        if versions is None:
+            entries[key] = [(index, raw)]
+        else:
+            versions.append((index, raw))
+            if len(versions) > VERSIONS:
+                del versions[:-VERSIONS]
         self._order.append((index, space, key))
 
     def _visible(self, index: int) -> bool:
         return self.count - index <= self.window
 
     def _entry(self, space: str, key: str, before: int | None) -> tuple[int, bytes] | None:
-        for index, raw in reversed(self._spaces.get(space, {}).get(key, ())):
-            if (before is None or index < before) and self._visible(index):
+        entries = self._spaces.get(space)
+        versions = entries.get(key) if entries is not None else None
+        if not versions:
+            return None
+        oldest = self.count - self.window  # visible: index >= oldest
+        for index, raw in reversed(versions):
+            if (before is None or index < before) and index >= oldest:
                 return index, raw
         return None
 
@@ -85,6 +97,15 @@ class Earlier:
             self.misses.append((space, key))
             return None
         return _json.loads(entry[1])
+
+    def lookup(self, space: str, key: str, before: int | None = None) -> tuple[int, Any] | None:
+        """Returns ``(index_of, get)`` of one entry, found in one look (None, noted as a miss, when there
+        is none within the window)."""
+        entry = self._entry(space, key, before)
+        if entry is None:
+            self.misses.append((space, key))
+            return None
+        return entry[0], _json.loads(entry[1])
 
     def index_of(self, space: str, key: str, before: int | None = None) -> int | None:
         """Returns the index of the interaction that put the value ``get`` returns (None: not a miss)."""
@@ -99,8 +120,9 @@ class Earlier:
         """Moves to interaction ``count``: clears ``misses`` and forgets entries past the window."""
         self.count = count
         self.misses = []
-        while self._order and not self._visible(self._order[0][0]):
-            index, space, key = self._order.popleft()
+        order, oldest = self._order, count - self.window
+        while order and order[0][0] < oldest:  # (not visible any more)
+            index, space, key = order.popleft()
             entries = self._spaces.get(space, {})
             kept = [v for v in entries.get(key, ()) if v[0] != index]
             if kept:

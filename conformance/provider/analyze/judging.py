@@ -5,7 +5,7 @@ follow back to it. ``FileEnd`` marks the end of a file in a stream of judgements
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,10 +66,22 @@ def judge_one(item: Interaction, earlier: Earlier | Sequence[Interaction], avail
 def remember(item: Interaction, earlier: Earlier, available: Sequence[Judge], found: Judgement) -> Judgement:
     """Lets every judge note what later interactions may follow back to ``item``; returns ``found``,
     or its error when a judge raised while noting."""
+    return _noted(item, earlier, _notes(available), found)
+
+
+def _notes(available: Sequence[Judge]) -> list[tuple[Judge, Callable[[Interaction, Earlier], None]]]:
+    """Returns each judge that has a ``remember``, with it (looked up once for a whole stream)."""
+    found = []
     for judge in available:
         note = getattr(judge, "remember", None)
-        if note is None:
-            continue
+        if note is not None:
+            found.append((judge, note))
+    return found
+
+
+def _noted(item: Interaction, earlier: Earlier, notes: list[tuple[Judge, Callable[[Interaction, Earlier], None]]],
+           found: Judgement) -> Judgement:
+    for judge, note in notes:
         try:
             note(item, earlier)
         except Exception as exc:  # noqa: BLE001 - a judge's bug is an error of this interaction
@@ -84,11 +96,12 @@ def judge_stream(items: Iterable[Interaction], available: Sequence[Judge], earli
     and did not find (for a range judged without the ranges before it). Raises ``RecordingError``
     when the recording turns out unreadable part way."""
     earlier = Earlier() if earlier is None else earlier
+    notes = _notes(available)
     for item in items:
         if item.index > earlier.count:  # indices follow lines: a blank line is skipped, not an interaction
             earlier.settle(item.index)
         found = judge_one(item, earlier, available)
         misses = earlier.misses
-        found = remember(item, earlier, available, found)
+        found = _noted(item, earlier, notes, found)
         yield found, misses
         earlier.advance()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...transcript import find_live_start
 from ..analyze.earlier import Earlier, digest, indexed, stand_in
@@ -38,13 +38,18 @@ def is_count_tokens(item: Interaction) -> bool:
     return item.endpoint.rstrip("/").endswith("/count_tokens")
 
 
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     """Returns ``value`` when it is a mapping, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
+    return value if _is_mapping(value) else {}
 
 
 def _blocks(message: Any) -> list[dict[str, Any]]:
-    return [b for b in sem.content_blocks(message) if isinstance(b, dict)] if isinstance(message, Mapping) else []
+    return [b for b in sem.content_blocks(message) if isinstance(b, dict)] if _is_mapping(message) else []
 
 
 def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
@@ -61,7 +66,7 @@ def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[in
         for j, block in enumerate(content):
             if block.__class__ is dict and block.get("type") == "compaction":
                 found.append((i, j))
-            elif block.__class__ is not dict and isinstance(block, Mapping) and block.get("type") == "compaction":
+            elif block.__class__ is not dict and _is_mapping(block) and block.get("type") == "compaction":
                 found.append((i, j))
     return found
 
@@ -82,7 +87,7 @@ def uses_context_management(request: Mapping[str, Any], positions: list[tuple[in
 def strategy(request: Mapping[str, Any], count_tokens: bool, positions: list[tuple[int, int]] | None = None) -> str:
     """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block``
     (``positions``: the request's ``compaction_positions``, when known)."""
-    parts = [str(e.get("type")) for e in sem.edits_of(request) if isinstance(e, Mapping)]
+    parts = [str(e.get("type")) for e in sem.edits_of(request) if _is_mapping(e)]
     if request.get("compaction") is not None:
         parts.append("on-demand compaction")
     if _positions(request) if positions is None else positions:
@@ -102,11 +107,14 @@ def _block_key(block: Mapping[str, Any]) -> str:
 def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes, for a later request carrying it, each compaction block the response returned and the
     history it summarised (the request's messages)."""
-    response = item.response if isinstance(item.response, Mapping) else {}
+    response = item.response if _is_mapping(item.response) else {}
+    content = response.get("content")
+    if content.__class__ is list and not any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+        return  # (the common case, told without copying the content)
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
     if not blocks:
         return
-    request = item.request if isinstance(item.request, Mapping) else {}
+    request = item.request if _is_mapping(item.request) else {}
     messages = request.get("messages")
     value = {"messages": [_without_reasoning(m) for m in messages] if isinstance(messages, list) else []}
     for block in blocks:
@@ -115,11 +123,11 @@ def remember(item: Interaction, earlier: Earlier) -> None:
 
 def _without_reasoning(message: Any) -> Any:
     """Returns the message with the text of its thinking blocks replaced by a stand-in of the same length."""
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(content, list) or not any(isinstance(b, Mapping) and b.get("type") in REASONING for b in content):
+    content = message.get("content") if _is_mapping(message) else None
+    if not isinstance(content, list) or not any(_is_mapping(b) and b.get("type") in REASONING for b in content):
         return message
     blocks = [{**b, REASONING[b["type"]]: stand_in(str(b.get(REASONING[b["type"]]) or ""))}
-              if isinstance(b, Mapping) and b.get("type") in REASONING else b for b in content]
+              if _is_mapping(b) and b.get("type") in REASONING else b for b in content]
     return {**message, "content": blocks}
 
 
@@ -129,10 +137,11 @@ REASONING = {"thinking": "thinking", "redacted_thinking": "data"}  # block type 
 def _source(block: Mapping[str, Any], earlier: Earlier) -> tuple[int, dict[str, Any]] | None:
     """Returns the index and noted request messages of the latest earlier interaction whose response
     returned this block, or None."""
-    key = _block_key(block)
-    found = earlier.get(SOURCES, key)
-    at = earlier.index_of(SOURCES, key)
-    return (at, found) if isinstance(found, dict) and at is not None else None
+    hit = earlier.lookup(SOURCES, _block_key(block))
+    if hit is None:
+        return None
+    at, found = hit
+    return (at, found) if isinstance(found, dict) else None
 
 
 def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Earlier,
@@ -169,8 +178,8 @@ def carried(messages: Sequence[Mapping[str, Any]], live_start: int, earlier: Ear
 
 
 def _iteration_tokens(iteration: Mapping[str, Any]) -> int:
-    return sum(int(iteration.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
-                                                     "cache_creation_input_tokens"))
+    return (int(iteration.get("input_tokens") or 0) + int(iteration.get("cache_read_input_tokens") or 0)
+            + int(iteration.get("cache_creation_input_tokens") or 0))
 
 
 def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int,
@@ -180,7 +189,7 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     messages = request.get("messages") or []
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
     usage = _mapping(response.get("usage"))
-    iterations = [i for i in usage.get("iterations") or [] if isinstance(i, Mapping)]
+    iterations = [i for i in usage.get("iterations") or [] if _is_mapping(i)]
     passes = [i for i in iterations if i.get("type") == "compaction"]
     if not blocks:
         if passes:
@@ -195,12 +204,12 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     problems = []
     if iterations and not passes:
         problems.append("usage.iterations has no compaction pass")
-    edit = next((e for e in sem.edits_of(request) if isinstance(e, Mapping) and e.get("type") == sem.COMPACT), None)
+    edit = next((e for e in sem.edits_of(request) if _is_mapping(e) and e.get("type") == sem.COMPACT), None)
     if edit is not None:
         evidence[0] += f"; trigger {sem.compact_trigger(edit)} input tokens"
-    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else None
+    report = response.get("context_management") if _is_mapping(response.get("context_management")) else None
     if report is not None:
-        applied = [str(a.get("type")) for a in report.get("applied_edits") or [] if isinstance(a, Mapping)]
+        applied = [str(a.get("type")) for a in report.get("applied_edits") or [] if _is_mapping(a)]
         evidence[0] += f"; applied_edits: [{', '.join(applied)}]"
     if request.get("compaction") is not None:
         if response.get("stop_reason") != "compaction":
@@ -236,7 +245,7 @@ def count_tokens(request: Mapping[str, Any], response: Mapping[str, Any], live_s
     if not tools and not turns:
         return Finding(SETTLED, [f"{line}; the task in flight has no tool result or thinking to clear"])
     for edit in sem.edits_of(request):
-        if isinstance(edit, Mapping) and edit.get("type") == sem.CLEAR_TOOL_USES:
+        if _is_mapping(edit) and edit.get("type") == sem.CLEAR_TOOL_USES:
             plan = sem.plan_clear_tool_uses(edit, request)
             hit = [s.tool_use_id for s in plan.cleared if s.tool_use_id in tools]
             if plan.applies and hit and loose(plan.tokens, removed):
@@ -252,10 +261,10 @@ def _applied(request: Mapping[str, Any], response: Mapping[str, Any], live_start
     found = []
     messages = request.get("messages") or []
     for item in report.get("applied_edits") or []:
-        kind = item.get("type") if isinstance(item, Mapping) else None
+        kind = item.get("type") if _is_mapping(item) else None
         if kind not in APPLIED_TYPES:
             continue  # named by ``unmodelled``
-        edit = next((e for e in sem.edits_of(request) if isinstance(e, Mapping) and e.get("type") == kind), None)
+        edit = next((e for e in sem.edits_of(request) if _is_mapping(e) and e.get("type") == kind), None)
         if edit is None:
             found.append(Finding("inconsistent", [f"{kind} reported but the request has no such edit"]))
         elif kind == sem.CLEAR_TOOL_USES:
@@ -271,7 +280,7 @@ def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
     """Returns why the interaction cannot be read at all (no messages list, a malformed block), or None."""
     if not isinstance(request.get("messages"), list):
         return "the request has no 'messages' list"
-    if not isinstance(response, Mapping):
+    if not _is_mapping(response):
         return None
     if response.get("type") not in ("message", "error") and "input_tokens" not in response:
         return f"the response is not a Messages API message (type {response.get('type', response.get('object'))!r})"
@@ -279,37 +288,37 @@ def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
     if response.get("type") == "message" and not isinstance(content, list):
         return "the response message has no content list"
     for index, block in enumerate(content if isinstance(content, list) else []):
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+        if not _is_mapping(block) or not isinstance(block.get("type"), str):
             return f"response content[{index}] is not a block with a type"
     return None
 
 
 def _kind(value: Any) -> str:
-    return str(value.get("type")) if isinstance(value, Mapping) else type(value).__name__
+    return str(value.get("type")) if _is_mapping(value) else type(value).__name__
 
 
 def unmodelled(request: Mapping[str, Any] | None, response: Any) -> list[str]:
     """Returns one evidence line per edit, response block or applied-edit type this judge does not model."""
     lines = []
     for index, edit in enumerate(sem.edits_of(request) if request else []):
-        if not isinstance(edit, Mapping) or edit.get("type") not in sem.EDIT_TYPES:
+        if not _is_mapping(edit) or edit.get("type") not in sem.EDIT_TYPES:
             lines.append(f"edit `{_kind(edit)}` at context_management.edits[{index}] is not a type this judge models")
-    content = response.get("content") if isinstance(response, Mapping) else None
+    content = response.get("content") if _is_mapping(response) else None
     for index, block in enumerate(content if isinstance(content, list) else []):
-        kind = block.get("type") if isinstance(block, Mapping) else None
+        kind = block.get("type") if _is_mapping(block) else None
         if isinstance(kind, str) and not _known_block(kind):
             lines.append(f"response block `{kind}` at content[{index}] is not a type this judge models")
-    report = response.get("context_management") if isinstance(response, Mapping) else None
-    for index, item in enumerate((report.get("applied_edits") or []) if isinstance(report, Mapping) else []):
-        if not isinstance(item, Mapping) or item.get("type") not in APPLIED_TYPES:
+    report = response.get("context_management") if _is_mapping(response) else None
+    for index, item in enumerate((report.get("applied_edits") or []) if _is_mapping(report) else []):
+        if not _is_mapping(item) or item.get("type") not in APPLIED_TYPES:
             lines.append(f"applied edit `{_kind(item)}` at context_management.applied_edits[{index}] is not a type "
                          "this judge models")
     return lines
 
 
 def _iterations(response: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    usage: Mapping[str, Any] = response["usage"] if isinstance(response.get("usage"), Mapping) else {}
-    return [i for i in usage.get("iterations") or [] if isinstance(i, Mapping)]
+    usage: Mapping[str, Any] = response["usage"] if _is_mapping(response.get("usage")) else {}
+    return [i for i in usage.get("iterations") or [] if _is_mapping(i)]
 
 
 def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
@@ -319,7 +328,7 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
     included (the reasoning ``compaction`` applies to full recordings); an empty ``applied_edits``
     means nothing was edited; anything else cannot be told without the request.
     """
-    report = response.get("context_management") if isinstance(response.get("context_management"), Mapping) else None
+    report = response.get("context_management") if _is_mapping(response.get("context_management")) else None
     if count or ("input_tokens" in response and "content" not in response):
         original, now = (report or {}).get("original_input_tokens"), response.get("input_tokens")
         if not isinstance(original, int) or not isinstance(now, int):
@@ -344,7 +353,7 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
                                                "what it folded cannot be told without the request"])
         return Finding(REACHED, [line, "a compaction summarises the whole input, so the request this response "
                                        "answers (the task in flight) was folded into the summary"])
-    applied = [a for a in (report or {}).get("applied_edits") or [] if isinstance(a, Mapping)
+    applied = [a for a in (report or {}).get("applied_edits") or [] if _is_mapping(a)
                and a.get("type") in APPLIED_TYPES]
     if report is None:
         return None
@@ -399,15 +408,15 @@ class AnthropicJudge:
         """Returns whether the interaction is Messages API traffic (endpoint, host or body shape)."""
         if item.endpoint.rstrip("/").endswith(("/v1/messages", "/v1/messages/count_tokens")) or "anthropic" in item.host:
             return True
-        request = item.request if isinstance(item.request, Mapping) else {}
-        response = item.response if isinstance(item.response, Mapping) else {}
+        request = item.request if _is_mapping(item.request) else {}
+        response = item.response if _is_mapping(item.response) else {}
         if item.request is None and (response.get("type") == "message" or (
                 isinstance(response.get("input_tokens"), int) and "context_management" in response
                 and "object" not in response)):
             return True  # a response-only file: a Messages API message or a count_tokens answer
         return isinstance(request.get("messages"), list) and (
             "anthropic_version" in request or response.get("type") == "message"
-            or isinstance(request.get("context_management"), Mapping))
+            or _is_mapping(request.get("context_management")))
 
     def remember(self, item: Interaction, earlier: Earlier) -> None:
         """Notes what a later interaction of the same recording may follow back to this one."""
@@ -418,12 +427,12 @@ class AnthropicJudge:
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and isinstance(item.response, Mapping) and item.error is None:
+        if request is None and _is_mapping(item.response) and item.error is None:
             return _judge_response_only(item, item.response)
         shape = not_a_request(item, PROVIDER, "Messages")
         if shape is not None:
             return shape
-        assert isinstance(request, Mapping)  # (not_a_request decided every other body)
+        assert _is_mapping(request)  # (not_a_request decided every other body)
         positions = _positions(request)  # walked once: the history may be long
         if not uses_context_management(request, positions):
             found = start(item, PROVIDER, NOT_JUDGED)
@@ -438,7 +447,7 @@ class AnthropicJudge:
         found.strategy = strategy(request, is_count_tokens(item), positions)
         messages = request["messages"]
         found.live_start, found.history = find_live_start(messages), len(messages)
-        response = item.response if isinstance(item.response, Mapping) else None
+        response = item.response if _is_mapping(item.response) else None
         if response is None:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")

@@ -16,7 +16,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
@@ -41,6 +41,16 @@ KNOWN_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call
                          "mcp_approval_response", "item_reference", "tool_search_call", "tool_search_output",
                          sem.COMPACTION, sem.TRIGGER, *sem.HOSTED_CALLS, *ALIASES})
 ALIAS_KEY = "_conformance_alias"
+
+
+# The input item types that may use context management, and those an answer's compaction goes by.
+SPECIAL_INPUT = (sem.COMPACTION, sem.TRIGGER, *ALIASES)
+RETURNED_COMPACTION = (sem.COMPACTION, *ALIASES)
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
+    return value.__class__ is dict or isinstance(value, Mapping)
 
 
 def _aliased(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,15 +85,22 @@ def unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str,
                alias: bool = False) -> list[str]:
     """Returns one evidence line per input or output item type this judge does not model (with
     ``alias``: per item under another backend's name, which it does model)."""
-    lines = []
+    return _unmodelled(items, output)[1 if alias else 0]
+
+
+def _unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str, Any]],
+                ) -> tuple[list[str], list[str]]:
+    """Returns ``unmodelled`` without and with ``alias``, found in one pass."""
+    lines: list[str] = []
+    aliased: list[str] = []
     for where, group in (("input", items), ("output", output)):
         for n, item in enumerate(group):
             kind = item.get(ALIAS_KEY) or item.get("type", "message")
-            if alias and kind in ALIAS_ORIGIN:
-                lines.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
-            elif not alias and kind not in KNOWN_ITEMS:
+            if kind in ALIAS_ORIGIN:
+                aliased.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
+            if kind not in KNOWN_ITEMS:
                 lines.append(f"{where} item {n} `{kind}` is not a type this judge models")
-    return lines
+    return lines, aliased
 
 
 def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> str:
@@ -125,7 +142,15 @@ def _own_input(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     value = request.get("input")
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": value}]
-    return [dict(i) for i in value or [] if isinstance(i, Mapping)]
+    return [dict(i) for i in value or [] if _is_mapping(i)]
+
+
+def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Returns ``_aliased`` of each of ``_own_input(request)``, each item copied once."""
+    value = request.get("input")
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    return [_aliased(i) for i in value or [] if _is_mapping(i)]
 
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
@@ -147,12 +172,12 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes what a later interaction may follow back to this one: a Responses answer by its id (not
     when the request said ``store: false``, which no later call can chain to), the compaction items
     it returned, a token count by the input it counted."""
-    request = item.request if isinstance(item.request, Mapping) else {}
-    response = item.response if isinstance(item.response, Mapping) else {}
+    request = item.request if _is_mapping(item.request) else {}
+    response = item.response if _is_mapping(item.response) else {}
     endpoint = _endpoint(item)
     output = response.get("output")
     for o in output if isinstance(output, list) else []:
-        if isinstance(o, Mapping) and o.get("type") in (sem.COMPACTION, *ALIASES):
+        if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
             for key in _origin_keys(o):
                 earlier.put(ORIGINS, key, None)
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
@@ -160,9 +185,9 @@ def remember(item: Interaction, earlier: Earlier) -> None:
             and request.get("store") is not False:
         own = request.get("input")
         earlier.put(RESPONSES, str(response["id"]), {
-            "input": own if isinstance(own, str) else [_without_reasoning(i) for i in own or [] if isinstance(i, Mapping)],
+            "input": own if isinstance(own, str) else [_without_reasoning(i) for i in own or [] if _is_mapping(i)],
             "previous": request.get("previous_response_id"),
-            "output": [_without_reasoning(o) for o in output or [] if isinstance(o, Mapping)]
+            "output": [_without_reasoning(o) for o in output or [] if _is_mapping(o)]
             if isinstance(output, list) else []})
     elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
         counted = _own_input(request)
@@ -175,7 +200,7 @@ def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:
     same length (the ciphertext, opaque, is kept); any other item as it is."""
     if item.get("type") != "reasoning":
         return item
-    parts = {key: [{**p, "text": stand_in(str(p.get("text") or ""))} if isinstance(p, Mapping) else p
+    parts = {key: [{**p, "text": stand_in(str(p.get("text") or ""))} if _is_mapping(p) else p
                    for p in item[key]] for key in ("summary", "content") if isinstance(item.get(key), list)}
     return {**item, **parts}
 
@@ -187,23 +212,21 @@ def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Inter
     window). The indices of the interactions the chain went through are appended to ``sources``,
     nearest first."""
     earlier = indexed(earlier, remember)
-    items = [_aliased(i) for i in _own_input(request)]
+    items = _own_items(request)
     previous, before, links = request.get("previous_response_id"), earlier.count, []
     while previous:
-        at = earlier.index_of(RESPONSES, str(previous), before)  # the latest answer before this link
-        if at is None:
-            earlier.misses.append((RESPONSES, str(previous)))
+        hit = earlier.lookup(RESPONSES, str(previous), before)  # the latest answer before this link
+        if hit is None or hit[1] is None:  # (a miss is noted)
             raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
-        found = earlier.get(RESPONSES, str(previous), before)
-        if found is None:  # (index_of found it: the entry is there)
-            raise ChainMissing(f"previous_response_id {previous} is answered by no earlier interaction of this recording")
+        at, found = hit
         if sources is not None:
             sources.append(at)
         links.append(found)
         previous, before = found.get("previous"), at
     chain: list[dict[str, Any]] = []
     for link in reversed(links):
-        chain += [_aliased(i) for i in _own_input(link)] + [_aliased(o) for o in link.get("output") or []]
+        chain += _own_items(link)
+        chain += [_aliased(o) for o in link.get("output") or []]
     return chain + items
 
 
@@ -238,30 +261,36 @@ def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
     """Returns whether the request's own fields and input (no chain) may use context management."""
     if endpoint == "/responses/input_tokens":
         return False
+    if endpoint == "/responses/compact" or request.get("context_management") or request.get("truncation") == "auto":
+        return True
     own = request.get("input")
-    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
-        or request.get("truncation") == "auto" or (not isinstance(own, str) and any(
-            isinstance(i, Mapping) and i.get("type") in (sem.COMPACTION, sem.TRIGGER, *ALIASES) for i in own or []))
+    if isinstance(own, str):
+        return False
+    for i in own or []:
+        if _is_mapping(i) and i.get("type") in SPECIAL_INPUT:
+            return True
+    return False
 
 
 def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
-    return endpoint == "/responses/compact" or bool(request.get("context_management")) \
-        or request.get("truncation") == "auto" or any(i.get("type") in (sem.COMPACTION, sem.TRIGGER) for i in items)
-
-
+    if endpoint == "/responses/compact" or request.get("context_management") or request.get("truncation") == "auto":
+        return True
+    kinds = [i.get("type") for i in items]
+    return sem.COMPACTION in kinds or sem.TRIGGER in kinds
 
 def _strategy(request: Mapping[str, Any], endpoint: str, items: list[dict[str, Any]]) -> str:
     parts = []
+    kinds = [i.get("type") for i in items]
     if endpoint == "/responses/compact":
         parts.append("responses.compact")
     for entry in request.get("context_management") or []:
-        if isinstance(entry, Mapping):
+        if _is_mapping(entry):
             parts.append(f"context_management compaction(threshold {entry.get('compact_threshold')})")
-    if any(i.get("type") == sem.TRIGGER for i in items):
+    if sem.TRIGGER in kinds:
         parts.append("compaction_trigger")
     if request.get("truncation") == "auto":
         parts.append("truncation auto")
-    if any(i.get("type") == sem.COMPACTION for i in items):
+    if sem.COMPACTION in kinds:
         parts.append("carried compaction item")
     if request.get("previous_response_id"):
         parts.append("previous_response_id")
@@ -277,7 +306,7 @@ class OpenAIJudge:
         """Returns whether the interaction is Responses API traffic (endpoint, host or body shape)."""
         if _endpoint(item) or "openai" in item.host:
             return True
-        response = item.response if isinstance(item.response, Mapping) else {}
+        response = item.response if _is_mapping(item.response) else {}
         return str(response.get("object", "")).startswith("response")
 
     def remember(self, item: Interaction, earlier: Earlier) -> None:
@@ -289,24 +318,24 @@ class OpenAIJudge:
         ``previous_response_id`` chain rebuilt from ``earlier``, then the request's own items; only the
         own items when the chain is not in the recording; empty without a request object."""
         request = item.request
-        if not isinstance(request, Mapping):
+        if not _is_mapping(request):
             return []
         try:
             return resolved_input(request, earlier)
         except ChainMissing:
-            return [_aliased(i) for i in _own_input(request)]
+            return _own_items(request)
 
     def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
         is the index of the interactions before it (or those interactions, indexed here)."""
         earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and isinstance(item.response, Mapping) and item.error is None:
+        if request is None and _is_mapping(item.response) and item.error is None:
             return response_only(item, item.response)
         shape = not_a_request(item, PROVIDER, "Responses")
         if shape is not None:
             return shape
-        assert isinstance(request, Mapping)  # (not_a_request decided every other body)
+        assert _is_mapping(request)  # (not_a_request decided every other body)
         endpoint = _endpoint(item)
         if not request.get("previous_response_id") and not _asks(request, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
@@ -337,14 +366,14 @@ class OpenAIJudge:
         if sources:
             found.evidence.append(f"the input is rebuilt from previous_response_id through interaction(s) "
                                   f"{', '.join(map(str, sources))}: {len(items)} items")
-        raw = item.response if isinstance(item.response, Mapping) else None
+        raw = item.response if _is_mapping(item.response) else None
         if raw is None:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
             return found
-        response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]}
-        unknown = unmodelled(items, response["output"])
-        found.evidence += unmodelled(items, response["output"], alias=True)
+        response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]}
+        unknown, aliased = _unmodelled(items, response["output"])
+        found.evidence += aliased
         exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,
                             response, item.status or 200, _suffix_counts(request, items, earlier))
         if exchange.mechanism == "truncation" and not exchange.suffix_counts and len(items) == 1 \
@@ -366,7 +395,7 @@ class OpenAIJudge:
         carried = _carried(items, live, earlier) if exchange.status < 400 else None
         if carried:
             findings.append(carried)
-        ruled = judge_exchange(exchange)
+        ruled = judge_exchange(exchange, live)
         lines = [f"{ruled.mechanism}: {ruled.verdict}"] + ruled.reasons
         if ruled.folded:
             lines.append(f"folded or dropped input {items_label(ruled.folded)}")
@@ -406,12 +435,12 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
         found.verdict = NOT_JUDGED  # a file, a batch, a model listing: not an answer to judge
         found.evidence = [f"{where}; the response is not a Responses API object ({raw.get('object')!r})"]
         return found
-    output = [_aliased(o) for o in raw.get("output") or [] if isinstance(o, Mapping)]
+    output = [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]
     unknown = unmodelled([], output)
     positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
     kinds = [str(o.get(ALIAS_KEY) or o.get("type", "message")) for o in output]
     lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unmodelled([], output, alias=True), *unknown]
-    if (item.status or 200) >= 400 or isinstance(raw.get("error"), Mapping) and not output:
+    if (item.status or 200) >= 400 or _is_mapping(raw.get("error")) and not output:
         found.verdict, found.evidence = NOT_JUDGED, [f"{where}; an error answer alone says nothing about "
                                                      "context management"]
         return found

@@ -10,7 +10,6 @@ the emulator's own ciphertext, so the same code judges real recordings.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -53,7 +52,7 @@ class Exchange:
         """Returns which mechanism the request invokes: compact, trigger, threshold, truncation or none."""
         if self.endpoint == "compact":
             return "compact"
-        if any(i.get("type") == sem.TRIGGER for i in self.items):
+        if sem.TRIGGER in [i.get("type") for i in self.items]:
             return "trigger"
         if self.request.get("context_management"):
             return "threshold"
@@ -142,11 +141,14 @@ def _compact(exchange: Exchange, judgement: Judgement) -> Judgement:
         judgement.verdict = "inconsistent"
         judgement.reasons.append("the compacted window does not end in exactly one compaction item")
         return judgement
-    kept = Counter(sem.fingerprint(o) for o in output[:-1])
+    kept: dict[tuple[str, str, str], int] = {}
+    for o in output[:-1]:
+        key = sem.fingerprint(o)
+        kept[key] = kept.get(key, 0) + 1
     folded, retained = [], []
     for n, item in enumerate(exchange.items):
         key = sem.fingerprint(item)
-        if kept[key]:
+        if kept.get(key):
             kept[key] -= 1
             retained.append(n)
         elif item.get("type", "message") == "message" and item.get("role") in ("system", "developer"):
@@ -230,13 +232,18 @@ def _truncation(exchange: Exchange, judgement: Judgement) -> Judgement:
     return judgement
 
 
-def judge(exchange: Exchange) -> Judgement:
-    """Returns the judgement of one exchange; a malformed input gives ``inconsistent`` with the reason."""
+def judge(exchange: Exchange, live_from: int | None = None) -> Judgement:
+    """Returns the judgement of one exchange; a malformed input gives ``inconsistent`` with the reason.
+    ``live_from``: where the task in flight starts among the items (trigger aside), when the caller
+    already found it with ``semantics.live_start``."""
     mechanism = exchange.mechanism
-    try:
-        start = sem.live_start([i for i in exchange.items if i.get("type") != sem.TRIGGER])
-    except FormatError as exc:
-        return Judgement("inconsistent", mechanism, len(exchange.items), reasons=[f"unreadable input: {exc}"])
+    if live_from is not None:
+        start = live_from
+    else:
+        try:
+            start = sem.live_start([i for i in exchange.items if i.get("type") != sem.TRIGGER])
+        except FormatError as exc:
+            return Judgement("inconsistent", mechanism, len(exchange.items), reasons=[f"unreadable input: {exc}"])
     judgement = Judgement("no-edit", mechanism, start)
     if exchange.status >= 400:
         return _rejected(exchange, judgement)

@@ -10,13 +10,14 @@ standalone ``/v1/responses/compact`` endpoint, the on-demand ``compaction_trigge
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...formats.base import FormatError
-from ...formats.openai_responses import from_format
+from ...formats.openai_responses import from_format_indexed
 from ...transcript import find_live_start
 
 Item = Mapping[str, Any]
@@ -114,23 +115,88 @@ def live_start(items: Sequence[Item]) -> int:
 
     Raises ``FormatError`` for items the converter cannot read (a malformed call, for instance).
     """
+    found = _live_start_plain(items)
+    return found if found is not None else live_start_converted(items)
+
+
+def live_start_converted(items: Sequence[Item]) -> int:
+    """Returns what ``live_start`` returns, by converting every item (``_normalised``, then
+    ``from_format``) and asking ``find_live_start``; raises ``FormatError`` as ``live_start`` does."""
     kept = [(i, n) for i, n in ((i, _normalised(item)) for i, item in enumerate(items)) if n is not None]
-    history = from_format([n for _, n in kept])
+    history, opened = from_format_indexed([n for _, n in kept])
     start = find_live_start(history)
     if start >= len(history):
         return len(items)
-    # the message index -> the first kept item that belongs to it: from_format grows by at most one
-    # message an item, so the first prefix of start + 1 messages is found by bisection
-    low, high = 0, len(kept) - 1
-    while low < high:
-        middle = (low + high) // 2
-        if len(from_format([n for _, n in kept[: middle + 1]])) >= start + 1:
-            high = middle
+    return kept[opened[start]][0]  # the first kept item of the message where the task in flight starts
+
+
+# What ``find_live_start`` reads of a converted block is its type and whether it has an id: one
+# stand-in per kind of block, shared (nothing writes to them).
+_TEXT: dict[str, Any] = {"type": "text", "text": ""}
+_TOOL_USE: dict[str, Any] = {"type": "tool_use", "id": ""}
+_TOOL_RESULT: dict[str, Any] = {"type": "tool_result", "tool_use_id": ""}
+_OPAQUE: dict[str, Any] = {"type": "redacted_thinking", "data": ""}
+
+
+def _live_start_plain(items: Sequence[Item]) -> int | None:
+    """Returns ``live_start(items)`` for input in the shapes the API documents (plain dicts, readable
+    calls and outputs), found without converting the items: the messages ``from_format`` would
+    group them into, each with a stand-in per block. None for anything else (the caller converts,
+    and raises what the conversion raises)."""
+    history: list[dict[str, Any]] = []
+    opened: list[int] = []
+    open_list = False  # the last message's content is a non-empty list: the next item of its side joins it
+    for n, item in enumerate(items):
+        if item.__class__ is not dict:
+            return None
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = item.get("role")
+            if role != "user" and role != "assistant":
+                continue  # a system or developer message: no counterpart in the rule
+            content = item.get("content")
+            if content.__class__ is str or content is None or content == []:
+                history.append({"role": role, "content": content if content is not None else []})
+                opened.append(n)
+                open_list = False
+                continue
+            if content.__class__ is not list:
+                return None
+            if not any(p.__class__ is dict or isinstance(p, Mapping) for p in content):
+                history.append({"role": role, "content": []})  # (no part it reads: an empty message)
+                opened.append(n)
+                open_list = False
+                continue
+            side, block = role, _TEXT
+        elif kind == "function_call":
+            arguments = item.get("arguments")
+            if "call_id" not in item or "name" not in item or arguments.__class__ is not str:
+                return None
+            try:
+                json.loads(arguments)  # (an unreadable call makes the input unreadable)
+            except ValueError:
+                return None
+            side, block = "assistant", _TOOL_USE
+        elif kind == "function_call_output":
+            output = item.get("output")
+            if "call_id" not in item or not (output.__class__ is str or output.__class__ is list and all(
+                    p.__class__ is dict and "text" in p for p in output)):
+                return None
+            side, block = "user", _TOOL_RESULT
+        elif kind == "reasoning" or kind.__class__ is str and kind in HOSTED_CALLS:
+            side, block = "assistant", _OPAQUE
+        elif kind is None or kind.__class__ is str:
+            continue  # a compaction item, a trigger, an unknown item: no counterpart in the rule
         else:
-            low = middle + 1
-    if kept and len(from_format([n for _, n in kept[: low + 1]])) == start + 1:
-        return kept[low][0]
-    return len(items)  # pragma: no cover - from_format grows one message at a time
+            return None
+        if open_list and history[-1]["role"] == side:
+            history[-1]["content"].append(block)
+        else:
+            history.append({"role": side, "content": [block]})
+            opened.append(n)
+            open_list = True
+    start = find_live_start(history)
+    return len(items) if start >= len(history) else opened[start]
 
 
 def open_calls(items: Sequence[Item]) -> list[str]:
@@ -146,10 +212,15 @@ def fingerprint(item: Item) -> tuple[str, str, str]:
         content = item.get("content")
         texts = [content] if isinstance(content, str) else [str(p.get("text", "")) for p in content or []
                                                               if isinstance(p, Mapping)]
-        return kind, str(item.get("role")), json.dumps(texts)
+        return kind, str(item.get("role")), _json_texts(texts)
     if kind in ("function_call", "function_call_output"):
         return kind, str(item.get("call_id")), item_text(item)
     return kind, "", str(item.get("encrypted_content") or item_text(item))
+
+
+def _json_texts(texts: list[str]) -> str:
+    """Returns ``json.dumps(texts)`` for a list of strings, written without the encoder's set-up."""
+    return "[" + ", ".join(map(encode_basestring_ascii, texts)) + "]"
 
 
 @dataclass

@@ -24,6 +24,8 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 def header(headers: Any, name: str) -> str:
     """Returns the first value of header ``name`` (any case) from a dict of values or lists, or a HAR list."""
+    if headers is None:
+        return ""
     wanted = name.lower()
     if isinstance(headers, Mapping):
         for key, value in headers.items():
@@ -121,7 +123,7 @@ def decode(body: Any, encoding: str = "") -> Any:
     """
     if body is None:
         return None
-    if isinstance(body, Mapping):
+    if body.__class__ is dict or isinstance(body, Mapping):
         if "base64_string" in body:
             try:
                 return _from_bytes(base64.b64decode(str(body["base64_string"]), validate=True), encoding)

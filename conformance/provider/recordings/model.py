@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,9 +62,16 @@ class Interaction:
     @property
     def host(self) -> str:
         """Returns the host of the request URL (empty when the recording gave none)."""
-        return urlsplit(self.url).hostname or ""
+        return _split(self.url)[0]
 
     @property
     def endpoint(self) -> str:
         """Returns the request path without query, e.g. ``/v1/messages`` (empty when unknown)."""
-        return urlsplit(self.url).path if self.url else ""
+        return _split(self.url)[1]
+
+
+@lru_cache(maxsize=1024)
+def _split(url: str) -> tuple[str, str]:
+    """Returns (host, path) of ``url``: a log names few distinct URLs, each split once."""
+    parts = urlsplit(url)
+    return parts.hostname or "", parts.path if url else ""

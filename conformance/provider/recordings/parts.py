@@ -50,6 +50,10 @@ def part_body(part: Mapping[str, Any]) -> tuple[Any, str]:
 
 def status_of(value: Any) -> int | None:
     """Returns an HTTP status from ``200``, ``"200"``, ``"200 OK"`` or ``{"code": 200}``; None otherwise."""
+    if value is None:
+        return None
+    if value.__class__ is int:
+        return value
     if isinstance(value, Mapping):
         value = value.get("code")
     if isinstance(value, bool):
@@ -77,14 +81,26 @@ def looks_like_body(part: Mapping[str, Any]) -> bool:
     An API object (a string ``type`` or ``object``) is a body even with a ``status`` of its own
     (a Responses API ``"status": "completed"``), unless it carries headers or a body.
     """
-    if set(part) & CARRIER_KEYS:
+    if not CARRIER_KEYS.isdisjoint(part):
         return False
     if isinstance(part.get("type"), str) or isinstance(part.get("object"), str):
         return True
-    if set(part) & WRAPPER_KEYS:
+    if not WRAPPER_KEYS.isdisjoint(part):
         return False
     content = part.get("content")
-    return not (isinstance(content, Mapping) and ("mimeType" in content or "text" in content))
+    return not (content is not None and isinstance(content, Mapping) and ("mimeType" in content or "text" in content))
+
+
+def _body(part: Mapping[str, Any]) -> Any:
+    """Returns the decoded body of a request or response mapping; raises ``BodyError``."""
+    if part.__class__ is dict and "headers" not in part and "parsed_body" not in part:
+        body = part.get("json")  # (a gateway's parsed body: what part_body would pick, found at once)
+        if body.__class__ is dict:
+            return decode(body)
+    if looks_like_body(part):
+        return dict(part) or None
+    raw, encoding = part_body(part)
+    return decode(raw, encoding)
 
 
 def interaction(file: str, index: int, request: Any, response: Any, *, url: str = "",
@@ -95,10 +111,12 @@ def interaction(file: str, index: int, request: Any, response: Any, *, url: str 
     """
     item = Interaction(file, index, method=method or "POST", url=url, dialect=dialect, line=line)
     has_request = request is not None
-    request = {"body": request} if isinstance(request, (str, bytes)) else request
-    response = {"body": response} if isinstance(response, (str, bytes)) else response
-    request = request if isinstance(request, Mapping) else {}
-    response = response if isinstance(response, Mapping) else {}
+    if request.__class__ is not dict:  # (decoded JSON is plain dicts: the common case needs no test)
+        request = {"body": request} if isinstance(request, (str, bytes)) else request
+        request = request if isinstance(request, Mapping) else {}
+    if response.__class__ is not dict:
+        response = {"body": response} if isinstance(response, (str, bytes)) else response
+        response = response if isinstance(response, Mapping) else {}
     item.url = str(request.get("uri") or request.get("url") or url or "")
     item.method = str(request.get("method") or method or "POST").upper()
     item.status = _status(response) if status is None else status_of(status)
@@ -106,11 +124,7 @@ def interaction(file: str, index: int, request: Any, response: Any, *, url: str 
         if not present:
             continue
         try:
-            if looks_like_body(part):
-                value: Any = dict(part) or None
-            else:
-                raw, encoding = part_body(part)
-                value = decode(raw, encoding)
+            value = _body(part)
         except BodyError as exc:
             kind = header(part.get("headers"), "content-type").lower()
             if kind and "json" not in kind and "event-stream" not in kind:

@@ -29,7 +29,10 @@ META_KEYS = frozenset({*RESPONSE_KEYS, "status", "status_code", "url", "endpoint
 
 
 def _first(record: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
-    return next((record[k] for k in keys if k in record), None)
+    for key in keys:
+        if key in record:
+            return record[key]
+    return None
 
 
 def parts_of(record: Mapping[str, Any]) -> tuple[Any, Any] | None:
@@ -39,6 +42,15 @@ def parts_of(record: Mapping[str, Any]) -> tuple[Any, Any] | None:
         request = {k: v for k, v in record.items() if k not in META_KEYS}
     elif request is None and "body" in record and ("url" in record or "custom_id" in record):
         request = record["body"]  # an OpenAI batch input line
+    if "request_headers" in record or "response_headers" in record:
+        request, response = _with_headers(record, request, response)
+    if request is None and response is None:
+        return None
+    return request, response
+
+
+def _with_headers(record: Mapping[str, Any], request: Any, response: Any) -> tuple[Any, Any]:
+    """Returns (request, response) wrapped with the record's ``request_headers``/``response_headers``."""
     for key, side in (("request_headers", request), ("response_headers", response)):
         if isinstance(record.get(key), Mapping) and side is not None:
             body = side if not (isinstance(side, Mapping) and "body" in side) else side.get("body")
@@ -46,19 +58,18 @@ def parts_of(record: Mapping[str, Any]) -> tuple[Any, Any] | None:
                 request = {"body": body, "headers": record[key]}
             else:
                 response = {"body": body, "headers": record[key]}
-    if request is None and response is None:
-        return None
     return request, response
 
 
 def record(file: str, index: int, data: Any, line: int = 0) -> Interaction:
     """Returns the interaction of one record; a record with neither request nor response is unreadable."""
-    where = f"line {line}" if line else f"[{index}]"
-    if not isinstance(data, Mapping):
+    if data.__class__ is not dict and not isinstance(data, Mapping):
+        where = f"line {line}" if line else f"[{index}]"
         return unreadable(file, index, f"{where} is a JSON {type(data).__name__}, not an object", dialect=NAME,
                           line=line)
     found = parts_of(data)
     if found is None:
+        where = f"line {line}" if line else f"[{index}]"
         names = ", ".join(sorted(map(str, data))[:8])
         return unreadable(file, index, f"{where} has no request or response (fields: {names or 'none'})",
                           dialect=NAME, line=line)
