@@ -89,10 +89,23 @@ def few_cassettes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_the_default_run_imports_no_anthropic_sdk_in_its_own_process(tmp_path: Path, few_cassettes: Path) -> None:
-    """The Anthropic SDK's recordings replay in a process of their own; this one imports OpenAI's."""
+def test_the_default_run_imports_no_sdk_in_its_own_process(tmp_path: Path, few_cassettes: Path) -> None:
+    """The recordings replay in processes of their own: this one imports neither SDK, nor vcrpy."""
     modules = imported_by(_run(tmp_path, "--cassettes", str(few_cassettes)))
-    assert "openai" in modules and "anthropic" not in modules
+    assert "conformance.runner" in modules  # the run did run
+    assert "openai" not in modules and "anthropic" not in modules and "vcr" not in modules
+
+
+def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassettes: Path) -> None:
+    from conformance.provider import replay_all
+
+    assert replay_all([few_cassettes]) == verify_results([few_cassettes])
+
+
+def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
+    modules = imported_by("import conformance.provider.cassettes")
+    assert "vcr.patch" in modules and "httpx2" in modules
+    assert not {"requests", "aiohttp", "tornado", "botocore", "httpx"} & set(modules)
 
 
 def test_the_anthropic_side_imports_no_openai_sdk(few_cassettes: Path) -> None:
