@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import conformance.runner as runner
+import conformance.worker.jobs as jobs
 from conformance import from_callable, resolve
 from conformance.cli import FORMAT_NAMES, OWN_COMMANDS, build_parser, command_of
 from conformance.provider import side_results, verify_results
@@ -145,7 +145,7 @@ def test_the_shipped_reference_runs_in_this_process_and_another_target_does_not(
     def no_pool(*args: object, **kwargs: object) -> object:
         raise AssertionError("a worker pool was started")
 
-    monkeypatch.setattr(runner, "Pool", no_pool)
+    monkeypatch.setattr(jobs, "Pool", no_pool)  # the one loop that starts the workers of a run
     scenarios = shipped.scenarios[:3]  # type: ignore[attr-defined]
     report = run([reference], scenarios)
     assert report.results and report.exit_code == 0

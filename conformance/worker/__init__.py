@@ -7,7 +7,10 @@ past its limit. A worker that is killed or dies is replaced by a fresh one for t
 
 The parent sees one ``Event`` per job: ``done`` (the job's return value), ``failed`` (the job raised;
 a harness error), ``timeout`` (a call ran past its limit) or ``died`` (the worker process ended).
-This module knows nothing of scenarios or checks.
+This module knows nothing of scenarios or checks; ``worker.jobs`` is the loop ``run``, ``fuzz`` and
+``egress`` send their calls of targets through. Every other process the suite starts comes from
+here too: ``beside`` (one function in a process of its own, e.g. the provider replay) and
+``process_pool`` (a pure function over many inputs, e.g. ``analyze``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
-from .clock import EXTENSION_CAP, runqueue_seconds
+from ..clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
 PRELOAD = ["conformance.runner"]  # imported once by the fork server, shared by every worker
@@ -292,6 +295,15 @@ def _beside_context() -> multiprocessing.context.BaseContext:
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return _context()
+
+
+def process_pool(jobs: int) -> ProcessPoolExecutor:
+    """Returns an executor of up to ``jobs`` processes for a pure function over plain data (no target
+    code, so no time limit and no output capture: ``analyze``'s judging of line ranges), forked from
+    this one where the platform can (nothing to import again), else started as workers are."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork") if "fork" in methods else _context()
+    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context)
 
 
 _executors: list[ProcessPoolExecutor] = []
