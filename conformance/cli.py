@@ -70,16 +70,22 @@ def _start_replay(args: argparse.Namespace) -> Callable[[], list[CheckResult]] |
     again here, where a problem is reported."""
     if not _replays_recordings(args):
         return None
+    from .provider.base import names
+
     paths = [Path(p) for p in args.cassettes] if args.cassettes else None
-    side = beside(_replayed, paths)
+    # A process that holds every SDK already (a test run's) replays here when the results are asked
+    # for: there is nothing to import, and no process to start.
+    side = None if all(name in sys.modules for name in names()) else beside(_replayed, paths)
 
     def results() -> list[CheckResult]:
-        try:
-            return side.result()
-        except Exception:  # noqa: BLE001 - a replay that broke is done here, where a problem is reported
-            from .provider import verify_results
+        if side is not None:
+            try:
+                return side.result()
+            except Exception:  # noqa: BLE001 - a replay that broke is done here, where a problem is reported
+                pass
+        from .provider import verify_results
 
-            return verify_results(paths)
+        return verify_results(paths)
 
     return results
 

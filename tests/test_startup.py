@@ -99,7 +99,17 @@ def test_the_default_run_imports_no_sdk_in_its_own_process(tmp_path: Path, few_c
 def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassettes: Path) -> None:
     from conformance.provider import replay_all
 
-    assert replay_all([few_cassettes]) == verify_results([few_cassettes])
+    assert replay_all([few_cassettes]) == verify_results([few_cassettes])  # (here: the SDKs are imported)
+    code = ("import json, sys\nfrom pathlib import Path\nfrom conformance.provider import replay_all\n"
+            "from conformance.worker import reaped\n"
+            f"with reaped():\n    found = replay_all([Path({str(few_cassettes)!r})])\n"
+            "assert 'anthropic' in sys.modules and 'openai' not in sys.modules  # openai's side: its own process\n"
+            "print('RESULTS ' + json.dumps([r.to_dict() for r in found]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**_env(), "PYTHONPATH": str(ROOT)}, check=False)
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULTS ")), None)
+    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    assert json.loads(line.removeprefix("RESULTS ")) == [r.to_dict() for r in verify_results([few_cassettes])]
 
 
 def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
