@@ -73,7 +73,7 @@ def replay_all(paths: list[Path] | None = None, *, specs: list[Path] | None = No
     from . import cassettes  # noqa: F401 - vcrpy, shared by every side: imported before they fork
     from .base import names
     from .probes import load_probes
-    from ..worker import beside
+    from ..worker import beside, ended
 
     probes, errors = load_probes(specs or [default_specs()])
     files = paths or [default_cassettes()]
@@ -85,6 +85,7 @@ def replay_all(paths: list[Path] | None = None, *, specs: list[Path] | None = No
             checked.update(side.result())
         except Exception:  # noqa: BLE001 - a side that broke is replayed by ``verify``, which reports a problem
             pass
+        ended(side)  # its process is gone before this one answers
     return _verified(files, probes, errors, checked)
 
 

@@ -284,9 +284,19 @@ def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Fut
         return future
     executor = ProcessPoolExecutor(1, mp_context=_beside_context())
     future = executor.submit(fn, *args)
-    executor.shutdown(wait=False)
-    _executors.append(executor)  # ``reaped`` waits for its process to exit
+    # (its process, kept before the shutdown below lets go of it: a later shutdown cannot wait for it)
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False)  # the process exits once it has answered
+    _executors.append(executor)
+    _beside[id(future)] = (future, processes)  # ``ended`` and ``reaped`` wait for it to exit
     return future
+
+
+def ended(future: Future[Any]) -> None:
+    """Returns once the process that ran ``future`` (started by ``beside``) has exited (at once for
+    a future run here): a process that starts others ``beside`` ends them before it answers."""
+    for process in _beside.pop(id(future), (future, []))[1]:
+        process.join()
 
 
 def _beside_context() -> multiprocessing.context.BaseContext:
@@ -307,6 +317,7 @@ def process_pool(jobs: int) -> ProcessPoolExecutor:
 
 
 _executors: list[ProcessPoolExecutor] = []
+_beside: dict[int, tuple[Future[Any], list[Any]]] = {}  # id of a future of ``beside`` -> it, the process running it
 _pools: weakref.WeakSet[Pool] = weakref.WeakSet()
 
 
@@ -343,6 +354,12 @@ def reaped() -> Iterator[None]:
             pool.close()
         while _executors:
             _executors.pop().shutdown(wait=True, cancel_futures=True)
+        while _beside:
+            future, processes = _beside.popitem()[1]
+            for process in processes:
+                if not future.done() and process.is_alive():  # its answer is no longer wanted (Ctrl-C)
+                    process.kill()
+                process.join()
         for name, helper in _helpers().items():  # the fork server first: it holds the tracker's fd
             if name not in before:
                 try:
