@@ -46,39 +46,47 @@ def _replays_recordings(args: argparse.Namespace) -> bool:
     return not args.no_provider and bool(args.provider or args.cassettes or not args.target)
 
 
-def _provider_side(paths: list[Path] | None, provider: str) -> dict[int, CheckResult]:
-    """Returns the results of the cassettes ``provider``'s SDK replays (run in a process of its own,
-    or in this one for the last provider)."""
-    from .provider import side_results
+# The replay's own processes load no third-party pydantic plugin (an observability hook such as
+# logfire's, which records nothing unless configured): it cost each SDK's import a quarter of a
+# second and changes nothing the replay checks. A value the user set is kept.
+REPLAY_ENVIRONMENT = {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
 
-    return side_results(paths, provider)
+
+def _replayed(paths: list[Path] | None) -> list[CheckResult]:
+    """Returns the results of replaying the cassettes under ``paths`` (None: the shipped ones):
+    ``provider.replay_all``, run in a process of its own (whose environment gets ``REPLAY_ENVIRONMENT``)."""
+    from .provider import replay_all
+
+    for name, value in REPLAY_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    return replay_all(paths)
 
 
 def _start_replay(args: argparse.Namespace) -> Callable[[], list[CheckResult]] | None:
     """Starts the replay of the provider recordings when the run replays them; returns what gives
-    its results (``None`` when it does not). Every registered provider's cassettes but the last
-    provider's replay in a process of their own from now on, the last one's in this one when the
-    results are asked for (after the scenarios): the SDK imports, the slowest part of a run, overlap,
-    so the replay takes about as long as its slowest provider. (A provider is named as its SDK's
-    module: one already imported here replays here.)"""
+    its results (``None`` when it does not). The replay runs in a process of its own from now on
+    (``provider.replay_all``: there each provider's SDK imports in a process of its own, side by
+    side), while this one loads the specs and runs the scenarios: this process imports no SDK, and
+    the run takes about as long as the slowest provider's replay. A replay that broke is done
+    again here, where a problem is reported."""
     if not _replays_recordings(args):
         return None
     from .provider.base import names
 
     paths = [Path(p) for p in args.cassettes] if args.cassettes else None
-    *elsewhere, here = names()
-    sides = [beside(_provider_side, paths, name, unless_imported=name) for name in elsewhere]
+    # A process that holds every SDK already (a test run's) replays here when the results are asked
+    # for: there is nothing to import, and no process to start.
+    side = None if all(name in sys.modules for name in names()) else beside(_replayed, paths)
 
     def results() -> list[CheckResult]:
+        if side is not None:
+            try:
+                return side.result()
+            except Exception:  # noqa: BLE001 - a replay that broke is done here, where a problem is reported
+                pass
         from .provider import verify_results
 
-        checked = _provider_side(paths, here)  # this process's share, while the others replay
-        for side in sides:
-            try:
-                checked.update(side.result())
-            except Exception:  # noqa: BLE001 - a side that broke is replayed here, where a problem is reported
-                pass
-        return verify_results(paths, checked=checked)
+        return verify_results(paths)
 
     return results
 
@@ -170,7 +178,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if selected is not None:
         scenarios = [s for s in scenarios if selected(s)]
     # The recordings' results are needed before the run only to read a known-gaps file or to tell
-    # whether anything was selected; else the scenarios run while the Anthropic side replays.
+    # whether anything was selected; else the scenarios run while the recordings replay.
     early = replay is not None and (bool(args.expectations) or not scenarios)
     probes = replay() if early and replay is not None else []
     gaps = []
@@ -196,7 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         done()
     if replay is not None and not early and not report.interrupted:
-        probes = replay()  # the OpenAI side replays here, once the scenarios are done
+        probes = replay()  # the replay went on beside the scenarios
         if selected is not None:
             probes = [p for p in probes if selected.matches(p.scenario, p.family)]
     probes = apply_gaps(probes, gaps)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pickle
 import re
 import sys
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -26,11 +25,12 @@ from .redaction import Redactor, secrets_in
 from .command_report import Report
 from .results import DECLINED, CheckResult, Outcome
 from .spec import Scenario
-from .stop_rules import ItemSummary, Walk, walk
+from .stop_rules import ItemSummary, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
 from .wellformed import longest_output
-from .worker import Event, Pool, call_window, default_jobs, output_captured
+from .worker import Event, Pool, default_jobs, output_captured
+from .worker.jobs import failure_reason, one_job, resolved, run_items, window
 
 
 @dataclass(frozen=True)
@@ -101,11 +101,11 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
     # The guard answers at the limit (with where the target was stuck); in a worker, the parent
     # kills the worker a little later should the guard itself be stuck (a target holding the GIL).
     limit = options.time_limit
-    with call_window(limit, allowance=_BACKSTOP + _COPY_SECONDS * len(scenario.history)):
+    with window(limit, messages=len(scenario.history)):
         obs = call_guarded(target, scenario.history, scenario.params, limit)
     if (options.idempotence and obs.returned and isinstance(obs.output, list)
             and len(obs.output) <= longest_output(len(scenario.history))):  # else not read at all
-        with call_window(limit, obs, allowance=_BACKSTOP + _COPY_SECONDS * len(obs.output)):
+        with window(limit, obs, messages=len(obs.output)):
             second = call_guarded(target, obs.output, scenario.params, limit)
         return replace(obs, second=second)
     return obs
@@ -218,16 +218,14 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
             progress(len(done), len(items))
 
     shipped = {t.name: None if runs_here(t, options) else shipping(t) for t in targets} if not options.in_process else {}
-    remote = [i for i, (t, _) in enumerate(items) if shipped.get(t.name) is not None]
     interrupted = False
     try:
-        if remote:
-            _run_in_workers(items, remote, shipped, options, finish, lambda: known[0])
-        for index, (target, scenario) in enumerate(items):
-            if shipped.get(target.name) is not None or known[0].decided(index):
-                continue
-            obs = observe(target, scenario, options)
-            finish(index, obs, check_scenario(target, scenario, options, obs))
+        run_items(len(items), [i for i, (t, _) in enumerate(items) if shipped.get(t.name) is not None],
+                  lambda index: (_run_item, (shipped[items[index][0].name], items[index][1], options)),
+                  lambda index, event: _from_event(event, *items[index], options),
+                  lambda index: _here(*items[index], options), lambda index, value: finish(index, *value),
+                  jobs=options.jobs or default_jobs(), memory_limit=options.memory_limit, abandoned=_abandoned,
+                  decided=lambda index: known[0].decided(index))
     except KeyboardInterrupt:  # Ctrl-C: keep what finished; workers killed by the interrupt are not results
         if not keep_on_interrupt:
             raise
@@ -263,8 +261,18 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
 
 
 _CALL_CHECKS = ("call.completes", "output.idempotent")  # the records of a call that hung or killed its worker
-_BACKSTOP = 1.0  # seconds past the limit before the parent kills a worker whose guard did not answer
-_COPY_SECONDS = 5e-5  # per message: the guard's input copy and mutation check, not the target's time
+
+
+def _here(target: Target, scenario: Scenario, options: RunOptions) -> tuple[Observation, list[CheckResult]]:
+    """Returns the observation and records of ``scenario`` on ``target`` called in this process."""
+    obs = observe(target, scenario, options)
+    return obs, check_scenario(target, scenario, options, obs)
+
+
+def _abandoned(value: tuple[Observation, list[CheckResult]]) -> bool:
+    """Returns whether the guard gave up on a call of the observation (a thread of the target may still run)."""
+    obs = value[0]
+    return obs.timed_out or (obs.second is not None and obs.second.timed_out)
 
 
 def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str,
@@ -285,21 +293,13 @@ def error_records(target: Target, scenario: Scenario, options: RunOptions, reaso
     return out
 
 
-_RESOLVED: dict[str, Target] = {}
-
-
 def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions,
               outputs: bool = True) -> tuple[Observation, list[CheckResult]]:
     """Runs one scenario on a target in a worker: the target is resolved there by name (or arrives
     pickled); returns the observation (output made picklable; without the outputs unless
     ``outputs``) and the records."""
     with output_captured() as printed:  # the target's own output never reaches the terminal
-        if isinstance(shipped, str):
-            if shipped not in _RESOLVED:
-                _RESOLVED[shipped] = resolve(shipped)
-            target = _RESOLVED[shipped]
-        else:
-            target = shipped
+        target = resolved(shipped)
         obs = observe(target, scenario, options)
     if printed[0]:
         obs = replace(obs, printed=printed[0])
@@ -332,15 +332,8 @@ def checked_in_worker(pool: Pool, shipped: str | Target, target: Target, scenari
     workers (``shipped``: how the target gets there, see ``shipping``; the observation without the
     outputs unless ``outputs``). A hang or a dead worker is an error record, never an exception;
     the pool has a free worker again afterwards."""
-    pool.submit(scenario.id, _run_item, (shipped, scenario, options, outputs))
-    events: list[Event] = []
-    while not events and pool.running:
-        events = pool.wait()
-    (event,) = events
-    obs, results = _from_event(event, target, scenario, options)
-    if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
-        pool.recycle(event.key)  # its guard gave up: a thread of the target may still run
-    return obs, results
+    return one_job(pool, scenario.id, (_run_item, (shipped, scenario, options, outputs)),
+                   lambda event: _from_event(event, target, scenario, options), _abandoned)
 
 
 def runs_here(target: Target, options: RunOptions) -> bool:
@@ -367,38 +360,6 @@ def shipping(target: Target) -> str | Target | None:
         return None
 
 
-def _run_in_workers(items: Sequence[tuple[Target, Scenario]], indexes: Sequence[int],
-                    shipped: dict[str, str | Target | None], options: RunOptions,
-                    finish: Callable[[int, Observation, list[CheckResult]], None],
-                    state: Callable[[], Walk]) -> None:
-    """Runs ``items[indexes]`` in worker processes, calling ``finish`` as each ends."""
-    queue = deque(indexes)
-    with Pool(options.jobs or default_jobs(), options.memory_limit) as pool:
-        pool.start(min(pool.jobs, len(queue)))
-        in_flight: set[int] = set()
-        while queue or in_flight:
-            current = state()
-            for index in [i for i in in_flight if current.decided(i)]:
-                pool.cancel(index)  # a hung target or a stopped run: the answer is no longer wanted
-                in_flight.discard(index)
-            while queue and pool.free > 0:
-                index = queue.popleft()
-                if current.decided(index):
-                    continue
-                target, scenario = items[index]
-                pool.submit(index, _run_item, (shipped[target.name], scenario, options))
-                in_flight.add(index)
-            for event in pool.wait():
-                if event.kind == "failed" and event.reason.startswith("KeyboardInterrupt"):
-                    raise KeyboardInterrupt  # the worker had Ctrl-C too: this run is interrupted
-                in_flight.discard(event.key)
-                target, scenario = items[event.key]
-                obs, results = _from_event(event, target, scenario, options)
-                if event.kind == "done" and (obs.timed_out or (obs.second is not None and obs.second.timed_out)):
-                    pool.recycle(event.key)  # its guard gave up: a thread of the target may still run
-                finish(event.key, obs, results)
-
-
 def _from_event(event: Event, target: Target, scenario: Scenario,
                 options: RunOptions) -> tuple[Observation, list[CheckResult]]:
     """Returns the observation and records of a job's event, in the parent when the worker gave none."""
@@ -408,8 +369,7 @@ def _from_event(event: Event, target: Target, scenario: Scenario,
         hung = Observation(timed_out=True, elapsed=event.limit, error=event.reason)
         obs = hung if event.partial is None else replace(event.partial, second=hung)
         return obs, check_scenario(target, scenario, options, obs)
-    reason = event.reason if event.kind == "died" else \
-        f"the worker could not run this scenario: {event.reason.splitlines()[0]}"
+    reason = failure_reason(event, "this scenario")
     obs = Observation(error_type="WorkerDied" if event.kind == "died" else "WorkerError", error=reason,
                       crashed=True)  # never a refusal
     return obs, error_records(target, scenario, options, reason)

@@ -7,8 +7,9 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
-import anthropic  # noqa: F401 - imported once per test process: a run that replays the recordings
-import pytest     # then replays them here, rather than in a process that imports the SDK again each time
+import anthropic  # noqa: F401 - both SDKs imported once per test process: a run that replays the
+import openai  # noqa: F401 - recordings then replays them here, not in processes that import them again
+import pytest
 
 from conformance import LoadResult, load
 

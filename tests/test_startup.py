@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import conformance.runner as runner
+import conformance.worker.jobs as jobs
 from conformance import LoadResult, from_callable, resolve
 from conformance.cli import FORMAT_NAMES, OWN_COMMANDS, build_parser, command_of
 from conformance.provider import side_results, verify_results
@@ -89,10 +89,33 @@ def few_cassettes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_the_default_run_imports_no_anthropic_sdk_in_its_own_process(tmp_path: Path, few_cassettes: Path) -> None:
-    """The Anthropic SDK's recordings replay in a process of their own; this one imports OpenAI's."""
+def test_the_default_run_imports_no_sdk_in_its_own_process(tmp_path: Path, few_cassettes: Path) -> None:
+    """The recordings replay in processes of their own: this one imports neither SDK, nor vcrpy."""
     modules = imported_by(_run(tmp_path, "--cassettes", str(few_cassettes)))
-    assert "openai" in modules and "anthropic" not in modules
+    assert "conformance.runner" in modules  # the run did run
+    assert "openai" not in modules and "anthropic" not in modules and "vcr" not in modules
+
+
+def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassettes: Path) -> None:
+    from conformance.provider import replay_all
+
+    assert replay_all([few_cassettes]) == verify_results([few_cassettes])  # (here: the SDKs are imported)
+    code = ("import json, sys\nfrom pathlib import Path\nfrom conformance.provider import replay_all\n"
+            "from conformance.worker import reaped\n"
+            f"with reaped():\n    found = replay_all([Path({str(few_cassettes)!r})])\n"
+            "assert 'anthropic' in sys.modules and 'openai' not in sys.modules  # openai's side: its own process\n"
+            "print('RESULTS ' + json.dumps([r.to_dict() for r in found]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**_env(), "PYTHONPATH": str(ROOT)}, check=False)
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULTS ")), None)
+    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    assert json.loads(line.removeprefix("RESULTS ")) == [r.to_dict() for r in verify_results([few_cassettes])]
+
+
+def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
+    modules = imported_by("import conformance.provider.cassettes")
+    assert "vcr.patch" in modules and "httpx2" in modules
+    assert not {"requests", "aiohttp", "tornado", "botocore", "httpx"} & set(modules)
 
 
 def test_the_anthropic_side_imports_no_openai_sdk(few_cassettes: Path) -> None:
@@ -132,7 +155,7 @@ def test_the_shipped_reference_runs_in_this_process_and_another_target_does_not(
     def no_pool(*args: object, **kwargs: object) -> object:
         raise AssertionError("a worker pool was started")
 
-    monkeypatch.setattr(runner, "Pool", no_pool)
+    monkeypatch.setattr(jobs, "Pool", no_pool)  # the one loop that starts the workers of a run
     scenarios = shipped.scenarios[:3]
     report = run([reference], scenarios)
     assert report.results and report.exit_code == 0

@@ -23,7 +23,8 @@ from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import stack_of, target_traceback
 from ..transcript import canonical
 from ..clock import join_within
-from ..worker import Event, Pool, call_window, default_jobs, extend_window, output_captured
+from ..worker import Event, default_jobs, extend_window, output_captured
+from ..worker.jobs import failure_reason, resolved, run_items, window
 from .canaries import Canary, find_in
 from .checks import CATALOG, Check, Served
 from .conversations import Conversation
@@ -32,7 +33,7 @@ from .surfaces import Surface
 
 MAX_EVENTS = 100_000  # stream events read from an iterator payload at most
 MAX_BODY = 64_000_000  # bytes of a streaming HTTP response read at most
-_BACKSTOP = 1.0
+NO_PAYLOAD = "no payload within"  # the error of a call its guard gave up on
 
 
 @dataclass
@@ -116,7 +117,7 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
     worker = threading.Thread(target=call, name=f"serializer:{target.name}", daemon=True)
     timing = join_within(worker, time_limit, on_allowance=extend_window)  # first imports and CPU waits not counted
     if not timing.finished:
-        return Served(error=f"no payload within {time_limit:g} s"), {"traceback": stack_of(worker, __file__)}
+        return Served(error=f"{NO_PAYLOAD} {time_limit:g} s"), {"traceback": stack_of(worker, __file__)}
     mutated = canonical(plain(given)) != before
     if "exc" in box:
         exc = box["exc"]
@@ -133,7 +134,7 @@ def check(target: Target, conversation: Conversation, surface: Surface,
           time_limit: float = DEFAULT_TIME_LIMIT) -> list[CheckResult]:
     """Returns one record per applicable check of ``target`` on ``conversation``; never raises."""
     with output_captured() as printed:
-        with call_window(time_limit, allowance=_BACKSTOP):
+        with window(time_limit):
             served, extra = serve(target, conversation, time_limit)
     if printed[0]:
         extra["printed"] = printed[0]
@@ -187,14 +188,9 @@ def withheld(results: list[CheckResult], canaries: Sequence[Canary]) -> list[Che
     return [replace(r, message=clean(r.message), details=clean(r.details)) for r in results]
 
 
-_RESOLVED: dict[str, Target] = {}
-
-
 def _job(target_name: str, conversation: Conversation, surface: Surface, time_limit: float) -> list[CheckResult]:
     """Runs one conversation on a target resolved by name in this worker; returns its records."""
-    if target_name not in _RESOLVED:
-        _RESOLVED[target_name] = resolve(target_name)
-    return check(_RESOLVED[target_name], conversation, surface, time_limit)
+    return check(resolved(target_name), conversation, surface, time_limit)
 
 
 def error_records(target: str, conversation: Conversation, surface: Surface, reason: str) -> list[CheckResult]:
@@ -211,28 +207,20 @@ def run(targets: Sequence[str | Target], conversations: Sequence[Conversation], 
     """
     items = [(t, c) for t in targets for c in conversations]
     done: dict[int, list[CheckResult]] = {}
-    remote = [i for i, (t, _) in enumerate(items) if isinstance(t, str) and not in_process]
-    if remote:
-        with Pool(min(jobs or default_jobs(), len(remote))) as pool:
-            queue = list(reversed(remote))
-            while queue or pool.running:
-                while queue and pool.free > 0:
-                    index = queue.pop()
-                    name, conversation = items[index]
-                    pool.submit(index, _job, (name, conversation, surface, time_limit))
-                for event in pool.wait():
-                    done[event.key] = _from_event(event, items[event.key], surface)
-                    if event.kind == "done" and any(r.message.startswith("no payload within") for r in done[event.key]):
-                        pool.recycle(event.key)  # a stray thread of a hung call must not outlive its job
-                    if progress:
-                        progress(len(done), len(items))
-    for index, (target, conversation) in enumerate(items):
-        if index in done:
-            continue
-        resolved = resolve(target) if isinstance(target, str) else target
-        done[index] = check(resolved, conversation, surface, time_limit)
+
+    def finish(index: int, records: list[CheckResult]) -> None:
+        done[index] = records
         if progress:
             progress(len(done), len(items))
+
+    def here(index: int) -> list[CheckResult]:
+        target, conversation = items[index]
+        return check(resolve(target) if isinstance(target, str) else target, conversation, surface, time_limit)
+
+    run_items(len(items), [i for i, (t, _) in enumerate(items) if isinstance(t, str) and not in_process],
+              lambda index: (_job, (items[index][0], items[index][1], surface, time_limit)),
+              lambda index, event: _from_event(event, items[index], surface), here, finish,
+              jobs=jobs or default_jobs(), abandoned=_abandoned)
     results = [r for i in range(len(items)) for r in done[i]]
     names = list(dict.fromkeys(t if isinstance(t, str) else t.name for t in targets))
     return EgressReport(results=results, spec_errors=list(spec_errors), targets=names,
@@ -245,6 +233,10 @@ def _from_event(event: Event, item: tuple[Any, Conversation], surface: Surface) 
     if event.kind == "done":
         done: list[CheckResult] = event.value  # a worker's records cross the pipe untyped
         return done
-    reason = event.reason if event.kind != "failed" else f"the worker could not run it: {event.reason.splitlines()[0]}"
-    return error_records(name, conversation, surface, reason)
+    return error_records(name, conversation, surface, failure_reason(event, "it"))
+
+
+def _abandoned(records: list[CheckResult]) -> bool:
+    """Returns whether a conversation's call was given up by its guard (a stray thread of it may run)."""
+    return any(r.message.startswith(NO_PAYLOAD) for r in records)
 

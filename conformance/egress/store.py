@@ -17,13 +17,15 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from ..results import CheckResult, Level, Outcome
 from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import target_traceback
 from ..transcript import canonical
-from ..worker import Pool, call_window, output_captured
+from ..worker import Event, Pool, output_captured
+from ..worker.jobs import OneThread, one_job
 from .canaries import CIPHERTEXT, REASONING_TEXT, find, find_in
 from .checks import reasoning_units, sub_objects
 from .conversations import Conversation
@@ -58,30 +60,24 @@ def _factory_call(factory: Callable[..., Any], folder: str) -> Any:
 
 
 class _StepThread:
-    """One thread that runs every call of a step, in order: a store may hold objects bound to the
-    thread that made them (a sqlite connection), as one worker's step would."""
+    """One thread that runs every call of a step, in order (``worker.jobs.OneThread``): a store may
+    hold objects bound to the thread that made them (a sqlite connection), as one worker's step would."""
 
     def __init__(self) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        self.thread = OneThread("store")
 
     def call(self, step: str, fn: Callable[[], Any], limit: float) -> tuple[Any, str | None, str | None]:
         """Returns ``(value, error line, traceback)`` of ``fn()`` run for at most ``limit`` seconds
         (on a hang, the exception is the value and later calls of this step are not made)."""
-        from concurrent.futures import TimeoutError as Late
-
-        with call_window(limit, allowance=1.0):
-            future = self.pool.submit(fn)
-            try:
-                return future.result(timeout=limit), None, None
-            except Late:
-                return None, f"{step}: no answer within {limit:g} s", None
-            except BaseException as exc:  # noqa: BLE001 - the store's failure is data
-                return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
+        value, exc, hung = self.thread.call(fn, limit)
+        if hung:
+            return None, f"{step}: no answer within {limit:g} s", None
+        if exc is not None:
+            return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
+        return value, None, None
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.thread.close()
 
 
 def _open(thread: _StepThread, name: str, folder: str, limit: float) -> tuple[Any, str | None, str | None]:
@@ -230,6 +226,16 @@ def judge(name: str, conversation: Conversation, steps: list[dict[str, Any]]) ->
     return withheld(out, conversation.canaries)
 
 
+def _report(step: str, event: Event) -> dict[str, Any]:
+    """Returns what a step's worker reported, or the error of a step that gave nothing back."""
+    return event.value if event.kind == "done" else {"error": f"{step}: {event.reason}"}
+
+
+def _always(report: dict[str, Any]) -> bool:
+    """Returns True: the worker of every step is replaced, so the next step runs in another process."""
+    return True
+
+
 def run(target: str, conversations: Sequence[Conversation], *, time_limit: float = DEFAULT_TIME_LIMIT,
         progress: Callable[[int, int], None] | None = None) -> EgressReport:
     """Returns the report of the store ``target`` on every conversation, each step in a fresh worker."""
@@ -241,11 +247,9 @@ def run(target: str, conversations: Sequence[Conversation], *, time_limit: float
         try:
             with Pool(1) as pool:
                 for step in STEPS:
-                    pool.submit(step.__name__, step, (target, conversation, folder, time_limit))
-                    event = pool.wait()[0]
-                    report = event.value if event.kind == "done" else {"error": f"{step.__name__}: {event.reason}"}
+                    report = one_job(pool, step.__name__, (step, (target, conversation, folder, time_limit)),
+                                     partial(_report, step.__name__), _always)  # each step in another process
                     steps.append(report)
-                    pool.recycle(step.__name__)  # the next step runs in another process
                     if report.get("error"):
                         break
         finally:

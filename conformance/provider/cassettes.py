@@ -21,9 +21,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import vcr
-import vcr.patch
 import yaml
+
+from ._vcr import vcr  # first: vcrpy (vcr.patch loaded) without the HTTP libraries it never patches
 from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.request import Request
 from vcr.serializers import compat

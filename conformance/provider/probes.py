@@ -47,9 +47,16 @@ def subschema_validator(name: str) -> jsonschema.Draft202012Validator:
                                             "$ref": f"#/$defs/{name}"})
 
 
-@cache
 def _compiled(provider: str | None = None) -> Callable[[Any], Any] | None:
-    return compiled_check(base.of(provider).probe_schema())
+    """Returns the compiled check of ``provider``'s probe schema (None: see ``compiled_check``),
+    compiled once per schema: providers that share one (the shipped ones) share its check."""
+    return _compiled_schema(json.dumps(base.of(provider).probe_schema(), sort_keys=True))
+
+
+@cache
+def _compiled_schema(text: str) -> Callable[[Any], Any] | None:
+    """Returns the compiled check of the schema written as JSON ``text``."""
+    return compiled_check(json.loads(text))
 
 
 def _schema_errors(data: Any, provider: str | None = None) -> Iterator[jsonschema.ValidationError]:

@@ -6,7 +6,6 @@ a large file no range can cut (compressed) spools its judgements to a temporary 
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -17,6 +16,7 @@ from ..earlier import DEFAULT_WINDOW
 from ..model import Judgement
 from ..judging import FileEnd
 from ..source import SPLIT_SIZE
+from ....worker import process_pool
 from .tasks import Outcome, in_order, run_task, tasks
 
 
@@ -40,7 +40,5 @@ def run_local(files: Sequence[Path], jobs: int, window: int = DEFAULT_WINDOW, pr
     work = tasks(files, split, window, spool=True)
     if not work:
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
+    with process_pool(min(jobs, len(work))) as pool:
         yield from in_order(_outcomes(pool, work, 2 * jobs), progress)

@@ -7,7 +7,10 @@ past its limit. A worker that is killed or dies is replaced by a fresh one for t
 
 The parent sees one ``Event`` per job: ``done`` (the job's return value), ``failed`` (the job raised;
 a harness error), ``timeout`` (a call ran past its limit) or ``died`` (the worker process ended).
-This module knows nothing of scenarios or checks.
+This module knows nothing of scenarios or checks; ``worker.jobs`` is the loop ``run``, ``fuzz`` and
+``egress`` send their calls of targets through. Every other process the suite starts comes from
+here too: ``beside`` (one function in a process of its own, e.g. the provider replay) and
+``process_pool`` (a pure function over many inputs, e.g. ``analyze``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
-from .clock import EXTENSION_CAP, runqueue_seconds
+from ..clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
 PRELOAD = ["conformance.runner"]  # imported once by the fork server, shared by every worker
@@ -281,9 +284,19 @@ def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Fut
         return future
     executor = ProcessPoolExecutor(1, mp_context=_beside_context())
     future = executor.submit(fn, *args)
-    executor.shutdown(wait=False)
-    _executors.append(executor)  # ``reaped`` waits for its process to exit
+    # (its process, kept before the shutdown below lets go of it: a later shutdown cannot wait for it)
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False)  # the process exits once it has answered
+    _executors.append(executor)
+    _beside[id(future)] = (future, processes)  # ``ended`` and ``reaped`` wait for it to exit
     return future
+
+
+def ended(future: Future[Any]) -> None:
+    """Returns once the process that ran ``future`` (started by ``beside``) has exited (at once for
+    a future run here): a process that starts others ``beside`` ends them before it answers."""
+    for process in _beside.pop(id(future), (future, []))[1]:
+        process.join()
 
 
 def _beside_context() -> multiprocessing.context.BaseContext:
@@ -294,7 +307,17 @@ def _beside_context() -> multiprocessing.context.BaseContext:
     return _context()
 
 
+def process_pool(jobs: int) -> ProcessPoolExecutor:
+    """Returns an executor of up to ``jobs`` processes for a pure function over plain data (no target
+    code, so no time limit and no output capture: ``analyze``'s judging of line ranges), forked from
+    this one where the platform can (nothing to import again), else started as workers are."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork") if "fork" in methods else _context()
+    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context)
+
+
 _executors: list[ProcessPoolExecutor] = []
+_beside: dict[int, tuple[Future[Any], list[Any]]] = {}  # id of a future of ``beside`` -> it, the process running it
 _pools: weakref.WeakSet[Pool] = weakref.WeakSet()
 
 
@@ -331,6 +354,12 @@ def reaped() -> Iterator[None]:
             pool.close()
         while _executors:
             _executors.pop().shutdown(wait=True, cancel_futures=True)
+        while _beside:
+            future, processes = _beside.popitem()[1]
+            for process in processes:
+                if not future.done() and process.is_alive():  # its answer is no longer wanted (Ctrl-C)
+                    process.kill()
+                process.join()
         for name, helper in _helpers().items():  # the fork server first: it holds the tracker's fd
             if name not in before:
                 try:
