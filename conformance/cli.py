@@ -46,19 +46,11 @@ def _replays_recordings(args: argparse.Namespace) -> bool:
     return not args.no_provider and bool(args.provider or args.cassettes or not args.target)
 
 
-# The replay's own processes load no third-party pydantic plugin (an observability hook such as
-# logfire's, which records nothing unless configured): it cost each SDK's import a quarter of a
-# second and changes nothing the replay checks. A value the user set is kept.
-REPLAY_ENVIRONMENT = {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
-
-
 def _replayed(paths: list[Path] | None) -> list[CheckResult]:
     """Returns the results of replaying the cassettes under ``paths`` (None: the shipped ones):
-    ``provider.replay_all``, run in a process of its own (whose environment gets ``REPLAY_ENVIRONMENT``)."""
+    ``provider.replay_all``, run in a process of its own."""
     from .provider import replay_all
 
-    for name, value in REPLAY_ENVIRONMENT.items():
-        os.environ.setdefault(name, value)
     return replay_all(paths)
 
 
