@@ -1,4 +1,5 @@
-"""Shared fixtures: the shipped scenarios, loaded once; and pytest-xdist, when it is installed."""
+"""Shared fixtures: the shipped scenarios, loaded once; the provider SDK, imported once per test
+process; the long tests first; and pytest-xdist, when it is installed."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
-import anthropic  # noqa: F401 - imported once per test process: a run that replays the recordings
-import pytest     # then replays them here, rather than in a process that imports the SDK again each time
+import pytest
 
 from conformance import LoadResult, load
+
+from ._order import long_first
 
 # pytest-xdist comes with the `peers` extra; after a plain install the suite (and the conformance
 # plugin run from this checkout) runs without it, so it is loaded here, not in `addopts`
@@ -32,6 +34,20 @@ def pytest_cmdline_main(config: pytest.Config) -> Iterator[None]:
     if getattr(config.option, "dist", None) == "no":  # pytest-xdist loaded, no --dist given
         config.option.dist = "loadgroup"
     return (yield)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Moves the known long tests to the front, so that pytest-xdist hands them out first and the
+    run does not end on one of them."""
+    items[:] = long_first(items)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _provider_sdk_imported() -> None:
+    """Imports the Anthropic SDK once per process that runs tests (not at collection, nor in the
+    pytest-xdist controller, which runs none): a command run in a test that replays the recordings
+    then replays them here, rather than in a process that imports the SDK again each time."""
+    import anthropic  # noqa: F401
 
 
 @cache
