@@ -81,8 +81,18 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(scope="session")
+def _extensions_imported() -> None:
+    """Imports numpy (the harness's diff library imports it) before any ``pytester`` run: a run
+    in this process drops from ``sys.modules`` what it imported, and numpy cannot be imported a
+    second time in one process."""
+    if find_spec("numpy") is not None:
+        import numpy  # noqa: F401
+
+
 @pytest.fixture()
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+             _extensions_imported: None) -> pytest.Pytester:
     """Returns pytest's ``pytester`` whose runs load the plugins the suite's own runs load (the
     conformance plugin and pytest-xdist) and no other installed one, as ``addopts`` does here."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
