@@ -1,4 +1,5 @@
-"""Shared fixtures: the shipped scenarios, loaded once; and pytest-xdist, when it is installed."""
+"""Shared fixtures: the shipped scenarios, loaded once; the provider SDK, imported once per test
+process; the long tests first; and pytest-xdist, when it is installed."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
-import anthropic  # noqa: F401 - both SDKs imported once per test process: a run that replays the
-import openai  # noqa: F401 - recordings then replays them here, not in processes that import them again
 import pytest
 
 from conformance import LoadResult, load
+
+from ._order import long_first
 
 # pytest-xdist comes with the `peers` extra; after a plain install the suite (and the conformance
 # plugin run from this checkout) runs without it, so it is loaded here, not in `addopts`
@@ -33,6 +34,21 @@ def pytest_cmdline_main(config: pytest.Config) -> Iterator[None]:
     if getattr(config.option, "dist", None) == "no":  # pytest-xdist loaded, no --dist given
         config.option.dist = "loadgroup"
     return (yield)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Moves the known long tests to the front, so that pytest-xdist hands them out first and the
+    run does not end on one of them."""
+    items[:] = long_first(items)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _provider_sdk_imported() -> None:
+    """Imports both providers' SDKs once per process that runs tests (not at collection, nor in the
+    pytest-xdist controller, which runs none): a command run in a test that replays the recordings
+    then replays them here, rather than in processes that import the SDKs again each time."""
+    import anthropic  # noqa: F401  # imported for its side effect: the SDK is in sys.modules
+    import openai  # noqa: F401  # likewise
 
 
 @cache
@@ -66,8 +82,18 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(scope="session")
+def _extensions_imported() -> None:
+    """Imports numpy (the harness's diff library imports it) before any ``pytester`` run: a run
+    in this process drops from ``sys.modules`` what it imported, and numpy cannot be imported a
+    second time in one process."""
+    if find_spec("numpy") is not None:
+        import numpy  # noqa: F401
+
+
 @pytest.fixture()
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+             _extensions_imported: None) -> pytest.Pytester:
     """Returns pytest's ``pytester`` whose runs load the plugins the suite's own runs load (the
     conformance plugin and pytest-xdist) and no other installed one, as ``addopts`` does here."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

@@ -26,10 +26,16 @@ IN_PROCESS = RunOptions(in_process=True)  # worker processes are tested in test_
 @cache
 def fuzzed(name: str, examples: int = 200, shrink: bool = True,
            invariants: tuple[str, ...] | None = None) -> FuzzResult:
+    """Returns the fuzz result of a compactor of the zoo, computed once per process. The calls run in
+    this process (as test_zoo's do): what the fuzzer finds does not depend on where the target runs,
+    and a worker process per compactor costs more than its examples; the worker route is tested below
+    (crashes, hangs, a format, a target's own output). ``hangs`` alone runs in a worker, at a short
+    limit: it never answers, and only a worker can be given up on."""
     func = getattr(broken, name, None) or getattr(correct, name)
-    limit = 0.02 if name == "hangs" else QUICK.time_limit  # it never answers: a short limit shows it as fast
+    hangs = name == "hangs"
+    limit = 0.02 if hangs else QUICK.time_limit
     options = FuzzOptions(examples=examples, seed=0, levels=BOTH, database=None, time_limit=limit, shrink=shrink,
-                          invariants=invariants)
+                          invariants=invariants, in_process=not hangs)
     return run_fuzz(from_callable(func, name), options)
 
 

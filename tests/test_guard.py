@@ -9,16 +9,18 @@ import json
 import logging
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
-import openai
 import pytest
 import yaml
 
 from conformance.guard import AsyncTransport, GuardAlert, Transport
 from conformance.provider.analyze.model import Judgement
+
+if TYPE_CHECKING:  # the SDKs are imported where a test builds a client, not at collection
+    import anthropic
+    import openai
 
 from .provider.test_analyze import HISTORY, REASONING, cleared, final, message, request, result, tool_edit, user
 
@@ -88,11 +90,15 @@ class Served:
 
 
 def _anthropic(served: Served, **guard: Any) -> anthropic.Anthropic:
+    import anthropic
+
     transport = Transport(httpx2.MockTransport(served), **guard)
     return anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", http_client=httpx2.Client(transport=transport))
 
 
 def _openai(served: Served, **guard: Any) -> openai.OpenAI:
+    import openai
+
     transport = Transport(httpx2.MockTransport(served), **guard)
     return openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=transport))
 
@@ -155,6 +161,8 @@ def test_openai_not_streamed_and_streamed(caplog: pytest.LogCaptureFixture) -> N
 
 
 def test_async_clients_are_judged_too() -> None:
+    import anthropic
+
     seen: list[Judgement] = []
 
     async def run() -> None:
@@ -226,6 +234,8 @@ def test_an_unknown_policy_is_refused() -> None:
 
 
 def test_every_byte_is_handed_on_before_the_judgement() -> None:
+    import anthropic
+
     chunks = Chunks(messages_stream(REACHED), size=50)
     seen: list[Judgement] = []
     transport = Transport(httpx2.MockTransport(lambda r: httpx2.Response(200, stream=chunks,

@@ -262,8 +262,8 @@ def test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_past
     (checkout / "pyproject.toml").write_text((root / "pyproject.toml").read_text(encoding="utf-8"), encoding="utf-8")
     (checkout / "tests").mkdir()
     (checkout / "tests" / "__init__.py").write_text("", encoding="utf-8")
-    (checkout / "tests" / "conftest.py").write_text((root / "tests" / "conftest.py").read_text(encoding="utf-8"),
-                                                    encoding="utf-8")
+    for name in ("conftest.py", "_order.py"):  # the conftest and the module it imports
+        (checkout / "tests" / name).write_text((root / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8")
     (checkout / "my_compactor.py").write_text("def compact(history):\n    return history[-2:]\n", encoding="utf-8")
     installed = checkout / ".venv" / "site-packages" / "specs"  # like the copy `pip install .` makes
     installed.mkdir(parents=True)
