@@ -260,7 +260,8 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
                   observations=observations, stopped=stopped, given_up=dict(state.given_up), interrupted=interrupted)
 
 
-_CALL_CHECKS = ("call.completes", "output.idempotent")  # the records of a call that hung or killed its worker
+# the records of a call that hung or killed its worker: the check of the call and of the second call
+_CALL_CHECKS = tuple(inv.id for inv in CATALOG if inv.reports_crash or inv.second_call)
 
 
 def _here(target: Target, scenario: Scenario, options: RunOptions) -> tuple[Observation, list[CheckResult]]:
@@ -321,7 +322,7 @@ def _picklable(obs: Observation) -> Observation:
         try:
             pickle.dumps(obs.output)
             output = obs.output
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - any object a target returns, its repr included
             output = f"<{a_type(obs.output)} that cannot be sent between processes>"
         return replace(obs, output=output, second=second)
 
@@ -364,7 +365,7 @@ def _from_event(event: Event, target: Target, scenario: Scenario,
                 options: RunOptions) -> tuple[Observation, list[CheckResult]]:
     """Returns the observation and records of a job's event, in the parent when the worker gave none."""
     if event.kind == "done":
-        return event.value  # type: ignore[no-any-return]
+        return event.value  # type: ignore[no-any-return]  # a worker's records cross the pipe untyped
     if event.kind == "timeout":
         hung = Observation(timed_out=True, elapsed=event.limit, error=event.reason)
         obs = hung if event.partial is None else replace(event.partial, second=hung)

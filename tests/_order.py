@@ -9,14 +9,15 @@ from typing import TypeVar
 # "file::test" of the tests that take the longest (every parameter of one), longest first;
 # ``python -m pytest -q -n 2 tests/test_*.py --durations=30`` shows them
 LONG = (
-    "tests/test_fuzz.py::test_pytest_plugin_fuzzes_a_target_in_its_format",
+    "tests/provider/test_analyze_report.py::test_the_report_of_ten_times_the_interactions_takes_no_more_memory",
+    "tests/fuzz/test_fuzz.py::test_pytest_plugin_fuzzes_a_target_in_its_format",
     "tests/test_plugin.py::test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_pastes_back",
     "tests/test_startup.py::test_the_default_run_imports_no_sdk_in_its_own_process",
-    "tests/test_worker.py::test_no_process_a_command_started_outlives_it",
-    "tests/test_worker.py::test_parallel_results_and_reports_equal_the_serial_run",
-    "tests/test_matrix.py::test_every_failing_cell_fails_on_its_smallest_scenario",
-    "tests/test_fuzz.py::test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces",
-    "tests/test_formats_twins.py::test_a_broken_compactor_in_a_format_fails_as_its_anthropic_twin",
+    "tests/worker/test_worker.py::test_no_process_a_command_started_outlives_it",
+    "tests/worker/test_worker.py::test_parallel_results_and_reports_equal_the_serial_run",
+    "tests/matrix/test_matrix.py::test_every_failing_cell_fails_on_its_smallest_scenario",
+    "tests/fuzz/test_fuzz.py::test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces",
+    "tests/formats/test_formats_twins.py::test_a_broken_compactor_in_a_format_fails_as_its_anthropic_twin",
     "tests/test_startup.py::test_the_anthropic_side_imports_no_openai_sdk",
     "tests/test_third_party.py::test_lint_config_and_dry_run_go_to_the_provider_that_claims_them",
     "tests/test_cli.py::test_known_gaps_and_keywords_reach_provider_probes",

@@ -88,7 +88,7 @@ def _extensions_imported() -> None:
     in this process drops from ``sys.modules`` what it imported, and numpy cannot be imported a
     second time in one process."""
     if find_spec("numpy") is not None:
-        import numpy  # noqa: F401
+        import numpy  # noqa: F401  # imported for its side effect: numpy loads once per process
 
 
 @pytest.fixture()

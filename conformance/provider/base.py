@@ -163,7 +163,7 @@ def get(name: str) -> Provider:
     name or an object that does not meet ``Provider``."""
     found = registry.load(KIND, name)
     if _CHECKED.get(name) is found:
-        return found  # type: ignore[return-value]
+        return found  # type: ignore[return-value]  # checked against the Protocol when first registered
     if not isinstance(found, Provider) or found.name != name:
         raise registry.RegistryError(f"the provider entry {name!r} is not a Provider named {name!r} "
                                      f"(see conformance.provider.base)")

@@ -40,7 +40,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _explain_interaction(args: argparse.Namespace) -> int:
-    """Prints interaction ``--interaction N`` of the recording ``args.id``; returns 0, or 2 with a
+    """Prints interaction ``--interaction N`` of the recording ``args.id``; returns 1 when it reached
+    into a task in flight or is inconsistent (as ``analyze`` would for it), else 0, or 2 with a
     one-line error when the file is missing or unreadable, the index is bad or ``--interaction`` is
     not given."""
     from pathlib import Path
@@ -52,12 +53,13 @@ def _explain_interaction(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
-        text = explain_interaction(Path(args.id), args.interaction)
+        text, verdict = explain_interaction(Path(args.id), args.interaction)
     except ExplainError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return 2
     print(text)
-    return 0
+    from ..provider.analyze.model import FAILING
+    return 1 if verdict in FAILING else 0
 
 
 def cmd_drift(args: argparse.Namespace) -> int:

@@ -191,10 +191,10 @@ def history_lines(history: Sequence[Any], live_start: int | None) -> list[str]:
     return lines
 
 
-def explain_interaction(path: Path, index: int) -> str:
-    """Returns the terminal explanation of interaction ``index`` of the recording at ``path``:
-    where it sits, its request history with the task in flight marked, the response, the verdict
-    and its evidence. Raises ``ExplainError`` as ``find_interaction`` does."""
+def explain_interaction(path: Path, index: int) -> tuple[str, str]:
+    """Returns the terminal explanation of interaction ``index`` of the recording at ``path`` (where
+    it sits, its request history with the task in flight marked, the response, the verdict and its
+    evidence) and the verdict. Raises ``ExplainError`` as ``find_interaction`` does."""
     explained = find_interaction(path, index)
     item, found, history = explained.item, explained.judgement, explained.history
     what = "messages" if isinstance(item.request, Mapping) and "messages" in item.request else "items"
@@ -221,4 +221,4 @@ def explain_interaction(path: Path, index: int) -> str:
                          *(t for h in history if isinstance(h, Mapping) and h.get("type") in _REASONING_ITEMS
                            for t in _reasoning_texts(h))])
     safe = [scrub_credentials(redactor.text(line)) for line in lines]
-    return "\n".join(safe[:1] + fit(safe[1:]))
+    return "\n".join(safe[:1] + fit(safe[1:])), found.verdict

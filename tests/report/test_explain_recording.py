@@ -28,7 +28,7 @@ def _at(lines: list[str], start: str) -> int:
 def test_a_folded_request_is_marked_in_flight_and_reached(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, err = _explain(capsys, REAL / "ruby_llm" / "anthropic_compacts_a_long_conversation.yml",
                                 "--interaction", "0")
-    assert code == 0 and not err
+    assert code == 1 and not err  # reached into the task in flight: exit 1, as analyze gives
     boundary = _at(lines, "──── task in flight starts here: live_start = 0")
     assert lines[boundary + 1].lstrip().startswith("[0] user") and _at(lines, "request history (1 message)") < boundary
     assert "verdict: reached-live-task" in lines and _at(lines, "verdict:") > boundary
@@ -78,7 +78,7 @@ def test_an_unreadable_line_is_exit_2_and_the_line_before_it_is_explained(capsys
     code, lines, err = _explain(capsys, path, "--interaction", "1")
     assert code == 2 and not lines and err.count("\n") == 1 and "line 2 cannot be read" in err
     code, lines, _ = _explain(capsys, path, "--interaction", "0")
-    assert code == 0 and "verdict: reached-live-task" in lines
+    assert code == 1 and "verdict: reached-live-task" in lines
 
 
 def test_reasoning_in_the_history_shows_as_hash_and_length_only(capsys: pytest.CaptureFixture[str],
@@ -92,7 +92,7 @@ def test_reasoning_in_the_history_shows_as_hash_and_length_only(capsys: pytest.C
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     code, lines, _ = _explain(capsys, path, "--interaction", "0")
     out = "\n".join(lines)
-    assert code == 0 and "thinking #" in out and f"({len(canary)} chars)" in out
+    assert code == 1 and "thinking #" in out and f"({len(canary)} chars)" in out
     assert canary[:20] not in out and "secret plan" not in out
     assert lines[_at(lines, "[1]")].lstrip().startswith("[1] assistant thinking #")
 

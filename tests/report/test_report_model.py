@@ -19,7 +19,7 @@ from conformance.runner import RunReport
 
 
 def _probe(key: str, target: str = "anthropic", outcome: str = "pass") -> CheckResult:
-    return CheckResult(target, key, "clear-tool-uses", "probe.verdict", "MUST", outcome,  # type: ignore[arg-type]
+    return CheckResult(target, key, "clear-tool-uses", "probe.verdict", "MUST", outcome,  # type: ignore[arg-type]  # any outcome string, as a record read back would carry
                        "", {"verdict": "settled-only"}, "probe")
 
 

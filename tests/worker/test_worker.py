@@ -17,8 +17,8 @@ from conformance.results import CheckResult
 from conformance.stop_rules import ItemSummary, walk
 from conformance.worker import Pool, parse_size
 
-from ._specs import GOOD
-from .zoo import broken, hostile
+from .._specs import GOOD
+from ..zoo import broken, hostile
 
 FAST = RunOptions(time_limit=0.5, jobs=2)
 
@@ -287,7 +287,7 @@ def test_a_thread_a_target_leaves_behind_writes_nowhere(tmp_path: Path) -> None:
     (tmp_path / "specs" / "tiny.yaml").write_text(GOOD, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "conformance", "run", "--target", "tests.zoo.hostile:prints_from_a_thread",
                            "--specs", str(tmp_path / "specs"), "--jobs", "1"],
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert "STRAY-THREAD-OUTPUT" not in done.stdout + done.stderr
 
@@ -391,7 +391,7 @@ def test_no_process_a_command_started_outlives_it(tmp_path: Path) -> None:
         pytest.skip("reads the process table from /proc")
     specs = tmp_path / "tiny.yaml"
     specs.write_text(GOOD, encoding="utf-8")
-    cassette = Path(__file__).resolve().parents[1] / "cassettes" / "emulator" / "clear-thinking.keep-one-turn.yaml"
+    cassette = Path(__file__).resolve().parents[2] / "cassettes" / "emulator" / "clear-thinking.keep-one-turn.yaml"
     commands = [
         ["run", "--no-provider", "--specs", str(specs), "--target", "tests.zoo.hostile:exits"],
         ["run", "--no-provider", "--specs", str(specs), "--target", "tests.zoo.hostile:sleeps", "--time-limit", "0.3"],
@@ -400,7 +400,7 @@ def test_no_process_a_command_started_outlives_it(tmp_path: Path) -> None:
         ["explain", "tiny.inflight", "--specs", str(specs), "--target", "conformance_reference:compact"],
     ]
     done = subprocess.run([sys.executable, "-c", _REAP_SCRIPT, json.dumps(commands)], capture_output=True,
-                          text=True, cwd=Path(__file__).resolve().parents[1], timeout=300)
+                          text=True, cwd=Path(__file__).resolve().parents[2], timeout=300)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert [line["code"] for line in lines] == [1, 1, 0, 1, 0], done.stdout[-2000:] + done.stderr[-2000:]
     assert [line["left"] for line in lines] == [[]] * len(commands)

@@ -196,7 +196,7 @@ def test_an_unknown_format_or_nothing_expressible_is_a_usage_error(shipped: Load
 
 
 def test_the_pytest_plugin_runs_a_target_in_its_format(pytester: pytest.Pytester, shipped: LoadResult) -> None:
-    from .conftest import SPECS
+    from ..conftest import SPECS
 
     (pytester.path / "chat_targets.py").write_text("def same(messages):\n    return messages\n", encoding="utf-8")
     pytester.syspathinsert()
@@ -213,7 +213,7 @@ def test_the_pytest_plugin_runs_a_target_in_its_format(pytester: pytest.Pytester
 def test_the_command_line_shows_what_the_format_skips(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from conformance.cli import main
 
-    from .conftest import SPECS
+    from ..conftest import SPECS
 
     target = tmp_path / "chat_noop.py"
     target.write_text("def same(messages):\n    return messages\n", encoding="utf-8")
@@ -296,7 +296,7 @@ def test_a_target_in_another_format_runs_in_a_worker(hostile: str, capsys: pytes
 
     wrapped = wrap(resolve(f"tests.zoo.hostile:{hostile}"), get("openai-chat"))
     assert pickle.loads(pickle.dumps(wrapped)).name == wrapped.name  # it can travel to a worker
-    edges = Path(__file__).resolve().parents[1] / "specs" / "edges.yaml"
+    edges = Path(__file__).resolve().parents[2] / "specs" / "edges.yaml"
     code = main(["run", "--no-provider", "--no-progress", "--specs", str(edges), "--format", "openai-chat",
                  "--target", f"tests.zoo.hostile:{hostile}", "--time-limit", "2"])
     out = capsys.readouterr().out

@@ -15,7 +15,7 @@ from conformance import Scenario
 from conformance.matrix.html import page, sources
 from conformance.spec import Truth
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = json.loads((ROOT / "docs" / "matrix.json").read_text(encoding="utf-8"))
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARALLEL = ROOT / "specs" / "parallel-tools.yaml"
 SECRET = "a private line of reasoning about the file listing"
 THINKING = f"""\
@@ -55,7 +55,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices(
         capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat", "-v",  # -v: every failure
-               "--target", "tests.test_format_failures:drop_tool_messages")
+               "--target", "tests.formats.test_format_failures:drop_tool_messages")
     lines = out.splitlines()
     at = next(k for k, line in enumerate(lines) if "expected input[8]: " in line
               and "window-edge-inside-settled-batch" in "\n".join(lines[k - 4:k]))
@@ -68,14 +68,14 @@ def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices
 
 def test_a_changed_tool_result_shows_the_tool_message_the_target_returned(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat",
-               "--target", "tests.test_format_failures:clear_tool_messages")
+               "--target", "tests.formats.test_format_failures:clear_tool_messages")
     assert "as the target returned it (openai-chat): output[" in out
     native = [line for line in out.splitlines() if "as the target returned it (openai-chat)" in line]
     assert native and all('"role": "tool"' in line or '"role"' in line for line in native)
 
 
 def test_the_anthropic_format_adds_no_second_quote(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _run(capsys, "--specs", str(PARALLEL), "--target", "tests.test_format_failures:drop_the_last_two")
+    out = _run(capsys, "--specs", str(PARALLEL), "--target", "tests.formats.test_format_failures:drop_the_last_two")
     assert "expected input[" in out and "as the target" not in out
 
 
@@ -83,14 +83,14 @@ def test_the_own_format_quote_shows_no_reasoning_text(tmp_path: Path, capsys: py
     spec = tmp_path / "thought.yaml"
     spec.write_text(THINKING, encoding="utf-8")
     out = _run(capsys, "--specs", str(spec), "--format", "google-genai",
-               "--target", "tests.test_format_failures:drop_the_last_two")
+               "--target", "tests.formats.test_format_failures:drop_the_last_two")
     assert "as the target was given it (google-genai): input[1]" in out, out
     assert SECRET not in out and "private line" not in out
 
 
 def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "parallel-tools.window-edge-inside-settled-batch", "--specs", str(PARALLEL),
-                 "--format", "openai-chat", "--target", "tests.test_format_failures:drop_tool_messages"]) == 0
+                 "--format", "openai-chat", "--target", "tests.formats.test_format_failures:drop_tool_messages"]) == 0
     out = capsys.readouterr().out
     assert "as the target was given it (openai-chat): input[9:11]" in out, out
 
@@ -98,7 +98,7 @@ def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str])
 def test_every_failure_quotes_the_target_in_its_own_format(capsys: pytest.CaptureFixture[str]) -> None:
     """Whatever the invariant, a failure of a target in another format quotes that target's own items."""
     out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat", "-v", "--in-process",
-               "--target", "tests.test_format_failures:drop_tool_messages")
+               "--target", "tests.formats.test_format_failures:drop_tool_messages")
     failures, current = [], None
     for line in out.splitlines():
         if line.startswith(("[MUST]", "[SHOULD]")):

@@ -14,7 +14,7 @@ from conformance import RunOptions, from_callable, run
 from conformance.formats import get
 from conformance.formats.wrap import in_format
 
-from .conftest import shipped_specs
+from ..conftest import shipped_specs
 
 Messages = list[Any]
 OPTIONS = RunOptions(reference_targets=frozenset(), time_limit=5.0, idempotence=False, in_process=True)

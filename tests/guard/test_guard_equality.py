@@ -20,7 +20,7 @@ from conformance.provider.analyze.registry import judges
 from conformance.provider.analyze.run import recording_files
 from conformance.provider.recordings import Interaction, RecordingError, read_recording
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLACES = [ROOT / "cassettes", ROOT / "tests" / "provider" / "real"]
 # What a record says besides the file it came from and its model (the guard names no file, and
 # passes a call without context management unparsed, so it reads no model from its body).

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from conformance import Scenario, histories, load_file, spec_writer, transcript
 from conformance._blocks import LATER_SERVER_KINDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
@@ -196,7 +196,7 @@ def test_fuzzing_alone_catches_each_blind_spot_compactor_by_its_invariant(name: 
     spots, and the failed checks include the one ``CAUGHT_BY`` names (truth by construction)."""
     from conformance import FuzzOptions, from_callable, run_fuzz
 
-    from .zoo import broken
+    from ..zoo import broken
 
     options = FuzzOptions(examples=300, seed=0, database=None, time_limit=2.0, shrink=False, undecidable=False)
     result = run_fuzz(from_callable(getattr(broken, name), name), options)

@@ -16,7 +16,7 @@ from conformance.formats import get as get_format
 
 pytest_plugins = ["pytester"]
 
-from .zoo import broken, correct
+from ..zoo import broken, correct
 
 QUICK = FuzzOptions(examples=200, seed=0, database=None, time_limit=2.0)
 BOTH = ("MUST", "SHOULD")
@@ -59,7 +59,7 @@ def test_kill_rate_of_fuzzing_alone_on_the_zoo(capsys: pytest.CaptureFixture[str
     """Every broken compactor of the zoo, fuzzed without the shipped scenarios (detection only, no
     shrinking), beside the shipped scenarios' verdicts (shared with test_zoo, computed once per
     process). ``python benchmarks/kill_rate.py`` measures it with 1000 examples."""
-    from .test_zoo import _results
+    from ..test_zoo import _results
     names = set(broken.CAUGHT_BY)
     # a kill counts only when the invariant that should catch the compactor's defect fails
     by_fuzz = {name for name in names
@@ -175,7 +175,7 @@ def test_no_silent_drop_does_not_blame_a_message_kept_whole() -> None:
 
 
 def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) -> None:
-    from ._specs import GOOD
+    from .._specs import GOOD
     folder = pytester.mkdir("specs")
     (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
     (pytester.path / "targets.py").write_text(
@@ -247,7 +247,7 @@ def test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces(tmp_p
 
 def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["fuzz", "--target", "tests.test_fuzz:clear_chat_tool_results", "--format", "openai-chat",
+    code = main(["fuzz", "--target", "tests.fuzz.test_fuzz:clear_chat_tool_results", "--format", "openai-chat",
                  "--examples", "200", "--seed", "1", "--no-cache", "--out", str(tmp_path)])
     assert code == 1
     printed = capsys.readouterr().out
@@ -255,11 +255,11 @@ def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
     [written] = tmp_path.glob("*.yaml")
     assert "--format openai-chat" in written.read_text(encoding="utf-8")  # the file's own reproduce line
     assert main(["run", "--no-provider", "--specs", str(written), "--format", "openai-chat",
-                 "--target", "tests.test_fuzz:clear_chat_tool_results"]) == 1
+                 "--target", "tests.fuzz.test_fuzz:clear_chat_tool_results"]) == 1
 
 
 def test_pytest_plugin_fuzzes_a_target_in_its_format(pytester: pytest.Pytester) -> None:
-    from ._specs import GOOD
+    from .._specs import GOOD
     folder = pytester.mkdir("specs")
     (folder / "tiny.yaml").write_text(GOOD, encoding="utf-8")
     (pytester.path / "chat.py").write_text(
@@ -315,7 +315,7 @@ def test_a_target_that_crashes_or_hangs_is_a_shrunk_counterexample(name: str, me
 def test_shrinking_a_hang_stops_at_its_time_budget() -> None:
     """Every try of a target that always hangs costs the time limit: shrinking stops at its budget
     with the smallest failing history found so far."""
-    from .zoo import hostile
+    from ..zoo import hostile
 
     options = FuzzOptions(examples=50, seed=0, database=None, time_limit=0.2, shrink_seconds=0.0)
     result = run_fuzz(from_callable(hostile.sleeps, "sleeps"), options)
@@ -339,7 +339,7 @@ def test_fuzz_in_process_calls_the_target_here() -> None:
 
 
 def test_fuzz_in_a_format_runs_in_a_worker(tmp_path: Path) -> None:
-    from .zoo import hostile
+    from ..zoo import hostile
 
     options = FuzzOptions(examples=20, seed=1, database=None, format="openai-chat", time_limit=0.5)
     found = run_fuzz(from_callable(hostile.segfaults, "segfaults"), options)

@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # the SDKs are imported where a test builds a client, not at 
     import anthropic
     import openai
 
-from .provider.test_analyze import HISTORY, REASONING, cleared, final, message, request, result, tool_edit, user
+from ..provider.test_analyze import HISTORY, REASONING, cleared, final, message, request, result, tool_edit, user
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OPENAI = ROOT / "cassettes" / "emulator-openai"
 BETA = "context-management-2025-06-27"
 
@@ -279,7 +279,7 @@ def test_on_the_background_thread_a_callback_gets_each_verdict_in_order_once_flu
                         on_judgement=lambda j: seen.append((j.verdict, threading.current_thread().name)))
     for _ in range(3):
         assert client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA]).content[0].text == "ok"
-    client._client._transport.flush()  # type: ignore[attr-defined]
+    client._client._transport.flush()  # type: ignore[attr-defined]  # the SDK types its transport as the base class
     assert seen == [("reached-live-task", "conformance-guard"), ("settled-only", "conformance-guard"),
                     ("reached-live-task", "conformance-guard")]
 

@@ -18,7 +18,7 @@ from conformance.matrix import END, START, build, markdown, readme_block, rows_c
 from conformance.matrix.html import page
 from conformance.peers import Peer, all_peers
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 RECORD = ROOT / "docs" / "matrix.json"
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0, in_process=True)
