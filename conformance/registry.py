@@ -65,6 +65,9 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
         ("jsonl", "conformance.provider.recordings.dialects.jsonl"),
         ("response", "conformance.provider.recordings.dialects.response"),
     ),
+    # tables of egress surfaces beside the shipped one (specs/egress/surfaces.yaml): each entry names
+    # the path of a table file of the same schema; a shipped surface's name keeps its shipped row
+    "egress_surfaces": (),
     # the egress matrix's components: each entry names a list of them (as peers do), in row order
     "egress_adapters": (
         ("langchain_core", "conformance.egress.adapters.langchain_core:COMPONENTS"),

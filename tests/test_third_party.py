@@ -1,8 +1,9 @@
-"""A provider, a message format and a recording dialect that this project does not ship, installed as a package of
-their own (``tests/plugins/thirdparty``: a distribution with entry points, put on the path), are
-found through the registry and run end to end by ``verify``, ``analyze``, ``lint-config``,
-``record --dry-run``, ``audit`` and ``run --format``, with no edit to the suite. The commands run in
-processes of their own (one with the package on the path, one without), never in the test process."""
+"""A provider, a message format, a recording dialect and an egress surface that this project does
+not ship, installed as a package of their own (``tests/plugins/thirdparty``: a distribution with entry
+points, put on the path), are found through the registry and run end to end by ``verify``,
+``analyze``, ``lint-config``, ``record --dry-run``, ``audit``, ``run --format`` and ``egress
+--surface``, with no edit to the suite. The commands run in processes of their own (one with the
+package on the path, one without), never in the test process."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.xdist_group("third-party")
 PLUGIN = ROOT / "tests" / "plugins" / "thirdparty"
 DATA = PLUGIN / "data"
 TOY_LOG = DATA / "recordings" / "toy.exchanges.json"  # in the third-party package's own dialect
+EGRESS = ("egress", "--surface", "toy-dashboard", "--in-process", "--no-progress")
 RUN = ("run", "--no-provider", "--no-progress", "-j", "1", "--format", "toy-chat", "--specs", str(SPECS / "edges.yaml"))
 
 # Runs each command line given (a JSON list) through the command's ``main`` in this one process,
@@ -92,6 +94,8 @@ def installed(leaked: Path) -> dict[str, Done]:
         "audit-leaked": ("audit", str(leaked)),
         "audit": ("audit", str(DATA / "cassettes")),
         "run-keep": (*RUN, "--target", "thirdparty_conformance.targets:keep"),
+        "egress-clean": (*EGRESS, "--target", "thirdparty_conformance.targets:dashboard_answer"),
+        "egress-leak": (*EGRESS, "--target", "thirdparty_conformance.targets:dashboard_dump"),
         "run-drop": (*RUN, "--target", "thirdparty_conformance.targets:drop_first"),
     }
     return dict(zip(commands, _conformance(*commands.values()), strict=True))
@@ -104,6 +108,7 @@ def not_installed() -> dict[str, Done]:
         "verify": ("verify", str(DATA / "cassettes"), "--specs", str(DATA / "specs")),
         "run": RUN,  # the default target, in a format no one registered
         "analyze-dialect": ("analyze", str(TOY_LOG)),  # a dialect no one registered
+        "egress": (*EGRESS, "--target", "thirdparty_conformance.targets:dashboard_answer"),  # a surface likewise
     }
     return dict(zip(commands, _conformance(*commands.values(), installed=False), strict=True))
 
@@ -186,3 +191,14 @@ def test_a_broken_installed_entry_is_a_usage_error_naming_it(tmp_path: Path) -> 
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.strip() == ("conformance: error: the providers entry 'broken' (no_such_module_here:PROVIDER) "
                                    "cannot be loaded: ModuleNotFoundError: No module named 'no_such_module_here'")
+
+
+def test_egress_checks_a_third_party_surface_and_without_the_package_names_the_known_ones(
+        installed: dict[str, Done], not_installed: dict[str, Done]) -> None:
+    clean, leak = installed["egress-clean"], installed["egress-leak"]
+    assert clean.returncode == 0, clean.stdout + clean.stderr  # the answer alone reaches the dashboard
+    assert leak.returncode == 1, leak.stdout + leak.stderr  # the reasoning reached a forbidden surface
+    assert "toy-dashboard" in leak.stdout and "no-reasoning-text" in leak.stdout
+    without = not_installed["egress"]
+    assert without.returncode == 2
+    assert "unknown surface 'toy-dashboard'; known: provider-request" in without.stderr

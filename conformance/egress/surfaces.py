@@ -55,12 +55,20 @@ def load_table(path: str | Path | None = None) -> dict[str, Surface]:
 
 @cache
 def table() -> dict[str, Surface]:
-    """Returns the shipped table of surfaces (loaded once)."""
-    return load_table()
+    """Returns the shipped table of surfaces, then the surfaces installed packages add (loaded once):
+    each entry of the ``egress_surfaces`` registry names a table file of the shipped schema, and a
+    surface the shipped table names keeps its shipped row. Raises ``SpecError`` for a broken table."""
+    from .. import registry
+
+    found = load_table()
+    for path in registry.load_all("egress_surfaces"):
+        for name, row in load_table(Path(path)).items():
+            found.setdefault(name, row)
+    return found
 
 
 def surface(name: str) -> Surface:
-    """Returns the shipped surface ``name``; raises ``UsageError`` naming the known ones."""
+    """Returns the surface ``name`` (shipped or installed); raises ``UsageError`` naming the known ones."""
     known = table()
     if name not in known:
         raise UsageError(f"unknown surface {name!r}; known: {', '.join(known)}")
