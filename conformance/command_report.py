@@ -1,6 +1,15 @@
 """The one report of every command (``run``, ``egress``, ``analyze``, ``verify``, ``drift``), which
-every writer takes: the terminal, ``--json``, results.jsonl, summary.md (the CI job summary) and
-index.html.
+every writer takes.
+
+The writers that take a ``Report``: the terminal output (``report.terminal.render`` of ``run`` and
+``egress``, ``provider.analyze.output.TableSink``, ``provider.verify_output.terminal``,
+``drift.output.terminal``); the ``--json`` output (``report.jsonfile.write`` of ``run`` and
+``egress``, ``provider.analyze.output.JsonSink``, ``provider.verify_output.json_text``,
+``drift.output.json_text``) and drift's ``--markdown`` (``drift.output.markdown``); the ``--report``
+folder of every command (``report.open_report``, ``report.folder``: results.jsonl by
+``report.jsonl``, summary.md, the CI job summary, by ``report.markdown``, index.html by
+``report.html``). ``analyze`` keeps no records: its writers are opened on a ``Report`` whose
+``probes`` stay empty and take each record as it comes (``RecordSink.add``).
 
 One record type, ``CheckResult``, for every command: a scenario on a compactor (``run``), a
 conversation on a serializer (``egress``), a replayed recording (``verify``, ``run``) and a judged

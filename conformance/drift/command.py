@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import SpecError
 from ..command_report import Report, write_report
 from . import compare
-from . import render as drift_render
+from . import output as drift_output
 
 
 def _fail(message: str) -> int:
@@ -33,23 +33,24 @@ def run(args: argparse.Namespace) -> int:
         drift = compare.compare_dirs(args.baseline, args.current)
     except SpecError as exc:
         return _fail(str(exc))
+    report = Report("drift", drift=drift, code=drift["exit_code"])
     if args.json == "-":  # the JSON document on stdout instead of the summary
-        print(drift_render.to_json(drift), end="")
+        print(drift_output.json_text(report), end="")
     else:
-        print(drift_render.terminal(drift, verbose=args.verbose))
+        print(drift_output.terminal(report, verbose=args.verbose))
     try:
         for path in _outputs(args):
             path.parent.mkdir(parents=True, exist_ok=True)
         if args.json and args.json != "-":
-            Path(args.json).write_text(drift_render.to_json(drift), encoding="utf-8")
+            Path(args.json).write_text(drift_output.json_text(report), encoding="utf-8")
         if args.markdown:
-            Path(args.markdown).write_text(drift_render.markdown(drift), encoding="utf-8")
+            Path(args.markdown).write_text(drift_output.markdown(report), encoding="utf-8")
         if args.update_baseline_delta:
             from .delta import write_delta
             for skipped in write_delta(args.baseline, args.current, args.update_baseline_delta):
                 print(f"conformance drift: {skipped}: unreadable, left out of the baseline update", file=sys.stderr)
         if args.report:
-            write_report(args.open_report, args.report, Report("drift", drift=drift, code=drift["exit_code"]))
+            write_report(args.open_report, args.report, report)
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: cannot write: {exc.strerror or exc}")
     return int(drift["exit_code"])

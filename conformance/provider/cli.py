@@ -41,24 +41,22 @@ def _cassette_paths(command: str, values: list[str] | None) -> list[Path] | None
 def cmd_verify(args: argparse.Namespace) -> int:
     """Replays cassettes and prints the verdict tables; returns 2 on spec errors, 1 on any contradiction."""
     from .probes import load_probes
-    from .table import render
     from .verify import is_input_error, verify
+    from .verify_output import json_text, terminal
 
     paths = _cassette_paths("verify", args.paths)
     if paths is None:
         return 2
     probes, errors = load_probes(_paths(args.specs) or [default_specs()])
     results = verify(paths, probes, errors)
-    if args.json == "-":  # the records on stdout instead of the tables
-        print(json.dumps([r.to_dict() for r in results], indent=2))
-    else:
-        print(render(results))
-    if args.json and args.json != "-":
-        Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=2) + "\n", encoding="utf-8")
     code = 2 if any(is_input_error(r) for r in results) else (
         1 if any(r.outcome in ("fail", "error") for r in results) else 0)
+    report = Report("verify", probes=results, code=code)
+    print(json_text(report) if args.json == "-" else terminal(report))  # ``-``: the records instead of the tables
+    if args.json and args.json != "-":
+        Path(args.json).write_text(json_text(report) + "\n", encoding="utf-8")
     if args.report:
-        write_report(args.open_report, args.report, Report("verify", probes=results, code=code))
+        write_report(args.open_report, args.report, report)
     return code
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
 from ...command_report import Report
-from .output import JsonSink, ReportSink, Sink, TableSink, Tally, write
+from .output import JsonSink, ReportSink, TableSink, Writer, write
 from .run import FileEnd, analyze_stream, default_jobs, recording_files
 
 
@@ -59,7 +59,7 @@ def analyze_command(args: argparse.Namespace) -> int:
         if found is None:
             return 2
         events, progress = found
-    tally = Tally()
+    report = Report("analyze")  # its records stream through the writers, none kept
     target = None
     if args.json not in (None, "-"):
         try:
@@ -67,16 +67,16 @@ def analyze_command(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-    sinks: list[Sink] = [JsonSink(sys.stdout)] if args.json == "-" else [TableSink(sys.stdout, tally)]
+    writers: list[Writer] = [JsonSink(sys.stdout, report) if args.json == "-" else TableSink(sys.stdout, report)]
     if target is not None:
-        sinks.append(JsonSink(target))
+        writers.append(JsonSink(target, report))
     if args.report:  # the writer comes down from the command layer, which sits above this one
-        sinks.append(ReportSink(args.open_report(args.report, Report("analyze")), tally))
+        writers.append(ReportSink(args.open_report(args.report, report)))
     try:
-        write(events, sinks, tally)
+        code = write(events, writers)
     finally:
         if progress is not None:
             progress.close()
         if target is not None:
             target.close()
-    return tally.exit_code()
+    return code

@@ -1,6 +1,7 @@
-"""Write ``analyze`` results as they come: the table in blocks of rows, ``--json`` as a streamed
-JSON array (one record a line), ``--report`` a record at a time; only the tally and the first
-findings are kept.
+"""Write ``analyze`` results as they come, each writer taking the command's ``Report`` and its
+records (``Report.probes``, the ``CheckResult`` of each judged interaction and unreadable file) one
+at a time: the table in blocks of rows, ``--json`` as a streamed JSON array (one record a line),
+``--report`` the folder; only the tally and the first findings are kept.
 
 ``Tally`` holds the aggregates the summary line and the exit code need, so a run over millions of
 interactions keeps none of them in memory.
@@ -14,13 +15,19 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from ... import _json
-from ...command_report import RecordSink
-from .model import ERROR, FAILING, NOT_JUDGED, VERDICTS, Judgement
+from ...command_report import RecordSink, Report
+from ...results import CheckResult
 from .judging import FileEnd
-from .render import judgement_result, task_in_flight, unreadable_result
+from .model import ERROR, FAILING, NOT_JUDGED, VERDICTS, Judgement
+from .render import judgement_result, unreadable_result
 
 BLOCK = 200  # table rows laid out together (their columns share widths)
 FINDINGS = 200  # failing interactions listed again under "Findings"; the rest are counted
+UNREADABLE = "analyze.readable"  # the invariant of the record of a file that could not be read
+
+
+def _unreadable_file(result: CheckResult) -> bool:
+    return result.invariant == UNREADABLE
 
 
 @dataclass
@@ -42,25 +49,28 @@ class Tally:
         else:
             self.more_unreadable += 1
 
-    def add(self, found: Judgement) -> None:
-        """Counts one judgement (and keeps its finding line while fewer than ``FINDINGS`` are kept)."""
+    def add(self, result: CheckResult) -> None:
+        """Counts one record: a judged interaction (keeping its finding line while fewer than
+        ``FINDINGS`` are kept) or a file that could not be read."""
+        if _unreadable_file(result):
+            self.unreadable_files += 1
+            self._unreadable(result.message)
+            return
+        d = result.details
+        verdict = d["verdict"]
         self.interactions += 1
-        self.verdicts[found.verdict] += 1
-        if found.verdict in FAILING:
+        self.verdicts[verdict] += 1
+        if verdict in FAILING:
             if len(self.findings) < FINDINGS:
-                self.findings.append(f"  {found.verdict.upper()} {found.file}#{found.index}: {'; '.join(found.evidence)}")
+                self.findings.append(f"  {verdict.upper()} {d['file']}#{d['index']}: {'; '.join(d['evidence'])}")
             else:
                 self.more_findings += 1
-        elif found.verdict == ERROR:
-            self._unreadable(f"{found.file}#{found.index}: {found.error}")
+        elif verdict == ERROR:
+            self._unreadable(f"{d['file']}#{d['index']}: {result.message}")
 
-    def end(self, done: FileEnd) -> None:
+    def end_file(self) -> None:
         """Counts one finished file."""
         self.files += 1
-        if done.error is not None:
-            self.unreadable_files += 1
-            self._unreadable(str(done.error))
-
     def exit_code(self) -> int:
         """Returns what ``run.exit_code`` returns for the same results: 1 if any interaction reached
         a task in flight or is inconsistent, whatever else failed to read; else 2 when nothing could
@@ -78,32 +88,41 @@ class Tally:
                 f"a judge, {self.unreadable_files + self.verdicts[ERROR]} unreadable")
 
 
-class Sink(Protocol):
-    """Where the events of a run go as they come: the table, ``--json``, ``--report``."""
+class Writer(RecordSink, Protocol):
+    """Where the records of a run go as they come (the table, ``--json``, ``--report``): ``add``
+    takes one record, ``end_file`` marks the end of a file's records, ``finish`` ends the output."""
 
-    def event(self, event: Judgement | FileEnd) -> None:
-        """Takes one judgement, or the end of a file."""
-
-    def close(self) -> None:
-        """Ends the output once every event is in."""
+    def end_file(self, path: str) -> None:
+        """Takes the end of the records of the file ``path``."""
 
 
-def _row(j: Judgement) -> list[str]:
-    evidence = j.error if j.error else "; ".join(j.evidence)
-    return [str(j.index), j.endpoint, j.model or "-", j.strategy or "-", task_in_flight(j), j.verdict, evidence or "-"]
+def _task_in_flight(details: dict[str, Any]) -> str:
+    """Returns where the task in flight starts, e.g. ``from 2 of 3`` or ``settled (4)``; ``-`` when not judged."""
+    live_start, history = details["live_start"], details["history"]
+    if live_start is None or history is None:
+        return "-"
+    return f"settled ({history})" if live_start >= history else f"from {live_start} of {history}"
+
+
+def _row(result: CheckResult) -> list[str]:
+    d = result.details
+    return [str(d["index"]), d["endpoint"], d["model"] or "-", d["config"] or "-", _task_in_flight(d), d["verdict"],
+            result.message or "-"]
 
 
 HEADER = ["#", "ENDPOINT", "MODEL", "STRATEGY", "TASK IN FLIGHT", "VERDICT", "EVIDENCE"]
 
 
 class TableSink:
-    """Writes a table per file as its judgements come (blocks of ``BLOCK`` rows), then at ``close``
-    the findings, the unreadable and the summary line of ``tally``."""
+    """Writes the terminal output of a ``Report`` of ``analyze`` as its records come: a table per
+    file (blocks of ``BLOCK`` rows), then at ``finish`` the findings, the unreadable and the summary
+    line."""
 
-    def __init__(self, out: TextIO, tally: Tally) -> None:
-        self.out, self.tally = out, tally
+    def __init__(self, out: TextIO, report: Report) -> None:
+        self.out, self.report, self.tally = out, report, Tally()
         self.rows: list[list[str]] = []
         self.started = False
+        self.unreadable = False  # the file being read ended with an error, already written
 
     def _flush(self) -> None:
         from ..table import grid
@@ -113,27 +132,33 @@ class TableSink:
             self.out.flush()
             self.rows = []
 
-    def event(self, event: Judgement | FileEnd) -> None:
-        """Writes (or buffers, up to a block) one event."""
-        if isinstance(event, FileEnd):
+    def add(self, result: CheckResult) -> None:
+        """Writes (or buffers, up to a block) one record."""
+        self.tally.add(result)
+        if _unreadable_file(result):
             self._flush()
-            if event.error is not None:
-                self.out.write(f"{event.error}\n\n")
-            elif not self.started:
-                self.out.write(f"{event.path}\n  no interactions\n\n")
-            else:
-                self.out.write("\n")
-            self.started = False
+            self.out.write(f"{result.message}\n\n")
+            self.started, self.unreadable = False, True
             return
         if not self.started:
-            self.out.write(event.file + "\n")
+            self.out.write(result.details["file"] + "\n")
             self.started = True
-        self.rows.append(_row(event))
+        self.rows.append(_row(result))
         if len(self.rows) >= BLOCK:
             self._flush()
 
-    def close(self) -> None:
-        """Writes the findings, the unreadable and the summary line."""
+    def end_file(self, path: str) -> None:
+        """Ends the table of ``path`` (``no interactions`` when it had none)."""
+        self.tally.end_file()
+        if self.unreadable:
+            self.unreadable = False
+            return
+        self._flush()
+        self.out.write(f"{path}\n  no interactions\n\n" if not self.started else "\n")
+        self.started = False
+
+    def finish(self, exit_code: int | None = None) -> None:
+        """Writes the findings, the unreadable and the summary line (the exit code is not shown)."""
         from ..._text import fit
 
         tally = self.tally
@@ -146,67 +171,97 @@ class TableSink:
         self.out.write(tally.summary() + "\n")
 
 
-def error_record(done: FileEnd) -> dict[str, Any]:
-    """Returns the ``--json`` record of a file that could not be read (index null)."""
-    error = done.error
-    message = "" if error is None else f"line {error.line}: {error.message}" if error.line else error.message
-    return {"file": done.path, "index": None, "provider": None, "endpoint": None, "model": None, "strategy": None,
-            "live_start": None, "history": None, "verdict": ERROR, "evidence": [], "error": message}
+def _error_message(result: CheckResult) -> str:
+    """Returns the ``error`` of the ``--json`` record of an unreadable file: ``line N: why`` or ``why``
+    (the record's message is ``path:N: why`` or ``path: why``)."""
+    message = result.message
+    prefix = f"{result.scenario}:"
+    if not message.startswith(prefix):
+        return message
+    rest = message[len(prefix):]
+    if rest.startswith(" "):
+        return rest[1:]
+    line, _, why = rest.partition(": ")
+    return f"line {line}: {why}"
+
+
+def json_record(result: CheckResult) -> dict[str, Any]:
+    """Returns the ``--json`` record of one record of the report: ``Judgement.to_dict`` of a judged
+    interaction, and for an unreadable file the same keys, index null."""
+    if _unreadable_file(result):
+        return {"file": result.scenario, "index": None, "provider": None, "endpoint": None, "model": None,
+                "strategy": None, "live_start": None, "history": None, "verdict": ERROR, "evidence": [],
+                "error": _error_message(result)}
+    d = result.details
+    return {"file": d["file"], "index": d["index"], "provider": result.target, "endpoint": d["endpoint"],
+            "verdict": d["verdict"], "model": d["model"], "strategy": d["config"], "live_start": d["live_start"],
+            "history": d["history"], "evidence": list(d["evidence"]),
+            "error": result.message if d["verdict"] == ERROR else None}
 
 
 class JsonSink:
-    """Writes the ``--json`` records as one JSON array, a record a line, each as soon as it is judged."""
+    """Writes the ``--json`` output of a ``Report`` of ``analyze``: one JSON array, a record a line,
+    each as soon as it comes."""
 
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
+    def __init__(self, out: TextIO, report: Report) -> None:
+        self.out, self.report = out, report
         self.first = True
         out.write("[")
 
-    def event(self, event: Judgement | FileEnd) -> None:
+    def add(self, result: CheckResult) -> None:
         """Writes the record of one judgement, or of a file that could not be read."""
-        if isinstance(event, FileEnd):
-            if event.error is None:
-                return
-            record = error_record(event)
-        else:
-            record = event.to_dict()
-        self.out.write(("\n" if self.first else ",\n") + _json.dumps(record).decode("utf-8"))
+        self.out.write(("\n" if self.first else ",\n") + _json.dumps(json_record(result)).decode("utf-8"))
         self.first = False
 
-    def close(self) -> None:
+    def end_file(self, path: str) -> None:
+        """Writes nothing: the array has no file boundaries."""
+
+    def finish(self, exit_code: int | None = None) -> None:
         """Ends the array."""
         self.out.write("]\n" if self.first else "\n]\n")
 
 
 class ReportSink:
-    """Hands every judgement to a ``--report`` folder being written as it comes (one record an
-    interaction, one an unreadable file), keeping none; at ``close`` finishes the folder with the
-    exit code of ``tally``."""
+    """Hands every record to a ``--report`` folder being written as it comes, keeping none."""
 
-    def __init__(self, report: RecordSink, tally: Tally) -> None:
-        self.report, self.tally = report, tally
+    def __init__(self, report: RecordSink) -> None:
+        self.report = report
 
-    def event(self, event: Judgement | FileEnd) -> None:
-        """Writes the record of one judgement, or of a file that could not be read."""
-        if isinstance(event, FileEnd):
-            if event.error is not None:
-                self.report.add(unreadable_result(event.path, event.error))
-            return
-        self.report.add(judgement_result(event))
+    def add(self, result: CheckResult) -> None:
+        """Writes one record into the folder."""
+        self.report.add(result)
 
-    def close(self) -> None:
+    def end_file(self, path: str) -> None:
+        """Writes nothing: the folder has no file boundaries."""
+
+    def finish(self, exit_code: int | None = None) -> None:
         """Writes the rest of the folder (the footer, summary.md, index.html)."""
-        self.report.finish(self.tally.exit_code())
+        self.report.finish(exit_code)
 
 
-def write(events: Iterable[Judgement | FileEnd], sinks: list[Sink], tally: Tally) -> None:
-    """Counts every event into ``tally`` and hands it to each sink as it comes, then closes them."""
+def _record(event: Judgement | FileEnd) -> CheckResult | None:
+    """Returns the report's record of an event: a judgement, or a file that could not be read; None
+    for the end of a file read to the end."""
+    if not isinstance(event, FileEnd):
+        return judgement_result(event)
+    return None if event.error is None else unreadable_result(event.path, event.error)
+
+
+def write(events: Iterable[Judgement | FileEnd], writers: list[Writer]) -> int:
+    """Turns every event into the report's record (``Report.probes``) and hands it to each writer as
+    it comes, then finishes them; returns the exit code (see ``Tally.exit_code``)."""
+    tally = Tally()
     for event in events:
+        result = _record(event)
+        if result is not None:
+            tally.add(result)
+            for writer in writers:
+                writer.add(result)
         if isinstance(event, FileEnd):
-            tally.end(event)
-        else:
-            tally.add(event)
-        for sink in sinks:
-            sink.event(event)
-    for sink in sinks:
-        sink.close()
+            tally.end_file()
+            for writer in writers:
+                writer.end_file(event.path)
+    code = tally.exit_code()
+    for writer in writers:
+        writer.finish(code)
+    return code
