@@ -15,7 +15,7 @@ from .results import Level
 
 @dataclass(frozen=True)
 class Entry:
-    """One invariant. ``check`` names its function in ``conformance.invariants``. The flags say how
+    """One invariant. ``check_name`` names its function in ``conformance.invariants``. The flags say how
     the runner records it:
 
     - ``needs_output``: not run when the call gave no output (a skip naming the crash), nor when the
@@ -31,7 +31,7 @@ class Entry:
     id: str
     level: Level
     statement: str
-    check: str
+    check_name: str
     needs_output: bool = True
     reports_crash: bool = False
     guards_output: bool = False
@@ -42,50 +42,50 @@ class Entry:
 ENTRIES: tuple[Entry, ...] = (
     Entry("call.completes", "MUST", "The target returns within the time limit without raising, "
           "unless the scenario allows a refusal; a programming error (IndexError, KeyError, TypeError...) "
-          "is a crash, never a refusal.", check="call_completes", needs_output=False, reports_crash=True),
+          "is a crash, never a refusal.", check_name="call_completes", needs_output=False, reports_crash=True),
     Entry("input.unmutated", "MUST", "The history passed in is left exactly as it was, as JSON: types kept "
-          "(0, 0.0 and false differ).", check="input_unmutated", needs_output=False, lists_mutation=True),
+          "(0, 0.0 and false differ).", check_name="input_unmutated", needs_output=False, lists_mutation=True),
     Entry("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
           "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
           "every tool result with a tool_use_id; defects the input already had aside; at most twice the input's "
-          "messages and 16 more.", check="output_well_formed", guards_output=True),
+          "messages and 16 more.", check_name="output_well_formed", guards_output=True),
     Entry("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
-          "block and field, in order, as JSON with types kept.", check="live_untouched_suffix"),
+          "block and field, in order, as JSON with types kept.", check_name="live_untouched_suffix"),
     Entry("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "
-          "just before it.", check="results_answer_previous"),
+          "just before it.", check_name="results_answer_previous"),
     Entry("tools.uses-answered-next", "MUST", "Every tool use before the last message is answered in the "
-          "next message.", check="uses_answered_next"),
+          "next message.", check_name="uses_answered_next"),
     Entry("tools.unanswered-kept", "MUST", "Every call the scenario declares unanswered in the task in "
           "flight comes back unchanged; one the history ends on stays in the output's last assistant turn.",
-          check="unanswered_kept"),
+          check_name="unanswered_kept"),
     Entry("tools.results-first", "MUST", "In a message with tool results, the results come before any "
-          "other block.", check="results_first"),
+          "other block.", check_name="results_first"),
     Entry("reasoning.kept-intact", "MUST", "Every reasoning block in the output is byte-identical to one "
-          "of the input.", check="reasoning_kept_intact"),
+          "of the input.", check_name="reasoning_kept_intact"),
     Entry("tools.server-results-kept", "MUST", "Every server tool use in the output keeps its result "
           "(any block whose tool_use_id names it, whatever its type) after it in the same assistant message "
           "or in the continuation just after it, and every such result has its use there; pairs the input "
-          "already left open aside.", check="server_results_kept"),
+          "already left open aside.", check_name="server_results_kept"),
     Entry("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
           "redacted_thinking, any other block holding encrypted_content or a signature outside a tool input, "
           "or a top-level data string) "
-          "is byte-identical to one of the input, with or without an id.", check="opaque_kept_intact"),
+          "is byte-identical to one of the input, with or without an id.", check_name="opaque_kept_intact"),
     Entry("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
-          check="reasoning_live_preserved"),
+          check_name="reasoning_live_preserved"),
     Entry("assistant.no-trailing-reasoning", "MUST", "No rewritten assistant message ends with a reasoning "
-          "block.", check="no_trailing_reasoning"),
+          "block.", check_name="no_trailing_reasoning"),
     Entry("assistant.reasoning-leads", "MUST", "A rewritten assistant message that holds reasoning opens "
-          "with it.", check="reasoning_leads"),
+          "with it.", check_name="reasoning_leads"),
     Entry("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
-          "reasoned, the output ends on that turn unchanged.", check="latest_turn_intact"),
+          "reasoned, the output ends on that turn unchanged.", check_name="latest_turn_intact"),
     Entry("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "
-          "reasoning, known type or not.", check="no_silent_drop"),
+          "reasoning, known type or not.", check_name="no_silent_drop"),
     Entry("blocks.fields-preserved", "SHOULD", "A block that is kept keeps every field it had.",
-          check="fields_preserved"),
+          check_name="fields_preserved"),
     Entry("output.idempotent", "SHOULD", "Compacting the output again returns it unchanged.",
-          check="idempotent", second_call=True),
+          check_name="idempotent", second_call=True),
     Entry("reference.exact-output", "REFERENCE", "The reference returns exactly the output (or raises "
-          "exactly the error) the scenario states.", check="reference_exact", needs_output=False),
+          "exactly the error) the scenario states.", check_name="reference_exact", needs_output=False),
 )
 
 INVARIANT_IDS: frozenset[str] = frozenset(entry.id for entry in ENTRIES)

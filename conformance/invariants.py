@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
 from ._text import a_type, plural
 from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
-from .results import Level
 from .spec import Scenario
 from .target import Observation
 from ._memo import of_history, of_pair
@@ -25,19 +24,11 @@ Check = Callable[[Scenario, Observation], list[str]]
 
 
 @dataclass(frozen=True)
-class Invariant:
+class Invariant(Entry):
     """One entry of the catalog (``invariant_entries.Entry``: its id, level, statement and flags)
     with its check function."""
 
-    id: str
-    level: Level
-    statement: str
-    check: Check
-    needs_output: bool = True
-    reports_crash: bool = False
-    guards_output: bool = False
-    lists_mutation: bool = False
-    second_call: bool = False
+    check: Check = field(kw_only=True)
 
 
 def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
@@ -634,9 +625,8 @@ def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
 
 
 def _built(entry: Entry) -> Invariant:
-    """Returns the catalog entry with its check function (named by ``entry.check`` in this module)."""
-    return Invariant(**{f.name: getattr(entry, f.name) for f in fields(Entry) if f.name != "check"},
-                     check=globals()[entry.check])
+    """Returns the catalog entry with its check function (named by ``entry.check_name`` in this module)."""
+    return Invariant(**{f.name: getattr(entry, f.name) for f in fields(Entry)}, check=globals()[entry.check_name])
 
 
 CATALOG: tuple[Invariant, ...] = tuple(_built(entry) for entry in ENTRIES)

@@ -18,7 +18,7 @@ def test_the_catalog_is_built_on_the_entries_in_their_order() -> None:
         for f in fields(Entry):
             if f.name != "check":
                 assert getattr(inv, f.name) == getattr(entry, f.name), (entry.id, f.name)
-        assert inv.check is getattr(invariants, entry.check) and callable(inv.check)
+        assert inv.check is getattr(invariants, entry.check_name) and callable(inv.check)
 
 
 def test_the_runners_special_checks_are_named_by_flags() -> None:
