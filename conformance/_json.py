@@ -9,7 +9,8 @@ never depend on which one ran. ``PARSER`` names the one in use.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeGuard
 
 try:  # pragma: no cover - which branch runs depends on the installation
     import orjson as _orjson
@@ -37,3 +38,9 @@ def dumps(value: Any) -> bytes:
     if _orjson is not None:
         return _orjson.dumps(value)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Returns whether ``value`` is a mapping: decoded JSON is plain dicts, told apart without the
+    slower check a ``Mapping`` needs."""
+    return value.__class__ is dict or isinstance(value, Mapping)

@@ -3,10 +3,13 @@ process; the long tests first; and pytest-xdist, when it is installed."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Iterator
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -49,6 +52,17 @@ def _provider_sdk_imported() -> None:
     then replays them here, rather than in processes that import the SDKs again each time."""
     import anthropic  # noqa: F401  # imported for its side effect: the SDK is in sys.modules
     import openai  # noqa: F401  # likewise
+
+
+@cache
+def generated_docs_tool() -> ModuleType:
+    """Returns ``tools/generated_docs.py`` loaded as the module ``generated_docs`` (once per process)."""
+    spec = importlib.util.spec_from_file_location("generated_docs", ROOT / "tools" / "generated_docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 @cache

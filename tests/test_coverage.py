@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from conformance import LoadResult, coverage
 from conformance.spec import Scenario, Truth
+
+from .conftest import generated_docs_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +33,7 @@ def test_a_cell_below_its_minimum_is_reported(shipped: LoadResult) -> None:
 
 def test_check_fails_on_a_stale_page(shipped: LoadResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    tool = _generated_docs()
+    tool = generated_docs_tool()
     (tmp_path / "docs").mkdir()
     (tmp_path / "specs").symlink_to(ROOT / "specs", target_is_directory=True)
     stale = tmp_path / "docs" / "coverage.md"
@@ -46,15 +45,6 @@ def test_check_fails_on_a_stale_page(shipped: LoadResult, tmp_path: Path, monkey
     assert entry.write(tmp_path) == 0
     assert entry.check(tmp_path) == 0
     assert stale.read_text(encoding="utf-8") == coverage.render(shipped.scenarios)
-
-
-def _generated_docs() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generated_docs", ROOT / "tools" / "generated_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def _one(history: list[dict], live_start: int, keep: int | None = None) -> Scenario:

@@ -3,27 +3,20 @@ one check CI runs: it passes on the checkout and fails, naming the file, on a st
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, generated_docs_tool
 
 QUICK = ("data", "measured")
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generated_docs", ROOT / "tools" / "generated_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return generated_docs_tool()
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
 from ...transcript import find_live_start
+from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, digest, indexed, stand_in
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
 from ..recordings import Interaction
@@ -36,11 +37,6 @@ def _known_block(kind: str) -> bool:
 def is_count_tokens(item: Interaction) -> bool:
     """Returns whether the interaction is a ``count_tokens`` call."""
     return item.endpoint.rstrip("/").endswith("/count_tokens")
-
-
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
-    return value.__class__ is dict or isinstance(value, Mapping)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

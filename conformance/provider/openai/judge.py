@@ -16,10 +16,11 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any
 from urllib.parse import urlsplit
 
 from ...formats.base import FormatError
+from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, indexed, stand_in
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, not_a_request, start, worst
 from ..recordings import Interaction
@@ -46,11 +47,6 @@ ALIAS_KEY = "_conformance_alias"
 # The input item types that may use context management, and those an answer's compaction goes by.
 SPECIAL_INPUT = (sem.COMPACTION, sem.TRIGGER, *ALIASES)
 RETURNED_COMPACTION = (sem.COMPACTION, *ALIASES)
-
-
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # Decoded JSON is plain dicts: told apart without the slower check a Mapping needs.
-    return value.__class__ is dict or isinstance(value, Mapping)
 
 
 def _aliased(item: Mapping[str, Any]) -> dict[str, Any]:
