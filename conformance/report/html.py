@@ -37,7 +37,10 @@ def _why(view: Mapping[str, Any]) -> str:
     probes = sum(1 for row in view["probes"]["rows"] for c in row["cells"].values()
                  if c["outcome"] in ("fail", "error"))
     parts = [f'<code>{e(t["name"])}</code>: {t["gating"]} gating failures' for t in failing]
-    if probes:
+    if view["probes"].get("cut") and view["probes"]["failing"]:  # the rows shown are not all of them
+        parts.append(f'{view["probes"]["failing"]} provider records contradict their prediction '
+                     f'({probes} in the rows shown; results.jsonl holds every one)')
+    elif probes:
         parts.append(f"{probes} provider recordings contradict their prediction")
     if view["spec_errors"]:
         parts.append(f'{len(view["spec_errors"])} spec errors')

@@ -137,14 +137,16 @@ class ProbeTally:
 
     def table(self) -> dict[str, Any]:
         """Returns the probe table of the view: ``strategies``, ``rows`` in probe order, each cell with
-        its worst ``outcome``, and ``cut`` (rows left out)."""
+        its worst ``outcome``, ``cut`` (rows left out) and ``failing`` (the failed records of every
+        probe, those left out included)."""
         rows = []
         for key in self.keys:
             row = self.rows[key]
             cells = {t: {k: v for k, v in c.items() if k != "outcomes"} | {"outcome": worst(list(c["outcomes"]))}
                      for t, c in row["cells"].items()}
             rows.append({**row, "cells": cells})
-        return {"strategies": sorted(self.strategies), "rows": rows, "cut": self.cut}
+        return {"strategies": sorted(self.strategies), "rows": rows, "cut": self.cut,
+                "failing": self.outcomes["fail"] + self.outcomes["error"]}
 
 
 def tally_of(probes: Sequence[CheckResult]) -> ProbeTally:

@@ -65,6 +65,14 @@ def test_a_report_past_the_rows_kept_says_where_the_rest_are(tmp_path: Path) -> 
     assert len(lines) == len(probes) + 2 and lines[-1]["counts"]["pass"] == len(probes)
 
 
+def test_past_the_rows_kept_the_banner_counts_every_contradicted_recording(tmp_path: Path) -> None:
+    probes = [_probe(f"p{n:05}", outcome="fail" if n in (0, model.MAX_PROBE_ROWS + 1) else "pass")
+              for n in range(model.MAX_PROBE_ROWS + 2)]  # one failure in the rows shown, one past them
+    write_all(tmp_path, Report("verify", probes=probes))
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "2 provider records contradict their prediction (1 in the rows shown" in page
+
+
 def test_records_added_to_an_open_report_are_written_as_they_come(tmp_path: Path) -> None:
     opened = open_report(tmp_path, Report("analyze"))
     for n in range(3):
