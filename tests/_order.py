@@ -9,7 +9,7 @@ from typing import TypeVar
 # "file::test" of the tests that take the longest (every parameter of one), longest first;
 # ``python -m pytest -q -n 2 tests/test_*.py --durations=30`` shows them
 LONG = (
-    "tests/provider/test_analyze_report.py::test_the_report_of_ten_times_the_interactions_takes_no_more_memory",
+    "tests/provider/test_analyze_report.py::test_the_report_of_three_times_the_interactions_takes_no_more_memory",
     "tests/fuzz/test_fuzz.py::test_pytest_plugin_fuzzes_a_target_in_its_format",
     "tests/test_plugin.py::test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_pastes_back",
     "tests/test_startup.py::test_the_default_run_imports_no_sdk_in_its_own_process",
