@@ -13,7 +13,12 @@ from types import ModuleType
 
 import pytest
 
-from conformance import LoadResult, load
+# Compiled modules, and the test modules pytest rewrites for its assertions, are cached in
+# __pycache__ even where PYTHONDONTWRITEBYTECODE is set: without the cache every pytest-xdist
+# worker and every command a test starts compiles them again (about 2 CPU-s per worker)
+sys.dont_write_bytecode = False
+
+from conformance import LoadResult, load  # noqa: E402  # after the line above, so that it is cached too
 
 from ._order import long_first
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
@@ -18,8 +19,10 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+@cache
 def _imports() -> dict[str, set[str]]:
-    """Returns module -> the modules of the package it imports, wherever in it the import stands."""
+    """Returns module -> the modules of the package it imports, wherever in it the import stands
+    (read once per process; callers must not change it)."""
     modules = _modules()
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 import tomllib
 
-import yaml
 
 from .conftest import ROOT
+from ._yaml import load_yaml
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
@@ -27,7 +27,7 @@ def test_both_packages_are_marked_typed() -> None:
 
 
 def test_the_ci_workflow_runs_the_ci_script_on_every_push_and_pull_request() -> None:
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))
+    workflow = load_yaml((ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
     assert {"push", "pull_request"} <= set(triggers)
     steps = [s.get("run", "") for job in workflow["jobs"].values() for s in job["steps"]]

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conformance import LoadResult, load, load_file
 from conformance.invariant_entries import INVARIANT_IDS
@@ -16,6 +15,7 @@ from conformance._compiled_schema import _draft7_safe
 from conformance.spec import _load_fast, _load_located, _message_shape, _whole_file_check
 
 from ._specs import GOOD, write
+from ._yaml import load_yaml
 
 BAD_EDITS = [
     ("format_version: 1", "format_version: true"),
@@ -64,7 +64,7 @@ def test_the_shipped_specs_load_the_same_both_ways(shipped: LoadResult) -> None:
 
 
 def test_a_json_spec_loads_like_its_yaml(tmp_path: Path) -> None:
-    data = yaml.safe_load(GOOD)
+    data = load_yaml(GOOD)
     json_path = write(tmp_path, "tiny.json", json.dumps(data, indent=2))
     from_json = load_file(json_path)
     from_yaml = load_file(write(tmp_path / "..", "tiny-as.yaml", GOOD))
@@ -77,7 +77,7 @@ def test_a_json_spec_loads_like_its_yaml(tmp_path: Path) -> None:
 
 
 def test_a_bad_json_spec_is_located(tmp_path: Path) -> None:
-    data = yaml.safe_load(GOOD)
+    data = load_yaml(GOOD)
     data["scenarios"][1]["colour"] = "blue"
     text = json.dumps(data, indent=2)
     (error,) = load_file(write(tmp_path, "bad.json", text)).errors

@@ -10,6 +10,7 @@ Every problem is a located ``SpecError``.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -80,11 +81,32 @@ def _provider_name(data: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) and name in base.names() else None
 
 
+_LOADED: dict[tuple[str, str, str | None, tuple[str, ...]], tuple[list[AnyProbe], list[SpecError]]] = {}
+_LOADED_LIMIT = 64
+
+
 def load_file(path: Path, provider: str | None = None) -> tuple[list[AnyProbe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file);
-    with ``provider``, nothing from a file of another provider's probes (they are not built)."""
+    with ``provider``, nothing from a file of another provider's probes (they are not built).
+
+    A process that loads the same file again (the pytest plugin, a notebook, the tests) gets a copy
+    of what the same text gave before, with the same providers registered."""
     try:
-        data, locator = load_document(path, read_text(path))
+        text = read_text(path)
+    except SpecError as exc:
+        return [], [exc]
+    key = (str(path), text, provider, tuple(base.names()))
+    if key not in _LOADED:
+        if len(_LOADED) >= _LOADED_LIMIT:
+            _LOADED.clear()
+        _LOADED[key] = _load_text(path, text, provider)
+    return copy.deepcopy(_LOADED[key])
+
+
+def _load_text(path: Path, text: str, provider: str | None) -> tuple[list[AnyProbe], list[SpecError]]:
+    """Returns ``load_file``'s answer for ``text``, the contents of ``path``."""
+    try:
+        data, locator = load_document(path, text)
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:

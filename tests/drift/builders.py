@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from .._yaml import load_yaml
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BASELINE = FIXTURES / "baseline"
@@ -17,7 +18,7 @@ SERVER = "api.example"
 
 def load(path: Path) -> dict[str, Any]:
     """Returns a cassette's data (safe loader)."""
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return load_yaml(path.read_text(encoding="utf-8"))
 
 
 def save(path: Path, data: dict[str, Any]) -> None:

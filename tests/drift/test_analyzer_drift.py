@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from conformance.cli import main
 from conformance.drift import verdicts
@@ -23,6 +22,7 @@ from conformance.errors import SpecError
 from conformance.provider import cassettes
 from conformance.provider.anthropic import semantics as sem
 from conformance.provider.probes import load_probes
+from .._yaml import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "cassettes" / "emulator"
@@ -46,7 +46,7 @@ def _edited(tmp_path: Path, probe: str, edit: Callable[[dict[str, Any]], None]) 
 
 def _edit_answer(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
     """Rewrites the recording at ``path`` with its create answer gone through ``edit``."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path.read_text(encoding="utf-8"))
     response = data["interactions"][-1]["response"]
     body = json.loads(response["body"]["string"])
     edit(body)
@@ -174,7 +174,7 @@ def test_a_baseline_recording_the_analyzer_cannot_judge_is_named(tmp_path: Path,
     baseline = tmp_path / "baseline" / "emulator"
     shutil.copytree(SHIPPED, baseline)
     stale = baseline / "compact.mid-task.yaml"
-    data = yaml.safe_load(stale.read_text(encoding="utf-8"))
+    data = load_yaml(stale.read_text(encoding="utf-8"))
     data["interactions"] = data["interactions"][-1:] + data["interactions"]  # one interaction too many
     stale.write_text(cassettes.dump(data), encoding="utf-8")
     drift = compare_dirs(baseline, SHIPPED)

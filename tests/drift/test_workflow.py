@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from conformance.cli import build_parser
+from .._yaml import load_yaml
 
 WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "drift.yml"
 
 
 @pytest.fixture(scope="module")
 def workflow() -> dict[str, Any]:
-    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return load_yaml(WORKFLOW.read_text(encoding="utf-8"))
 
 
 def _steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:

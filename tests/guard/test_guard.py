@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 import pytest
-import yaml
 
 from conformance.guard import AsyncTransport, GuardAlert, Transport
 from conformance.provider.analyze.model import Judgement
@@ -23,6 +22,7 @@ if TYPE_CHECKING:  # the SDKs are imported where a test builds a client, not at 
     import openai
 
 from ..provider.test_analyze import HISTORY, REASONING, cleared, final, message, request, result, tool_edit, user
+from .._yaml import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAI = ROOT / "cassettes" / "emulator-openai"
@@ -111,7 +111,7 @@ EVENTS = "text/event-stream"
 
 def recorded(name: str) -> tuple[dict[str, Any], str, str]:
     """Returns the request body, the raw response body and its content type of a shipped cassette's last call."""
-    last = yaml.safe_load((OPENAI / f"{name}.yaml").read_text())["interactions"][-1]
+    last = load_yaml((OPENAI / f"{name}.yaml").read_text())["interactions"][-1]
     body = last["response"]["body"]
     return json.loads(last["request"]["body"]), body["string"] if isinstance(body, dict) else body, \
         last["response"]["headers"]["content-type"][0]

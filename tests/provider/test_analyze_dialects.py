@@ -31,7 +31,7 @@ def _verdicts(path: Path) -> list[tuple[str, int | None, str]]:
 
 
 def test_every_fixture_is_listed() -> None:
-    assert sorted(p.name for p in DIALECTS.iterdir() if p.suffix != ".py" and p.name != "README.md") == sorted(FIXTURES)
+    assert sorted(p.name for p in DIALECTS.iterdir() if p.is_file() and p.suffix != ".py" and p.name != "README.md") == sorted(FIXTURES)
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))

@@ -17,6 +17,7 @@ from conformance.provider.analyze import analyze_file, judges
 from conformance.provider.audit import audit
 from conformance.provider.cassettes import scrub_json
 from conformance.provider.recordings import read_recording
+from .._yaml import load_yaml
 
 REAL = Path(__file__).resolve().parent / "real"
 COLUMNS = ["file", "index", "provider", "live", "verdict", "why"]
@@ -91,7 +92,7 @@ def test_audit_finds_a_credential_planted_in_a_real_recording(tmp_path: Path, pl
 
 
 def _with_thinking(path: Path, text: str) -> None:
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     reply = data["interactions"][1]["request"]["parsed_body"]["messages"][1]
     reply["content"].insert(0, {"type": "thinking", "thinking": text, "signature": "sig"})
     path.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -102,7 +103,7 @@ def test_audit_finds_thinking_text_in_a_parsed_body_and_the_scrubber_removes_it(
     _with_thinking(path, "The user wants a greeting; I should say hello.")
     findings, _ = audit([path])
     assert any("reasoning" in f.message for f in findings)
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     scrub_json(data)  # what record applies to every body before it is written
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     assert audit([path])[0] == []
@@ -112,7 +113,7 @@ def test_audit_finds_thinking_text_in_a_parsed_body_and_the_scrubber_removes_it(
 
 def test_audit_finds_a_reasoning_summary_in_an_openai_output(tmp_path: Path) -> None:
     path = _copy(tmp_path, "openai/test_openai_responses_compact_stateful_mode.yaml")
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     data["interactions"][0]["response"]["parsed_body"]["output"].insert(
         0, {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "I will tell a fox story."}]})
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from vcr.request import Request
 
 from conformance.errors import SpecError
 from conformance.provider import cassettes
 from conformance.provider.anthropic.probes import Probe
+from .._yaml import load_yaml
 
 
 def test_placeholder_is_deterministic_and_idempotent() -> None:
@@ -62,7 +62,7 @@ def test_recorded_cassette_is_scrubbed_decoded_and_named(record_with, probes: di
     out, outcomes = record_with(["clear-thinking.keep-one-turn"])
     path = outcomes[0].path
     assert path == out / "emulator" / "clear-thinking.keep-one-turn.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     assert data["metadata"]["server"] == "emulator" and data["metadata"]["probe"] == "clear-thinking.keep-one-turn"
     for item in data["interactions"]:
         assert set(item["request"]["headers"]) <= cassettes.request_headers_kept()

@@ -19,7 +19,6 @@ from typing import Any
 
 import anthropic
 import pytest
-import yaml
 
 from conformance.provider.anthropic import emulator as emu
 from conformance.provider.anthropic import semantics as sem
@@ -27,6 +26,7 @@ from conformance.provider.anthropic.analyzer import analyze
 from conformance.provider.anthropic.emulator import Emulator
 from conformance.provider.anthropic.probes import Probe
 from conformance.provider.recordings import sse
+from .._yaml import load_yaml
 
 REAL = Path(__file__).resolve().parent / "real" / "anthropic"
 TRIMMED = re.compile(r"\[trimmed: the sentence above repeated (\d+) more times, (\d+) characters\] ")
@@ -133,7 +133,7 @@ def real_interactions() -> list[tuple[str, int, dict[str, Any], dict[str, Any] |
     """Returns (file, index, request, JSON answer or None, event-stream text or None) per real interaction."""
     found = []
     for path in sorted(REAL.glob("*.yaml")):
-        for index, item in enumerate(yaml.safe_load(path.read_text())["interactions"]):
+        for index, item in enumerate(load_yaml(path.read_text())["interactions"]):
             response = item["response"]
             text = (response.get("body") or {}).get("string")
             found.append((path.name, index, item["request"]["parsed_body"], response.get("parsed_body"), text))

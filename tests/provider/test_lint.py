@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from conformance.provider.anthropic import semantics as sem
 from conformance.provider.anthropic.lint import Finding, as_request, checked_safer_config, lint, smallest_reached, witness
 from conformance.provider.probes import load_probes
 from conformance.provider.verify import verify
+from .._yaml import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs" / "provider"
@@ -121,7 +121,7 @@ def test_a_safer_clear_tool_uses_keeps_the_feature_or_asks_for_the_task_size(
     assert main(["lint-config", path, "--task-size", "8"]) == 1
     out = capsys.readouterr().out
     block = out.split("safer configuration (lints clean for tasks up to --task-size 8 tool steps):\n", 1)[1]
-    safer = yaml.safe_load(textwrap.dedent(block.split("\nlint-config:")[0]))
+    safer = load_yaml(textwrap.dedent(block.split("\nlint-config:")[0]))
     assert safer == {"edits": [{"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 8}}]}
     assert main(["lint-config", write(tmp_path, "s.json", json.dumps(safer)), "--task-size", "8"]) == 0
     excluded = {"edits": [{"type": "clear_tool_uses_20250919", "exclude_tools": ["read"], "keep": {"type": "tool_uses", "value": 1}}]}
@@ -281,7 +281,7 @@ def test_the_safer_configuration_lints_clean(config: dict[str, Any], limit: int 
     assert main(args) == 1
     printed = capsys.readouterr().out
     block = printed.split("safer configuration (lints clean", 1)[1].split("\n", 1)[1].split("\nlint-config:")[0]
-    assert yaml.safe_load(textwrap.dedent(block)) == safer  # what is printed is what was checked
+    assert load_yaml(textwrap.dedent(block)) == safer  # what is printed is what was checked
 
 
 def test_a_safer_configuration_that_would_not_lint_clean_is_not_offered() -> None:

@@ -15,6 +15,7 @@ from conformance.provider.anthropic.probes import Probe
 from conformance.provider.probes import load_file, load_probes
 
 from .conftest import SPECS
+from .._yaml import load_yaml
 
 
 def test_every_probe_file_points_editors_at_the_schema() -> None:
@@ -155,14 +156,13 @@ def test_the_compiled_probe_check_accepts_nothing_the_located_validator_refuses(
     """Every value of every shipped probe file, swapped in turn for values of other types: the
     compiled check (the fast path) never accepts a document the located validator has errors in."""
     import jsonschema
-    import yaml
 
     from conformance.provider.probes import _compiled, schema
 
     check = _compiled()
     assert check is not None, "the probe schema uses keywords the compiled validator reads differently"
     validator = jsonschema.Draft202012Validator(schema())
-    document = yaml.safe_load((SPECS / "clear-tool-uses.yaml").read_text(encoding="utf-8"))
+    document = load_yaml((SPECS / "clear-tool-uses.yaml").read_text(encoding="utf-8"))
     document["probes"] = document["probes"][:1]
     replacements = [None, True, 0, 1.5, "", "(", [], {"unknown": 1}]
     swapped = refused = 0

@@ -6,19 +6,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conformance.cli import main
 from conformance.provider import cassettes
 
 from .conftest import SPECS
+from .._yaml import load_yaml
 
 CASSETTE = "clear-tool-uses.keep-below-live-task.yaml"
 
 
 def _edit_yaml(change: Callable[[dict], None]) -> Callable[[Path], None]:
     def apply(path: Path) -> None:
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())
         change(data)
         path.write_text(cassettes.dump(data))
     return apply

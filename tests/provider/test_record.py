@@ -9,13 +9,13 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-import yaml
 
 from conformance.cli import main
 from conformance.provider.anthropic import record as record_module
 from conformance.provider.anthropic.emulator import Emulator
 from conformance.provider.anthropic.probes import Probe
 from conformance.provider.anthropic.record import Recorded, _Retryable, _send, record
+from .._yaml import load_yaml
 
 
 def refusing(status: int, headers: dict[str, str], body: Any = None) -> Any:
@@ -121,7 +121,7 @@ def test_max_cost_allows_a_cheap_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_a_thinking_probe_is_built_live_and_signed(record_with, probes: dict[str, Probe]) -> None:
     out, [outcome] = record_with(["clear-thinking.keep-one-turn"])
     assert outcome.ok, outcome.note
-    data = yaml.safe_load(outcome.path.read_text()) if outcome.path else {}
+    data = load_yaml(outcome.path.read_text()) if outcome.path else {}
     # five building turns, then count_tokens and create
     assert len(data["interactions"]) == 7
     assert len(data["metadata"]["thinking_tokens"]) == 5  # three turn starts, two after tool results

@@ -6,7 +6,6 @@ import socket
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conformance.provider import cassettes, verify_results
 from conformance.provider.anthropic import replay as replay_module
@@ -16,6 +15,7 @@ from conformance.provider.probes import load_probes
 from conformance.provider.verify import PROBE_VALID, VALID, VERDICT, verify
 
 from .conftest import CASSETTES, SPECS
+from .._yaml import load_yaml
 
 
 def recorded(results: list) -> list:
@@ -182,7 +182,7 @@ ODD_CASSETTES = {
 @pytest.mark.parametrize("needle", sorted(ODD_CASSETTES))
 def test_odd_cassettes_are_a_per_probe_error(needle: str, shipped_copy: Path, probes: dict[str, Probe]) -> None:
     path = shipped_copy / "clear-tool-uses.keep-below-live-task.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     ODD_CASSETTES[needle](data)
     path.write_text(cassettes.dump(data))
     results = {r.scenario: r for r in verify([shipped_copy], probes)}
@@ -193,7 +193,7 @@ def test_odd_cassettes_are_a_per_probe_error(needle: str, shipped_copy: Path, pr
 
 def test_metadata_that_is_not_a_mapping_falls_back_to_the_path(shipped_copy: Path, probes: dict[str, Probe]) -> None:
     path = shipped_copy / "compact.mid-task.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     data["metadata"] = ["not", "a", "mapping"]
     path.write_text(cassettes.dump(data))
     [result] = verify([path], probes)
@@ -218,7 +218,7 @@ def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Pat
 
 def test_a_refused_count_tokens_beside_an_accepted_create_fails(shipped_copy: Path, probes: dict[str, Probe]) -> None:
     path = shipped_copy / "clear-tool-uses.keep-equals-live-task.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     data["interactions"][0]["response"]["status"]["code"] = 400
     data["interactions"][0]["response"]["body"]["string"] = (
         '{"type":"error","error":{"type":"invalid_request_error","message":"no"},"request_id":"req_scrubbed"}')
@@ -230,7 +230,7 @@ def test_a_refused_count_tokens_beside_an_accepted_create_fails(shipped_copy: Pa
 
 def test_a_response_the_sdk_types_refuse_is_named(shipped_copy: Path, probes: dict[str, Probe]) -> None:
     path = shipped_copy / "compact.mid-task.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     data["interactions"][-1]["response"]["body"]["string"] = '{"type": "message"}'
     path.write_text(cassettes.dump(data))
     [result] = verify([path], probes)
@@ -253,7 +253,7 @@ def test_a_rejection_for_another_reason_contradicts_the_prediction(probe_id: str
     import json
 
     path = shipped_copy / f"{probe_id}.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     for item in data["interactions"]:
         if item["response"]["status"]["code"] == 400:
             item["response"]["body"]["string"] = json.dumps({"type": "error", "error": error,
@@ -320,7 +320,7 @@ def test_a_built_history_that_cannot_be_rebuilt_is_bad_input(edit, needle: str, 
     from conformance.provider.verify import is_input_error
 
     path = shipped_copy / "clear-thinking.keep-one-turn.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path.read_text())
     edit(data)
     path.write_text(cassettes.dump(data))
     [result] = verify([path], probes)

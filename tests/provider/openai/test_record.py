@@ -14,6 +14,7 @@ from conformance.provider.openai.emulator import Emulator
 from conformance.provider.openai.probes import OpenAIProbe
 
 from .conftest import SHIPPED, record_into
+from ..._yaml import load_yaml
 
 
 def test_record_uses_the_openai_key_and_base_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,7 +25,7 @@ def test_record_uses_the_openai_key_and_base_url(tmp_path: Path, monkeypatch: py
         code = main(["record", "--out", str(tmp_path), "--probe", "openai-threshold.settled"])
     assert code == 0
     cassette = tmp_path / "emulator-openai" / "openai-threshold.settled.yaml"
-    data = yaml.safe_load(cassette.read_text())
+    data = load_yaml(cassette.read_text())
     assert data["metadata"]["probe"] == "openai-threshold.settled" and data["metadata"]["sdk"].startswith("openai ")
     assert "sk-test" not in cassette.read_text()
 
@@ -66,7 +67,7 @@ def test_account_headers_reasoning_and_ciphertext_never_land(tmp_path: Path,
 
 def test_audit_finds_unscrubbed_openai_reasoning_and_headers(tmp_path: Path) -> None:
     source = (SHIPPED / "openai-compact.reasoning-settled.yaml").read_text()
-    data = yaml.safe_load(source)
+    data = load_yaml(source)
     body = data["interactions"][0]["response"]["body"]["string"]
     leaked = body.replace('"summary":[]', '"summary":[{"type":"summary_text","text":"I think the log is"}]', 1)
     data["interactions"][0]["response"]["body"]["string"] = leaked
