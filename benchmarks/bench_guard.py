@@ -9,7 +9,11 @@ seconds, which other work on the machine does not stretch: of the caller's threa
 (``time.thread_time``) and of the whole process, the guard's thread included (``time.process_time``,
 each background round waiting until every call it made is judged). Rounds of the four clients are
 interleaved and the best of ``--repeat`` rounds is kept, so a shared machine's noise hits all alike.
-Bodies: a real recorded interaction, and one with a history of about 200 KB.
+Bodies: a real recorded interaction, and one with a history of about 200 KB. Where the inline time
+goes is measured in the same rounds by two more clients whose guard stops early: handing each call
+to a judge that does nothing (the transport: teeing, the call's bytes and headers), and decoding
+the bodies as the guard does after its one scan of the request (the decoding); the judging is the
+rest.
 
     python benchmarks/bench_guard.py [--repeat 9]
 """
@@ -29,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 GOAL = 0.05  # the issue's goal: the guard's overhead under 5% of the SDK's own time on the call
-MODES = ("plain", "inline", "background")
+MODES = ("plain", "transport", "decoding", "inline", "background")
 BETA = "context-management-2025-06-27"
 
 
@@ -77,9 +81,31 @@ def _rounds(client: Any, call: Callable[[Any], Any], rounds: int, after: Callabl
     return (time.thread_time() - thread) / rounds, (time.process_time() - process) / rounds
 
 
+class _Stopping:
+    """A guard that stops early: ``decode`` False hands each call on and does nothing; True decodes
+    the bodies as ``conformance.guard.Guard`` does (after its one scan of the request) and stops."""
+
+    policies: list[Callable[[Any], Any]] = []
+
+    def __init__(self, decode: bool) -> None:
+        self.decode = decode
+
+    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
+              content_type: str = "", encoding: str = "") -> None:
+        """Returns nothing; decodes the bodies when ``decode`` (raises what decoding raises)."""
+        from urllib.parse import urlsplit
+
+        from conformance import _json
+        from conformance.guard import judge as guarding
+
+        if self.decode and not guarding._plain_messages(urlsplit(url).path, request):
+            _json.loads(request)
+            guarding._answer(response, encoding, "event-stream" in content_type)
+
+
 def measure(sdk: str, body: dict[str, Any], answer: bytes, rounds: int, repeat: int = 9) -> dict[str, tuple[float, float]]:
-    """Returns, per mode (plain, inline, background), the best CPU seconds per call of one SDK call
-    answered by ``answer``: (caller's thread, whole process)."""
+    """Returns, per mode (``MODES``), the best CPU seconds per call of one SDK call answered by
+    ``answer``: (caller's thread, whole process)."""
     import httpx2
 
     from conformance.guard import Transport
@@ -89,7 +115,11 @@ def measure(sdk: str, body: dict[str, Any], answer: bytes, rounds: int, repeat: 
 
     def make(mode: str) -> tuple[Any, Callable[[], None]]:
         inner = httpx2.MockTransport(served)
-        guard = Transport(inner, policy=lambda j: None, background=mode == "background") if mode != "plain" else None
+        guard: Transport | None = None
+        if mode in ("transport", "decoding"):
+            guard = Transport(inner, guard=_Stopping(decode=mode == "decoding"))
+        elif mode != "plain":
+            guard = Transport(inner, policy=lambda j: None, background=mode == "background")
         client = httpx2.Client(transport=guard or inner)
         after = guard.flush if guard is not None else (lambda: None)
         if sdk == "anthropic":
@@ -129,6 +159,10 @@ def report(repeat: int = 9) -> list[str]:
              f"  {'SDK':<10}{'body':<34}{'SDK call':>9}{'inline':>8}{'share':>7}"
              f"{'caller':>8}{'share':>7}{'total':>8}{'share':>7}"]
     shares: dict[str, list[float]] = {"inline": [], "caller": [], "total": []}
+    parts = ["  where the inline time goes (CPU microseconds per call; differences between clients whose guard stops",
+             "  early): transport: each call handed to a judge that does nothing; decoding: the scan of the request and",
+             "  the bodies decoded as the guard does; judging: the rest (the judges, the index of earlier calls, policies)",
+             f"  {'SDK':<10}{'body':<34}{'transport':>10}{'decoding':>9}{'judging':>8}"]
     for sdk, label, body, answer, rounds in cases:
         best = measure(sdk, body, answer, rounds, repeat)
         plain = best["plain"][1]
@@ -139,11 +173,14 @@ def report(repeat: int = 9) -> list[str]:
             shares[name].append(extra / plain)
             row += f"{extra * 1e6:>8.0f}{extra / plain:>7.1%}"
         lines.append(row)
+        transport, decoding = best["transport"][1], best["decoding"][1]
+        parts.append(f"  {sdk:<10}{label:<34}{(transport - plain) * 1e6:>10.0f}{(decoding - transport) * 1e6:>9.0f}"
+                     f"{(best['inline'][1] - decoding) * 1e6:>8.0f}")
     under = {name: sum(s < GOAL for s in found) for name, found in shares.items()}
     lines.append(f"goal: overhead under {GOAL:.0%} of the SDK call, compared on the caller's thread with background=True: "
                  f"{under['caller']} of {len(cases)} rows under it; judged inline: {under['inline']} of {len(cases)}; "
                  f"total CPU with background=True: {under['total']} of {len(cases)}")
-    return lines
+    return lines + parts
 
 
 if __name__ == "__main__":

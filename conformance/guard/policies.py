@@ -36,11 +36,30 @@ def log(found: Judgement) -> None:
                 "; ".join(found.evidence))
 
 
+NO_SPAN = ("the otel-event policy found no recording span where the guard judged the call, so its alerts "
+           "are logged instead. Through the Anthropic SDK the current span there is the SDK's own span of the "
+           "call, which records only when the SDK's tracer does: register the tracer provider globally or give "
+           "it to the client (open_telemetry={'tracer_provider': provider}), or turn the SDK's spans off "
+           "(open_telemetry=False) to have the caller's span current there")
+_told = False
+
+
 def span_event(found: Judgement) -> None:
-    """Adds a ``conformance.guard.alert`` event to the current OpenTelemetry span (when one records)."""
+    """Adds a ``conformance.guard.alert`` event to the current OpenTelemetry span: the span of the
+    call (the Anthropic SDK's own, a child of the caller's, while it sends the request and reads a
+    whole response) or the caller's. Where no span records, logs the alert instead (with ``NO_SPAN``
+    the first time): an event added there would be dropped without a word."""
+    global _told
     from opentelemetry import trace
 
-    trace.get_current_span().add_event("conformance.guard.alert", attributes=_attributes(found))
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.add_event("conformance.guard.alert", attributes=_attributes(found))
+        return
+    if not _told:
+        _told = True
+        LOG.warning(NO_SPAN)
+    log(found)
 
 
 _counter: Any = None
@@ -73,7 +92,7 @@ NAMED: dict[str, Callable[[Judgement], Any]] = {"log": log, "raise": _raise, "ot
 
 def in_caller(policies: Sequence[Callable[[Judgement], Any]]) -> bool:
     """Returns whether a policy must act in the caller's thread before the SDK returns: ``raise``
-    (the alert is the caller's) and ``otel-event`` (the caller's span is current there)."""
+    (the alert is the caller's) and ``otel-event`` (the call's span is current there)."""
     return any(p is _raise or p is span_event for p in policies)
 
 
