@@ -11,6 +11,7 @@ from typing import TypeVar
 LONG = (
     "tests/provider/test_analyze_report.py::test_the_report_of_three_times_the_interactions_takes_no_more_memory",
     "tests/fuzz/test_fuzz.py::test_pytest_plugin_fuzzes_a_target_in_its_format",
+    "tests/fuzz/test_fuzz.py::test_kill_rate_of_fuzzing_alone_on_the_zoo",
     "tests/test_plugin.py::test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_pastes_back",
     "tests/test_startup.py::test_the_default_run_imports_no_sdk_in_its_own_process",
     "tests/worker/test_worker.py::test_no_process_a_command_started_outlives_it",
@@ -37,6 +38,19 @@ def _rank(nodeid: str) -> int:
 
 
 def long_first(items: Sequence[Item]) -> list[Item]:
-    """Returns ``items`` (pytest items, with a ``nodeid``) with those of ``LONG`` first, in its order;
-    the others keep their order."""
-    return sorted(items, key=lambda item: _rank(getattr(item, "nodeid", "")))
+    """Returns ``items`` (pytest items, with a ``nodeid``) with the files holding a test of ``LONG``
+    first, in the order of their first such test, each beginning with its long tests; every file's
+    tests stay together (a module's fixtures are then built once per worker), the rest in order."""
+    ranks = [_rank(getattr(item, "nodeid", "")) for item in items]
+    files: dict[str, int] = {}
+    for item, rank in zip(items, ranks, strict=True):
+        name = _file(item)
+        files[name] = min(rank, files.get(name, rank))
+    order = {name: n for n, name in enumerate(files)}
+    keyed = sorted(range(len(items)), key=lambda n: (files[_file(items[n])], order[_file(items[n])], ranks[n]))
+    return [items[n] for n in keyed]
+
+
+def _file(item: object) -> str:
+    """Returns the file part of the item's node id."""
+    return str(getattr(item, "nodeid", "")).split("::", 1)[0]
