@@ -291,3 +291,14 @@ def test_a_later_range_chaining_to_an_earlier_one_is_judged_again_with_both(tmp_
     assert judged[at_last].verdict == "cannot-tell" and judged[at_middle].to_dict() != by_index[at_middle]
     assert {at_middle, at_last} <= {i for i, _ in alone.deferred}
     assert events(path, 2, monkeypatch, split=split) == serial
+
+
+def test_a_judgement_pickles_to_itself_every_field_kept() -> None:
+    import pickle
+    from dataclasses import fields
+
+    from conformance.provider.analyze.model import Judgement
+
+    values: dict[str, Any] = {f.name: [f.name] if f.name == "evidence" else f"{f.name}-value" for f in fields(Judgement)}
+    found = Judgement(**values)
+    assert pickle.loads(pickle.dumps(found)) == found  # (how a worker's judgements reach the parent)
