@@ -52,9 +52,6 @@ class Earlier:
         self.complete = complete
         self.count = start
         self.misses: list[tuple[str, str | None]] = []
-        # Every put, in order, while not None: what a range's worker hands back so that an
-        # interaction it deferred can be judged again with the range's own entries before it.
-        self.journal: list[tuple[int, str, str, bytes]] | None = None
         self._spaces: dict[str, dict[str, list[tuple[int, bytes]]]] = {}
         self._order: deque[tuple[int, str, str]] = deque()
 
@@ -63,10 +60,7 @@ class Earlier:
 
     def put(self, space: str, key: str, value: Any) -> None:
         """Stores ``value`` (plain JSON data) under ``key``, beside the last ``VERSIONS`` puts of it."""
-        raw = _json.dumps(value)
-        self._add(space, key, self.count, raw)
-        if self.journal is not None:
-            self.journal.append((self.count, space, key, raw))
+        self._add(space, key, self.count, _json.dumps(value))
 
     def _add(self, space: str, key: str, index: int, raw: bytes) -> None:
         entries = self._spaces.get(space)

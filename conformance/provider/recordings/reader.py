@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -212,15 +212,12 @@ def _line_at(file: str, handle: IO[bytes], start: int, lines_before: int | None 
     return start + len(rest), newlines + 1 + (1 if rest.endswith(b"\n") else 0)
 
 
-def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None = None,
-                     only: Collection[int] | None = None) -> Iterator[Interaction]:
+def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None = None) -> Iterator[Interaction]:
     """Yields the interactions of the JSON-lines file at ``path`` whose lines start in bytes ``[start, end)``.
 
     Splits a large uncompressed file across workers: every line belongs to exactly one range, and
     index and line number are those ``iter_recording`` gives (``lines_before``, the newlines before
-    ``start`` when the caller counted them, saves reading the file up to it). With ``only``, just the
-    interactions of those indices, each read as in the whole range (the other lines are not parsed,
-    and reading stops after the last one). Raises
+    ``start`` when the caller counted them, saves reading the file up to it). Raises
     ``RecordingError`` for a compressed file, a file of stream events (one response, not to be
     split) or one that cannot be opened.
     """
@@ -243,18 +240,13 @@ def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None 
         offset, number = _line_at(str(path), handle, start, lines_before)
         handle.seek(offset)
 
-        last = max(only, default=-1) + 1 if only is not None else None  # the line number of the last one wanted
-
         def lines() -> Iterator[tuple[int, bytes]]:
             position, current = offset, number
             while position < end:
-                if last is not None and current > last:
-                    return
                 line = handle.readline()
                 if not line:
                     return
-                if only is None or current - 1 in only:  # (a line's index is its number less one)
-                    yield current, line
+                yield current, line
                 position += len(line)
                 current += 1
 

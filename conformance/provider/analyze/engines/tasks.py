@@ -5,11 +5,12 @@ into the same judgements a serial run gives.
 A range task judges without the ranges before it, so its ``Earlier`` is incomplete: every lookup
 that missed is returned (``deferred``), and ``in_order`` judges again those interactions, and only
 those, whose missed lookups the earlier ranges' entries hold. A judgement depends on nothing but
-its interaction and the entries put before it (what a judge notes depends on its interaction
-alone), so the parent rebuilds that index exactly: the earlier ranges' entries, then the puts of
-the range's own interactions before it, which the worker returns (``journal``: only the first
-``window`` interactions of a range can reach an earlier one). The readers give a range's
-interactions the indices and line numbers of the whole file, so nothing is renumbered.
+its interaction and the entries put before it, and what the judges note of an interaction depends
+on that interaction alone, so the parent rebuilds a serial run's index exactly: the earlier
+ranges' entries, then the range's own interactions noted again in order up to the last one judged
+again (only the first ``window`` interactions of a range can reach an earlier one, and those that
+do are mostly the first few). The readers give a range's interactions the indices and line numbers
+of the whole file, so nothing is renumbered.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from typing import Any
 
 from ...recordings import Interaction, RecordingError
 from ..earlier import DEFAULT_WINDOW, Earlier
-from ..model import Judgement
-from ..judging import FileEnd, judge_one, judge_stream, remember
+from ..model import Judgement, start
+from ..judging import FileEnd, judge_one, judge_stream, noted, notes_of
 
 _available: list[Any] | None = None
 
@@ -47,15 +48,13 @@ class Task:
 @dataclass
 class Outcome:
     """What ``run_task`` returns: the judgements, the lookups that missed (range tasks), the index
-    entries a later range may need, the puts of the range's interactions before the last deferred one
-    an earlier range may answer (``journal``, in order), and the read error as ``(message, line)``
-    (exceptions of the readers do not all pickle)."""
+    entries a later range may need, and the read error as ``(message, line)`` (exceptions of the
+    readers do not all pickle)."""
 
     task: Task
     judgements: list[Judgement] = field(default_factory=list)
     deferred: list[tuple[int, list[tuple[str, str | None]]]] = field(default_factory=list)
     entries: list[tuple[int, str, str, bytes]] = field(default_factory=list)
-    journal: list[tuple[int, str, str, bytes]] = field(default_factory=list)
     error: tuple[str, int] | None = None
     size: int = 0
     spool: str | None = None
@@ -106,10 +105,6 @@ def run_task(task: Task) -> Outcome:
     size = (task.end or 0) - (task.start or 0) if ranged else file_size(Path(task.path))
     out = Outcome(task, size=size)
     earlier = Earlier(task.window, complete=not ranged or task.start == 0)
-    journal: list[tuple[int, str, str, bytes]] = []
-    if not earlier.complete:
-        earlier.journal = journal
-    first: int | None = None
     spool = None
     if task.spool:  # a large file no range can split (compressed): its judgements wait on disk, not in memory
         spool = tempfile.NamedTemporaryFile("wb", prefix="conformance-analyze-", suffix=".pickle", delete=False)
@@ -122,9 +117,6 @@ def run_task(task: Task) -> Outcome:
                 out.judgements.append(found)
             if misses and not earlier.complete:
                 out.deferred.append((found.index, list(misses)))
-            first = found.index if first is None else first
-            if earlier.journal is not None and found.index - first >= task.window:
-                earlier.journal = None  # no later interaction of the range sees an earlier range's entries
     except RecordingError as exc:
         out.error = (exc.message, exc.line)
     finally:
@@ -132,37 +124,32 @@ def run_task(task: Task) -> Outcome:
             spool.close()
     if ranged:
         out.entries = earlier.export()
-    if journal and first is not None:
-        reach = [i for i, _ in out.deferred if i - first < task.window]
-        upto = max(reach, default=first)
-        out.journal = [put for put in journal if put[0] < upto]
     return out
 
 
-def _rejudged(task: Task, wanted: list[int], state: Earlier, journal: list[tuple[int, str, str, bytes]],
-              ) -> dict[int, Judgement]:
+def _rejudged(task: Task, wanted: list[int], state: Earlier) -> dict[int, Judgement]:
     """Returns, by index, the judgements of the range's interactions ``wanted`` (ascending), each
-    judged again with what a serial run's index holds before it: the earlier ranges' entries
-    (``state``), then the puts of the range's own interactions before it (``journal``, in order)."""
+    judged again with the index a serial run has before it: the earlier ranges' entries (``state``),
+    then what the judges note of the range's own interactions before it, read and noted again in order."""
     from ..source import range_interactions
 
     available = _judges()
+    notes = notes_of(available)
     seeded = Earlier(task.window)
     seeded.absorb(state.export())
-    found: dict[int, Judgement] = {}
-    taken = 0
-    for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before, set(wanted)):
-        upto = taken
-        while upto < len(journal) and journal[upto][0] < item.index:
-            upto += 1
-        seeded.absorb(journal[taken:upto])
-        taken = upto
-        seeded.settle(item.index)
-        judged = judge_one(item, seeded, available)
-        # What a judge notes depends on the interaction alone (its entries are in the journal):
-        # noted again only for the error a judge raising there makes of it.
-        found[item.index] = remember(item, Earlier(task.window, start=item.index), available, judged)
-    return found
+    again: dict[int, Judgement] = {}
+    last, wanted_set = max(wanted), set(wanted)
+    for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before):
+        if item.index > last:
+            break
+        if item.index > seeded.count:  # (as judge_stream: indices follow lines, blank ones skipped)
+            seeded.settle(item.index)
+        if item.index in wanted_set:
+            again[item.index] = noted(item, seeded, notes, judge_one(item, seeded, available))
+        else:  # (what is noted does not depend on the judgement: the worker's stands)
+            noted(item, seeded, notes, start(item, ""))
+        seeded.advance()
+    return again
 
 
 def _spooled(out: Outcome) -> Generator[Judgement | FileEnd, None, int]:
@@ -202,7 +189,7 @@ def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judg
             judged = out.judgements
             answerable = [i for i, misses in out.deferred if any(state.answers(space, key, i) for space, key in misses)]
             if answerable:
-                again = _rejudged(task, answerable, state, out.journal)
+                again = _rejudged(task, answerable, state)
                 judged = [again.get(found.index, found) for found in judged]
             yield from judged
             count += len(judged)
