@@ -16,6 +16,7 @@ from pathlib import Path
 from ..recordings import Interaction, iter_jsonl_range, iter_recording
 
 GZIP, ZSTD = b"\x1f\x8b", b"\x28\xb5\x2f\xfd"
+CHUNK = 1 << 24  # the bytes of the file mapped at a time while cutting it
 SPLIT_SIZE = 32 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
 
 
@@ -50,23 +51,25 @@ def is_json_lines(path: Path, limit: int = 1 << 24) -> bool:
 
 def splits(path: Path, size: int = SPLIT_SIZE) -> list[tuple[int, int, int]]:
     """Returns byte ranges ``(start, end, newlines before start)`` covering the file, each cut just
-    after a newline, found in one pass over a memory map of it (one range for a small file or one
-    that is not JSON lines)."""
+    after a newline, found in one pass over memory maps of ``CHUNK`` bytes of it, one at a time
+    (one range for a small file or one that is not JSON lines)."""
     total = path.stat().st_size
     if total <= size or not is_json_lines(path):
         return [(0, total, 0)]
     cuts, newlines, want = [(0, 0)], 0, size
-    with path.open("rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        find = view.find  # (memchr from one newline to the next: no copy of the file, no count of each byte)
-        at = find(b"\n")
-        while at >= 0:
-            newlines += 1  # the newlines in [0, at]
-            if at >= want:  # the cut falls just after the first newline at or past the size wanted
-                if at + 1 >= total:
-                    break
-                cuts.append((at + 1, newlines))
-                want = at + 1 + size
-            at = find(b"\n", at + 1)
+    step = -(-CHUNK // mmap.ALLOCATIONGRANULARITY) * mmap.ALLOCATIONGRANULARITY  # (a map starts on a page)
+    with path.open("rb") as stream:
+        for offset in range(0, total, step):
+            with mmap.mmap(stream.fileno(), min(step, total - offset), access=mmap.ACCESS_READ, offset=offset) as view:
+                find = view.find  # (memchr from one newline to the next: no copy, no count of each byte)
+                at = find(b"\n")
+                while at >= 0:
+                    newlines += 1  # the newlines up to this one
+                    cut = offset + at + 1
+                    if cut > want and cut < total:  # just after the first newline at or past the size wanted
+                        cuts.append((cut, newlines))
+                        want = cut + size
+                    at = find(b"\n", at + 1)
     ends = [c for c, _ in cuts[1:]] + [total]
     return [(start, end, before) for (start, before), end in zip(cuts, ends)]
 

@@ -8,8 +8,8 @@ those, whose missed lookups the earlier ranges' entries hold. A judgement depend
 its interaction and the entries put before it, and what the judges note of an interaction depends
 on that interaction alone, so the parent rebuilds a serial run's index exactly: the earlier
 ranges' entries, then the range's own interactions noted again in order up to the last one judged
-again (only the first ``window`` interactions of a range can reach an earlier one, and those that
-do are mostly the first few). The readers give a range's interactions the indices and line numbers
+again (only the first ``window`` interactions of a range can reach an earlier one; in a log of
+short chains, only its first few do). The readers give a range's interactions the indices and line numbers
 of the whole file, so nothing is renumbered.
 """
 
