@@ -253,3 +253,61 @@ def test_without_orjson_the_standard_library_gives_the_same_records(tmp_path: Pa
     assert _json.PARSER == "orjson"
     monkeypatch.setattr(_json, "_orjson", None)
     assert _json.loads(b'{"a": NaN}')["a"] != 0 and events(path, 1, monkeypatch) == fast
+
+
+def chain_to_a_carried_item() -> tuple[str, str, str]:
+    """Returns three real Responses interactions: a call whose ``previous_response_id`` names the
+    second, which carries a compaction item the third returned."""
+    lines = {json.loads(line)["response"]["json"].get("id"): line for line in real_lines()}
+    body = {key: json.loads(line) for key, line in lines.items()}
+    for key, line in lines.items():
+        previous = body[key]["request"]["json"].get("previous_response_id")
+        carried = {i.get("encrypted_content") for i in body.get(previous, {}).get("request", {}).get("json", {})
+                   .get("input") or [] if isinstance(i, dict) and i.get("type") == "compaction"} - {None}
+        for other, data in body.items():
+            returned = {o.get("encrypted_content") for o in data["response"]["json"].get("output") or []}
+            if other not in (key, previous) and carried & returned:
+                return lines[previous], lines[other], line
+    raise AssertionError("the real recordings hold no chain to a carried compaction item")
+
+
+def test_a_later_range_chaining_to_an_earlier_one_is_judged_again_with_both(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.analyze.source import splits
+
+    previous, producer, last = chain_to_a_carried_item()
+    filler = [line for line in real_lines() if "api.anthropic.com" in line]
+    head = [previous, *filler]  # the chain's link, alone in the first range
+    between = filler[:2]
+    path = tmp_path / "chained.jsonl"
+    path.write_text("\n".join([*head, producer, *between, last, *filler, *filler]) + "\n")
+    split = len("\n".join(head))  # the cut falls just after the newline that ends the head
+    cuts = splits(path, split)
+    lines_of = [path.read_bytes()[:end].count(b"\n") for _, end, _ in cuts]
+    assert len(cuts) >= 3 and lines_of[0] == len(head) and lines_of[1] > len(head) + len(between) + 1
+    serial = events(path, 1, monkeypatch)
+    at_producer, at_last = len(head), len(head) + 1 + len(between)
+    by_index = {e["index"]: e for e in serial if isinstance(e, dict)}
+    # The last call is rebuilt through the link of the range before, and the compaction item that
+    # link carries is followed to the interaction of its own range that returned it.
+    evidence = by_index[at_last]["evidence"]
+    assert any("through interaction(s) 0:" in x for x in evidence)
+    assert any(f"(returned by interaction {at_producer})" in x for x in evidence)
+    # Its range alone cannot follow the chain, and the producer has nothing an earlier range answers:
+    # the parent judges the last call again, with the producer's note from its own range.
+    alone = run_task(Task(str(path), cuts[1][0], cuts[1][1], 1, len(cuts), lines_before=cuts[1][2]))
+    judged = {j.index: j for j in alone.judgements}
+    assert judged[at_last].to_dict() != by_index[at_last] and at_last in {i for i, _ in alone.deferred}
+    assert judged[at_producer].to_dict() == by_index[at_producer]
+    assert events(path, 2, monkeypatch, split=split) == serial
+
+
+def test_a_judgement_pickles_to_itself_every_field_kept() -> None:
+    import pickle
+    from dataclasses import fields
+
+    from conformance.provider.analyze.model import Judgement
+
+    values: dict[str, Any] = {f.name: [f.name] if f.name == "evidence" else f"{f.name}-value" for f in fields(Judgement)}
+    found = Judgement(**values)
+    assert pickle.loads(pickle.dumps(found)) == found  # (how a worker's judgements reach the parent)

@@ -5,8 +5,8 @@ interaction at a time, asks the judge that claims each (``registry``: one per pr
 module name) for a ``Judgement`` with the windowed index of the interactions before it
 (``earlier``), and yields the judgements in input order, a ``FileEnd`` after each file, judged on
 worker processes (``engines.local``) or a Dask cluster (``engines.dask``). ``output`` writes them as
-they come; ``analyze_paths`` collects them per file for small inputs, which ``render``, ``records``
-and ``exit_code`` turn into the table, the ``--json`` records and the exit status.
+they come (the report's records: ``render``); ``analyze_paths`` collects them per file for small
+inputs, which ``exit_code`` turns into the exit status.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from __future__ import annotations
 from .earlier import Earlier
 from .model import VERDICTS, Judgement
 from .registry import Judge, judges, register
-from .render import check_results, records, render
 from .run import FileEnd, FileResult, analyze_file, analyze_paths, analyze_stream, exit_code
 
 __all__ = ["VERDICTS", "Earlier", "FileEnd", "FileResult", "Judge", "Judgement", "analyze_file", "analyze_paths",
-           "analyze_stream", "check_results", "exit_code", "judges", "records", "register", "render"]
+           "analyze_stream", "exit_code", "judges", "register"]

@@ -124,7 +124,19 @@ class Earlier:
         while order and order[0][0] < oldest:  # (not visible any more)
             index, space, key = order.popleft()
             entries = self._spaces.get(space, {})
-            kept = [v for v in entries.get(key, ()) if v[0] != index]
+            versions = entries.get(key)
+            if not versions or versions[0][0] > index:
+                continue  # (its puts of that interaction are gone already: dropped past VERSIONS, or forgotten)
+            if versions[0][0] == index:  # versions are in index order: that interaction's puts lead
+                n = 1
+                while n < len(versions) and versions[n][0] == index:
+                    n += 1
+                if n == len(versions):
+                    del entries[key]
+                else:
+                    del versions[:n]
+                continue
+            kept = [v for v in versions if v[0] != index]  # (put out of index order: found by a scan)
             if kept:
                 entries[key] = kept
             else:

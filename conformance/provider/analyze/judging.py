@@ -66,11 +66,11 @@ def judge_one(item: Interaction, earlier: Earlier | Sequence[Interaction], avail
 def remember(item: Interaction, earlier: Earlier, available: Sequence[Judge], found: Judgement) -> Judgement:
     """Lets every judge note what later interactions may follow back to ``item``; returns ``found``,
     or its error when a judge raised while noting."""
-    return _noted(item, earlier, _notes(available), found)
+    return noted(item, earlier, notes_of(available), found)
 
 
-def _notes(available: Sequence[Judge]) -> list[tuple[Judge, Callable[[Interaction, Earlier], None]]]:
-    """Returns each judge that has a ``remember``, with it (looked up once for a whole stream)."""
+def notes_of(available: Sequence[Judge]) -> list[tuple[Judge, Callable[[Interaction, Earlier], None]]]:
+    """Returns each judge that has a ``remember``, with it (looked up once for a whole stream, for ``noted``)."""
     found = []
     for judge in available:
         note = getattr(judge, "remember", None)
@@ -79,15 +79,20 @@ def _notes(available: Sequence[Judge]) -> list[tuple[Judge, Callable[[Interactio
     return found
 
 
-def _noted(item: Interaction, earlier: Earlier, notes: list[tuple[Judge, Callable[[Interaction, Earlier], None]]],
-           found: Judgement) -> Judgement:
+def noted(item: Interaction, earlier: Earlier, notes: list[tuple[Judge, Callable[[Interaction, Earlier], None]]],
+          found: Judgement) -> Judgement:
+    """Lets each of ``notes`` (``notes_of``) note ``item`` in ``earlier``; returns ``found``, or the
+    error of the first judge that raised while noting (when ``found`` is not an error already).
+    Every judge notes, whichever raised: what the index holds after an interaction depends on that
+    interaction alone, never on its judgement."""
+    result = found
     for judge, note in notes:
         try:
             note(item, earlier)
         except Exception as exc:  # noqa: BLE001 - a judge's bug is an error of this interaction
-            if found.verdict != ERROR:
-                return failed(item, judge.provider, _raised(judge, exc))
-    return found
+            if result.verdict != ERROR:
+                result = failed(item, judge.provider, _raised(judge, exc))
+    return result
 
 
 def judge_stream(items: Iterable[Interaction], available: Sequence[Judge], earlier: Earlier | None = None,
@@ -96,12 +101,12 @@ def judge_stream(items: Iterable[Interaction], available: Sequence[Judge], earli
     and did not find (for a range judged without the ranges before it). Raises ``RecordingError``
     when the recording turns out unreadable part way."""
     earlier = Earlier() if earlier is None else earlier
-    notes = _notes(available)
+    notes = notes_of(available)
     for item in items:
         if item.index > earlier.count:  # indices follow lines: a blank line is skipped, not an interaction
             earlier.settle(item.index)
         found = judge_one(item, earlier, available)
         misses = earlier.misses
-        found = _noted(item, earlier, notes, found)
+        found = noted(item, earlier, notes, found)
         yield found, misses
         earlier.advance()

@@ -114,11 +114,12 @@ def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_W
     # Judges registered in this process do not reach workers; input smaller than one range is
     # judged here sooner than a pool starts.
     if jobs > 1 and not registry._registered and sum(file_size(f) for f in files) > split_size():
-        from .engines.local import run_local
+        from .engines.local import run_tasks
         from .engines.tasks import tasks
 
-        if len(tasks(files, split_size(), window)) > 1:
-            yield from run_local(files, jobs, window, progress, split_size())
+        work = tasks(files, split_size(), window, spool=True)  # (the files are cut once)
+        if len(work) > 1:
+            yield from run_tasks(work, jobs, progress)
             return
     available = judges()
 

@@ -8,6 +8,7 @@ interactions whose lines start in one of them, with the indices and line numbers
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 from ..recordings import Interaction, iter_jsonl_range, iter_recording
 
 GZIP, ZSTD = b"\x1f\x8b", b"\x28\xb5\x2f\xfd"
-CHUNK = 1 << 24
+CHUNK = 1 << 24  # the bytes of the file mapped at a time while cutting it
 SPLIT_SIZE = 32 * 1024 * 1024  # a JSON-lines file larger than this is judged in ranges of about this size
 
 
@@ -50,25 +51,25 @@ def is_json_lines(path: Path, limit: int = 1 << 24) -> bool:
 
 def splits(path: Path, size: int = SPLIT_SIZE) -> list[tuple[int, int, int]]:
     """Returns byte ranges ``(start, end, newlines before start)`` covering the file, each cut just
-    after a newline, found in one pass (one range for a small file or one that is not JSON lines)."""
+    after a newline, found in one pass over memory maps of ``CHUNK`` bytes of it, one at a time
+    (one range for a small file or one that is not JSON lines)."""
     total = path.stat().st_size
     if total <= size or not is_json_lines(path):
         return [(0, total, 0)]
-    cuts, newlines, at, want = [(0, 0)], 0, 0, size
+    cuts, newlines, want = [(0, 0)], 0, size
+    step = -(-CHUNK // mmap.ALLOCATIONGRANULARITY) * mmap.ALLOCATIONGRANULARITY  # (a map starts on a page)
     with path.open("rb") as stream:
-        while chunk := stream.read(CHUNK):
-            while want < at + len(chunk):  # the cut falls in this chunk: just after the next newline
-                found = chunk.find(b"\n", max(0, want - at))
-                if found < 0:
-                    break
-                cut = at + found + 1
-                if cut >= total:
-                    want = total
-                    break
-                cuts.append((cut, newlines + chunk.count(b"\n", 0, found + 1)))
-                want = cut + size
-            newlines += chunk.count(b"\n")
-            at += len(chunk)
+        for offset in range(0, total, step):
+            with mmap.mmap(stream.fileno(), min(step, total - offset), access=mmap.ACCESS_READ, offset=offset) as view:
+                find = view.find  # (memchr from one newline to the next: no copy, no count of each byte)
+                at = find(b"\n")
+                while at >= 0:
+                    newlines += 1  # the newlines up to this one
+                    cut = offset + at + 1
+                    if cut > want and cut < total:  # just after the first newline at or past the size wanted
+                        cuts.append((cut, newlines))
+                        want = cut + size
+                    at = find(b"\n", at + 1)
     ends = [c for c, _ in cuts[1:]] + [total]
     return [(start, end, before) for (start, before), end in zip(cuts, ends)]
 

@@ -105,8 +105,9 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     history it summarised (the request's messages)."""
     response = item.response if _is_mapping(item.response) else {}
     content = response.get("content")
-    if content.__class__ is list and not any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
-        return  # (the common case, told without copying the content)
+    if content is None or content.__class__ is list and not any(
+            isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+        return  # (the common cases, told without copying the content: no content, as another API's answer)
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
     if not blocks:
         return

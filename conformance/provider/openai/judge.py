@@ -181,14 +181,20 @@ def remember(item: Interaction, earlier: Earlier) -> None:
             and request.get("store") is not False:
         own = request.get("input")
         earlier.put(RESPONSES, str(response["id"]), {
-            "input": own if isinstance(own, str) else [_without_reasoning(i) for i in own or [] if _is_mapping(i)],
+            "input": own if isinstance(own, str) else _noted_items(own or []),
             "previous": request.get("previous_response_id"),
-            "output": [_without_reasoning(o) for o in output or [] if _is_mapping(o)]
-            if isinstance(output, list) else []})
+            "output": _noted_items(output or []) if isinstance(output, list) else []})
     elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
         counted = _own_input(request)
         if counted:
             earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
+
+
+def _noted_items(items: Sequence[Any]) -> list[Mapping[str, Any]]:
+    """Returns ``_without_reasoning`` of each mapping of ``items`` (the others left out), told at once
+    for a plain item that is no reasoning."""
+    return [i if i.__class__ is dict and i.get("type") != "reasoning" else _without_reasoning(i)
+            for i in items if _is_mapping(i)]
 
 
 def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:

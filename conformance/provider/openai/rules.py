@@ -109,11 +109,11 @@ def _folded_by_position(items: Sequence[dict[str, Any]], output: Sequence[dict[s
     start = sem.live_start(before)
     judgement.folded = list(range(len(before)))
     judgement.reached = list(range(start, len(before)))
-    judgement.evidence.update(compaction_at=k, output_types=[o.get("type") for o in output],
-                              open_calls=sem.open_calls(before))
+    open_calls = sem.open_calls(before)
+    judgement.evidence.update(compaction_at=k, output_types=[o.get("type") for o in output], open_calls=open_calls)
     judgement.verdict = "reached-live-task" if judgement.reached else "settled-only"
     where = "after the response's final answer" if not judgement.reached else (
-        "after a function call whose output was not sent" if sem.open_calls(before) else
+        "after a function call whose output was not sent" if open_calls else
         "before the task in flight settled")
     judgement.reasons.append(f"the compaction item sits at output[{k}], {where}")
     return judgement

@@ -130,20 +130,19 @@ def live_start_converted(items: Sequence[Item]) -> int:
     return kept[opened[start]][0]  # the first kept item of the message where the task in flight starts
 
 
-# What ``find_live_start`` reads of a converted block is its type and whether it has an id: one
-# stand-in per kind of block, shared (nothing writes to them).
-_TEXT: dict[str, Any] = {"type": "text", "text": ""}
-_TOOL_USE: dict[str, Any] = {"type": "tool_use", "id": ""}
-_TOOL_RESULT: dict[str, Any] = {"type": "tool_result", "tool_use_id": ""}
-_OPAQUE: dict[str, Any] = {"type": "redacted_thinking", "data": ""}
+# What ``find_live_start`` reads of a converted message is its role and which kinds of block it
+# holds: text (a final answer has some), a client tool use (it has none), a tool result (a user
+# turn that holds one continues the task, it opens no new request).
+_TEXT, _TOOL_USE, _TOOL_RESULT, _OPAQUE = 1, 2, 4, 0
 
 
 def _live_start_plain(items: Sequence[Item]) -> int | None:
     """Returns ``live_start(items)`` for input in the shapes the API documents (plain dicts, readable
     calls and outputs), found without converting the items: the messages ``from_format`` would
-    group them into, each with a stand-in per block. None for anything else (the caller converts,
-    and raises what the conversion raises)."""
-    history: list[dict[str, Any]] = []
+    group them into, each as its role and the kinds of block it holds, read by ``find_live_start``'s
+    rule. None for anything else (the caller converts, and raises what the conversion raises)."""
+    roles: list[str] = []
+    kinds: list[int] = []  # per message: the kinds of block it holds (``_TEXT | _TOOL_USE | _TOOL_RESULT``)
     opened: list[int] = []
     open_list = False  # the last message's content is a non-empty list: the next item of its side joins it
     for n, item in enumerate(items):
@@ -156,14 +155,16 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
                 continue  # a system or developer message: no counterpart in the rule
             content = item.get("content")
             if content.__class__ is str or content is None or content == []:
-                history.append({"role": role, "content": content if content is not None else []})
+                roles.append(role)
+                kinds.append(_TEXT if content.__class__ is str else 0)  # (a string is one text block)
                 opened.append(n)
                 open_list = False
                 continue
             if content.__class__ is not list:
                 return None
             if not any(p.__class__ is dict or isinstance(p, Mapping) for p in content):
-                history.append({"role": role, "content": []})  # (no part it reads: an empty message)
+                roles.append(role)  # (no part it reads: an empty message)
+                kinds.append(0)
                 opened.append(n)
                 open_list = False
                 continue
@@ -189,14 +190,24 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
             continue  # a compaction item, a trigger, an unknown item: no counterpart in the rule
         else:
             return None
-        if open_list and history[-1]["role"] == side:
-            history[-1]["content"].append(block)
+        if open_list and roles[-1] == side:
+            kinds[-1] |= block
         else:
-            history.append({"role": side, "content": [block]})
+            roles.append(side)
+            kinds.append(block)
             opened.append(n)
             open_list = True
-    start = find_live_start(history)
-    return len(items) if start >= len(history) else opened[start]
+    # ``find_live_start``: after the last final answer (an assistant message with text and no tool
+    # use) that ends the history or is followed by a new request (a user message without a result).
+    last = len(roles) - 1
+    for i in range(last, -1, -1):
+        if roles[i] != "assistant" or kinds[i] & (_TEXT | _TOOL_USE) != _TEXT:
+            continue
+        if i == last:
+            return len(items)
+        if roles[i + 1] == "user" and not kinds[i + 1] & _TOOL_RESULT:
+            return opened[i + 1]
+    return opened[0] if roles else len(items)
 
 
 def open_calls(items: Sequence[Item]) -> list[str]:

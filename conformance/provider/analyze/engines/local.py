@@ -17,7 +17,7 @@ from ..model import Judgement
 from ..judging import FileEnd
 from ..source import SPLIT_SIZE
 from ....worker import process_pool
-from .tasks import Outcome, in_order, run_task, tasks
+from .tasks import Outcome, Task, in_order, run_task, tasks
 
 
 def _outcomes(pool: ProcessPoolExecutor, work: Sequence[Any], ahead: int) -> Iterator[Outcome]:
@@ -37,7 +37,12 @@ def _outcomes(pool: ProcessPoolExecutor, work: Sequence[Any], ahead: int) -> Ite
 def run_local(files: Sequence[Path], jobs: int, window: int = DEFAULT_WINDOW, progress: Any = None,
               split: int = SPLIT_SIZE) -> Iterator[Judgement | FileEnd]:
     """Yields the judgements of ``files`` in input order, judged by ``jobs`` worker processes."""
-    work = tasks(files, split, window, spool=True)
+    return run_tasks(tasks(files, split, window, spool=True), jobs, progress)
+
+
+def run_tasks(work: Sequence[Task], jobs: int, progress: Any = None) -> Iterator[Judgement | FileEnd]:
+    """Yields the judgements of the tasks ``work`` (``tasks``' list, cut once) in input order, judged
+    by ``jobs`` worker processes."""
     if not work:
         return
     with process_pool(min(jobs, len(work))) as pool:

@@ -3,9 +3,14 @@ file; ``run_task`` is a pure function of a ``Task``, and ``in_order`` turns outc
 into the same judgements a serial run gives.
 
 A range task judges without the ranges before it, so its ``Earlier`` is incomplete: every lookup
-that missed is returned (``deferred``), and ``in_order`` judges those interactions again, with the
-earlier ranges' entries, when those entries hold what the lookup wanted. The readers give a range's
-interactions the indices and line numbers of the whole file, so nothing is renumbered.
+that missed is returned (``deferred``), and ``in_order`` judges again those interactions, and only
+those, whose missed lookups the earlier ranges' entries hold. A judgement depends on nothing but
+its interaction and the entries put before it, and what the judges note of an interaction depends
+on that interaction alone, so the parent rebuilds a serial run's index exactly: the earlier
+ranges' entries, then the range's own interactions noted again in order up to the last one judged
+again (only the first ``window`` interactions of a range can reach an earlier one; in a log of
+short chains, only its first few do). The readers give a range's interactions the indices and line numbers
+of the whole file, so nothing is renumbered.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from typing import Any
 
 from ...recordings import Interaction, RecordingError
 from ..earlier import DEFAULT_WINDOW, Earlier
-from ..model import Judgement
-from ..judging import FileEnd, judge_stream
+from ..model import Judgement, start
+from ..judging import FileEnd, judge_one, judge_stream, noted, notes_of
 
 _available: list[Any] | None = None
 
@@ -122,20 +127,29 @@ def run_task(task: Task) -> Outcome:
     return out
 
 
-def _again(task: Task, upto: int, state: Earlier) -> list[Judgement]:
-    """Returns the judgements of the range's interactions up to index ``upto``, judged with the
-    earlier ranges' entries."""
+def _rejudged(task: Task, wanted: list[int], state: Earlier) -> dict[int, Judgement]:
+    """Returns, by index, the judgements of the range's interactions ``wanted`` (ascending), each
+    judged again with the index a serial run has before it: the earlier ranges' entries (``state``),
+    then what the judges note of the range's own interactions before it, read and noted again in order."""
     from ..source import range_interactions
 
-    def items() -> Iterator[Interaction]:
-        for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before):
-            if item.index > upto:
-                return
-            yield item
-
+    available = _judges()
+    notes = notes_of(available)
     seeded = Earlier(task.window)
     seeded.absorb(state.export())
-    return [found for found, _ in judge_stream(items(), _judges(), seeded)]
+    again: dict[int, Judgement] = {}
+    last, wanted_set = max(wanted), set(wanted)
+    for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before):
+        if item.index > last:
+            break
+        if item.index > seeded.count:  # (as judge_stream: indices follow lines, blank ones skipped)
+            seeded.settle(item.index)
+        if item.index in wanted_set:
+            again[item.index] = noted(item, seeded, notes, judge_one(item, seeded, available))
+        else:  # (what is noted does not depend on the judgement: the worker's stands)
+            noted(item, seeded, notes, start(item, ""))
+        seeded.advance()
+    return again
 
 
 def _spooled(out: Outcome) -> Generator[Judgement | FileEnd, None, int]:
@@ -175,8 +189,8 @@ def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judg
             judged = out.judgements
             answerable = [i for i, misses in out.deferred if any(state.answers(space, key, i) for space, key in misses)]
             if answerable:
-                again = _again(task, max(answerable), state)
-                judged[: len(again)] = again
+                again = _rejudged(task, answerable, state)
+                judged = [again.get(found.index, found) for found in judged]
             yield from judged
             count += len(judged)
             if out.error is not None:
