@@ -6,7 +6,6 @@ cannot express is marked skipped for every invariant, with the format's named re
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -17,6 +16,7 @@ from ..errors import UsageError
 from ..invariants import CATALOG
 from ..spec import Scenario
 from ..target import Target, resolve
+from ..transcript import deep_copy
 from . import FORMATS, get
 from .base import Format, FormatError
 
@@ -92,6 +92,11 @@ class FormatOutput(list[Any]):
     def __init__(self, converted: History, fmt: Format, native: list[Any], given: list[Any]) -> None:
         super().__init__(converted)
         self.fmt, self.native, self.given = fmt, native, given
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FormatOutput:
+        """Returns a deep copy (the format itself shared): plain data is copied in C, so handing this
+        output to the target again, as the idempotence check does, costs little."""
+        return FormatOutput(deep_copy(list(self)), self.fmt, deep_copy(self.native), deep_copy(self.given))
 
     def returned_items(self, index: int) -> tuple[int, list[Any]] | None:
         """Returns the first index and the items of ``native`` that became output message ``index``,
@@ -173,9 +178,9 @@ class InFormat:
         why = skip_reason(fmt, history)
         if why is not None:
             raise NotExpressible(why)
-        given = copy.deepcopy(history)
+        given = deep_copy(list(history))  # the messages alone, as plain data (the history may be an output)
         items = fmt.to_format(history)
-        before = copy.deepcopy(items)
+        before = deep_copy(items)
         output = self._target.func(items, **params)
         if items != before:
             history[:] = fmt.back(items, given)
