@@ -93,10 +93,11 @@ class FormatOutput(list[Any]):
         super().__init__(converted)
         self.fmt, self.native, self.given = fmt, native, given
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> FormatOutput:
-        """Returns a deep copy (the format itself shared): plain data is copied in C, so handing this
-        output to the target again, as the idempotence check does, costs little."""
-        return FormatOutput(deep_copy(list(self)), self.fmt, deep_copy(self.native), deep_copy(self.given))
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        """Returns a deep copy of the messages alone, as plain data copied in C: what a target is
+        handed again (for the idempotence check) is the history, never the items behind it."""
+        copied: list[Any] = deep_copy(list(self))
+        return copied
 
     def returned_items(self, index: int) -> tuple[int, list[Any]] | None:
         """Returns the first index and the items of ``native`` that became output message ``index``,
@@ -180,7 +181,9 @@ class InFormat:
             raise NotExpressible(why)
         given = deep_copy(list(history))  # the messages alone, as plain data (the history may be an output)
         items = fmt.to_format(history)
-        before = deep_copy(items)
+        # what tells a change the target made in place: plain items copied, a library's objects
+        # written again from the history (cheaper than copying them)
+        before = deep_copy(items) if fmt.requires is None else fmt.to_format(history)
         output = self._target.func(items, **params)
         if items != before:
             history[:] = fmt.back(items, given)
