@@ -80,11 +80,33 @@ def _provider_name(data: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) and name in base.names() else None
 
 
+_LOADED: dict[tuple[str, str | None, str, tuple[str, ...]], tuple[list[AnyProbe], list[SpecError]]] = {}
+_LOADED_KEPT = 256  # files remembered: (path, provider, text, the registered providers) -> what loading gave
+
+
 def load_file(path: Path, provider: str | None = None) -> tuple[list[AnyProbe], list[SpecError]]:
     """Returns the file's valid probes and one ``SpecError`` per bad probe (or for the whole file);
-    with ``provider``, nothing from a file of another provider's probes (they are not built)."""
+    with ``provider``, nothing from a file of another provider's probes (they are not built).
+
+    A file read again with the same text (the same providers registered) is not parsed and
+    checked again: its probes are frozen, and each call gets lists of its own."""
     try:
-        data, locator = load_document(path, read_text(path))
+        text = read_text(path)
+    except SpecError as exc:
+        return [], [exc]
+    key = (str(path), provider, text, tuple(base.names()))
+    if key not in _LOADED:
+        if len(_LOADED) >= _LOADED_KEPT:
+            _LOADED.clear()
+        _LOADED[key] = _load_text(path, text, provider)
+    probes, errors = _LOADED[key]
+    return list(probes), list(errors)
+
+
+def _load_text(path: Path, text: str, provider: str | None) -> tuple[list[AnyProbe], list[SpecError]]:
+    """Returns ``load_file`` of ``path`` holding ``text``."""
+    try:
+        data, locator = load_document(path, text)
     except SpecError as exc:
         return [], [exc]
     if not isinstance(data, dict) or "probes" not in data:
