@@ -36,6 +36,11 @@ def probes() -> dict[str, Any]:
     return found
 
 
+def _load(path: Path) -> Any:
+    """Returns the YAML at ``path``, read by the C safe loader where PyYAML has it."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def _edited(tmp_path: Path, probe: str, edit: Callable[[dict[str, Any]], None]) -> Path:
     """Returns a copy of the shipped recordings whose ``probe`` create answer went through ``edit``."""
     current = tmp_path / "current" / "emulator"
@@ -46,7 +51,7 @@ def _edited(tmp_path: Path, probe: str, edit: Callable[[dict[str, Any]], None]) 
 
 def _edit_answer(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
     """Rewrites the recording at ``path`` with its create answer gone through ``edit``."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = _load(path)
     response = data["interactions"][-1]["response"]
     body = json.loads(response["body"]["string"])
     edit(body)
@@ -174,7 +179,7 @@ def test_a_baseline_recording_the_analyzer_cannot_judge_is_named(tmp_path: Path,
     baseline = tmp_path / "baseline" / "emulator"
     shutil.copytree(SHIPPED, baseline)
     stale = baseline / "compact.mid-task.yaml"
-    data = yaml.safe_load(stale.read_text(encoding="utf-8"))
+    data = _load(stale)
     data["interactions"] = data["interactions"][-1:] + data["interactions"]  # one interaction too many
     stale.write_text(cassettes.dump(data), encoding="utf-8")
     drift = compare_dirs(baseline, SHIPPED)
