@@ -45,6 +45,7 @@ class RunOptions:
     memory_limit: int | None = None  # bytes of address space per worker
     maxfail: int | None = None  # stop after this many failing (scenario, target) items
     give_up_after: int | None = 3  # timeouts and worker deaths in all after which a target is given up
+    invariants: frozenset[str] | None = None  # only these invariants are checked (None: every one)
 
 
 RunReport = Report  # what ``run`` returns: the one report model of every command (command_report)
@@ -84,6 +85,8 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
     chosen = []
     for inv in CATALOG:
         if scenario.expect.invariants is not None and inv.id not in scenario.expect.invariants:
+            continue
+        if options.invariants is not None and inv.id not in options.invariants:
             continue
         if inv.level == "REFERENCE":
             has_expectation = (scenario.expect.reference_output is not None

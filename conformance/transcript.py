@@ -82,6 +82,13 @@ def same_json(a: Any, b: Any) -> bool:
     return _same_json_kinds(a, b)
 
 
+def deep_copy(value: Any) -> Any:
+    """Returns a deep copy of ``value``: plain built-in data is copied in C (by ``marshal``), anything
+    else by ``copy.deepcopy``. Unlike ``deepcopy``, an object shared within plain data is copied apart."""
+    packed = _packed(value)
+    return marshal.loads(packed) if packed is not None else copy.deepcopy(value)
+
+
 class Snapshot:
     """A private deep copy of a value and what tells, afterwards, whether the copy was changed."""
 

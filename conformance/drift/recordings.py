@@ -5,6 +5,7 @@ A cassette is untrusted input: it is read with YAML's safe loader only.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +13,31 @@ import yaml
 
 from .._yamlsource import read_text
 from ..errors import SpecError
+from ..transcript import deep_copy
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+_READ: dict[tuple[str, bytes], dict[str, Any]] = {}  # (path, its text's hash) -> the cassette data
+_READ_KEPT = 512
+
+
 def read(path: Path) -> dict[str, Any]:
-    """Returns the cassette data; raises ``SpecError`` when it is not a vcrpy cassette."""
+    """Returns the cassette data (a copy of its own); raises ``SpecError`` when it is not a vcrpy
+    cassette. A file read again with the same text is not parsed again (drift reads a baseline
+    once per comparison)."""
     text = read_text(path)
+    key = (str(path), hashlib.sha256(text.encode("utf-8")).digest())
+    if key not in _READ:
+        if len(_READ) >= _READ_KEPT:
+            _READ.clear()
+        _READ[key] = _parsed(path, text)
+    copied: dict[str, Any] = deep_copy(_READ[key])
+    return copied
+
+
+def _parsed(path: Path, text: str) -> dict[str, Any]:
+    """Returns ``read`` of ``path`` holding ``text``."""
     try:
         data = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from ..transcript import deep_copy
 from .base import Format, History, require
 
 
@@ -15,7 +15,7 @@ def reason(history: History) -> str | None:
 
 def to_format(history: History) -> list[dict[str, Any]]:
     """Returns a deep copy of ``history``."""
-    return copy.deepcopy(history)
+    return deep_copy(history)
 
 
 def from_format(messages: list[Any]) -> History:

@@ -6,7 +6,6 @@ cannot express is marked skipped for every invariant, with the format's named re
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -17,6 +16,7 @@ from ..errors import UsageError
 from ..invariants import CATALOG
 from ..spec import Scenario
 from ..target import Target, resolve
+from ..transcript import deep_copy
 from . import FORMATS, get
 from .base import Format, FormatError
 
@@ -92,6 +92,12 @@ class FormatOutput(list[Any]):
     def __init__(self, converted: History, fmt: Format, native: list[Any], given: list[Any]) -> None:
         super().__init__(converted)
         self.fmt, self.native, self.given = fmt, native, given
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        """Returns a deep copy of the messages alone, as plain data copied in C: what a target is
+        handed again (for the idempotence check) is the history, never the items behind it."""
+        copied: list[Any] = deep_copy(list(self))
+        return copied
 
     def returned_items(self, index: int) -> tuple[int, list[Any]] | None:
         """Returns the first index and the items of ``native`` that became output message ``index``,
@@ -173,9 +179,11 @@ class InFormat:
         why = skip_reason(fmt, history)
         if why is not None:
             raise NotExpressible(why)
-        given = copy.deepcopy(history)
+        given = deep_copy(list(history))  # the messages alone, as plain data (the history may be an output)
         items = fmt.to_format(history)
-        before = copy.deepcopy(items)
+        # what tells a change the target made in place: plain items copied, a library's objects
+        # written again from the history (cheaper than copying them)
+        before = deep_copy(items) if fmt.requires is None else fmt.to_format(history)
         output = self._target.func(items, **params)
         if items != before:
             history[:] = fmt.back(items, given)

@@ -26,6 +26,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from ..invariants import CATALOG
 from ..results import CheckResult
 from ..runner import RunOptions, check_scenario, checked_in_worker, observe, shipping
 from ..spec import Scenario
@@ -56,7 +57,7 @@ class FuzzOptions:
     in_process: bool = False  # call the target in this process (no isolation; for a debugger)
     memory_limit: int | None = None  # bytes of address space of the worker
     shrink_seconds: float = 30.0  # past this much shrinking, a failure that hangs or kills its worker stays as found
-    invariants: tuple[str, ...] | None = None  # only these invariants' failures count (None: every one)
+    invariants: tuple[str, ...] | None = None  # only these invariants are checked and count (None: every one)
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,13 @@ class _Counterexample(Exception):
 
 
 def _run_options(options: FuzzOptions) -> RunOptions:
-    return RunOptions(time_limit=options.time_limit, idempotence=options.idempotence,
+    """Returns the run options of each example: when only some invariants count, only those are
+    checked, and the target is called a second time only when one of them judges that call."""
+    only = None if options.invariants is None else frozenset(options.invariants)
+    second = options.idempotence and (only is None or any(inv.second_call for inv in CATALOG if inv.id in only))
+    return RunOptions(time_limit=options.time_limit, idempotence=second,
                       reference_targets=frozenset(), in_process=options.in_process,
-                      memory_limit=options.memory_limit)
+                      memory_limit=options.memory_limit, invariants=only)
 
 
 def _failing(results: list[CheckResult], options: FuzzOptions, hung: bool = False) -> list[CheckResult]:

@@ -269,10 +269,11 @@ def test_pytest_plugin_fuzzes_a_target_in_its_format(pytester: pytest.Pytester) 
         encoding="utf-8")
     pytester.syspathinsert()
     common = ["--conformance-specs", str(folder), "--conformance-format", "openai-chat", "-p", "no:cacheprovider",
-              "-v", "--conformance-fuzz", "200", "--conformance-fuzz-seed", "1"]
-    result = pytester.runpytest("--conformance-target", "chat:same", *common)
-    result.stdout.fnmatch_lines(["*fuzz[[]chat:same[]] PASSED*"])  # histories it cannot carry are no examples
-    result = pytester.runpytest("--conformance-target", "chat:clear", *common)
+              "-v", "--conformance-fuzz-seed", "1"]
+    # histories it cannot carry are no examples: most drawn are not, so 40 examples meet many of them
+    result = pytester.runpytest("--conformance-target", "chat:same", "--conformance-fuzz", "40", *common)
+    result.stdout.fnmatch_lines(["*fuzz[[]chat:same[]] PASSED*"])
+    result = pytester.runpytest("--conformance-target", "chat:clear", "--conformance-fuzz", "200", *common)
     result.stdout.fnmatch_lines(["*fuzz[[]chat:clear[]] FAILED*", "*reproduce: conformance run*--format openai-chat*"])
 
 

@@ -364,11 +364,14 @@ def histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], int, int]:
     return messages, start, live_steps
 
 
-@settings(max_examples=1000, deadline=None, derandomize=True, database=None,
+# 400 derandomized cases catch each of these lint defects, tried by breaking lint: a smallest
+# reaching task one step too long or too short, no search past three steps, witnesses that call
+# an excluded tool (200 cases miss the last one)
+@settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(config=configs(), history=histories())
 def test_lint_agrees_with_the_emulator(config: dict[str, Any], history: tuple[list[dict[str, Any]], int, int]) -> None:
-    _agrees(config, history)  # the emulator remembers its token counts: 1000 cases stay fast
+    _agrees(config, history)  # the emulator remembers its token counts
 
 
 def _agrees(config: dict[str, Any], history: tuple[list[dict[str, Any]], int, int]) -> None:
