@@ -29,6 +29,7 @@ from .conversations import Conversation, load
 from .run import run
 from .store import run as run_store
 from .surfaces import ENCRYPTED, surface
+from ..worker import preloading
 
 _KIND = re.compile(r"^(\S+) canary ")
 FAILING = ("fail", "error")
@@ -124,7 +125,8 @@ def build(components: Sequence[Component], conversations: Sequence[Conversation]
     """Returns the matrix record: the date checked, the conversation count, one row per component
     (the servers the stores need run meanwhile; raises ``servers.ServerUnavailable``)."""
     rows = []
-    with servers_for(components):
+    modules = [m for c in components if c.installed for m in (c.module, c.callable.split(":")[0])]
+    with servers_for(components), preloading(modules):  # (each row's fresh workers start with them imported)
         for component in components:
             print(f"egress-matrix: {component.name} ...", file=sys.stderr, flush=True)
             rows.append(component_row(component, conversations))

@@ -22,6 +22,7 @@ from ..transcript import same_json
 from ..peers import Peer
 from ..runner import RunOptions, run
 from ..spec import Scenario
+from ..worker import preloading
 
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False)
 FAILING = ("fail", "error")
@@ -62,9 +63,10 @@ def peer_row(peer: Peer, scenarios: Sequence[Scenario], options: RunOptions = OP
 def build(peers: Sequence[Peer], scenarios: Sequence[Scenario], today: str | None = None) -> dict[str, Any]:
     """Returns the matrix record: the date checked, the scenario count and one row per peer."""
     rows = []
-    for peer in peers:
-        print(f"matrix: {peer.name} ...", file=sys.stderr, flush=True)
-        rows.append(peer_row(peer, scenarios))
+    with preloading([m for p in peers if p.installed for m in (p.module, p.callable.split(":")[0])]):
+        for peer in peers:  # (each row's fresh workers start with the libraries imported)
+            print(f"matrix: {peer.name} ...", file=sys.stderr, flush=True)
+            rows.append(peer_row(peer, scenarios))
     return {"checked": today or dt.date.today().isoformat(), "scenarios": len(scenarios), "rows": rows}
 
 

@@ -341,6 +341,33 @@ def _helpers() -> dict[str, Any]:
     return running
 
 
+def _stop_fork_server() -> None:
+    """Stops this process's fork server when it runs (the workers it forked run on); the next pool
+    starts a new one, with the preload of that moment."""
+    server = _helpers().get("forkserver")
+    if server is not None:
+        server._stop()
+
+
+@contextmanager
+def preloading(modules: Sequence[str]) -> Iterator[None]:
+    """Runs the block with a fork server that imports ``modules`` too before it forks a worker, so
+    that a library every worker of the block needs is imported once, not by each fresh worker (a
+    module that fails to import is left to the worker); the fork server of before is back after."""
+    wanted = [m for m in dict.fromkeys(modules) if m not in PRELOAD]
+    if not wanted or "forkserver" not in multiprocessing.get_all_start_methods():
+        yield
+        return
+    saved = list(PRELOAD)
+    _stop_fork_server()
+    PRELOAD[:] = [*saved, *wanted]
+    try:
+        yield
+    finally:
+        _stop_fork_server()
+        PRELOAD[:] = saved
+
+
 @contextmanager
 def reaped() -> Iterator[None]:
     """Runs the block, then ends every process started for it that still runs (workers of pools

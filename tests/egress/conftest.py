@@ -4,9 +4,8 @@ imported the stores' libraries already."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import pytest
 
@@ -50,30 +49,3 @@ def postgres_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[str]:
     yield from _server("redis")
-
-
-def _stop_fork_server() -> None:
-    """Stops this process's fork server when it runs (its workers run on); the next pool starts a
-    new one with the preload of that moment."""
-    from conformance.worker import _helpers
-
-    server = _helpers().get("forkserver")
-    if server is not None:
-        server._stop()
-
-
-@contextlib.contextmanager
-def workers_preloading(modules: Sequence[str]) -> Iterator[None]:
-    """Runs the block with the fork server importing ``modules`` once before it forks a worker, so
-    the fresh worker of each step does not import a store's library again; the plain fork server
-    (the harness alone) is back afterwards, for the tests of what a fresh worker imports."""
-    from conformance import worker
-
-    saved = list(worker.PRELOAD)
-    _stop_fork_server()
-    worker.PRELOAD[:] = [*saved, *dict.fromkeys(modules)]
-    try:
-        yield
-    finally:
-        _stop_fork_server()
-        worker.PRELOAD[:] = saved

@@ -13,8 +13,8 @@ import pytest
 
 from conformance.egress import store
 from conformance.egress.adapters import select
+from conformance.worker import preloading
 
-from .conftest import workers_preloading
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 pytestmark = pytest.mark.xdist_group("egress-servers")  # one worker starts PostgreSQL and Redis, once
@@ -49,7 +49,7 @@ def preloaded() -> Iterator[None]:
     """Forks each step's fresh worker from a fork server that imported the rows' libraries once
     (the openai-agents import alone takes seconds of CPU, paid otherwise by all three steps)."""
     rows = [c for c in select(ROWS) if c.installed]
-    with workers_preloading([m for c in rows for m in (c.module, c.callable.split(":")[0])]):
+    with preloading([m for c in rows for m in (c.module, c.callable.split(":")[0])]):
         yield
 
 
