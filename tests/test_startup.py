@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,20 +97,34 @@ def test_the_default_run_imports_no_sdk_in_its_own_process(tmp_path: Path, few_c
     assert "openai" not in modules and "anthropic" not in modules and "vcr" not in modules
 
 
-def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassettes: Path) -> None:
+@pytest.fixture(scope="module")
+def fresh_replay(few_cassettes: Path) -> dict[str, Any]:
+    """Returns what a fresh process printed after ``replay_all`` of ``few_cassettes`` (its results and
+    modules) and then after ``side_results`` of the Anthropic side (the count and its modules): one
+    process of its own for both, each SDK imported once."""
+    code = ("import json, sys\nfrom pathlib import Path\nfrom conformance.provider import replay_all, side_results\n"
+            "from conformance.worker import reaped\n"
+            f"folder = Path({str(few_cassettes)!r})\n"
+            "with reaped():\n    found = replay_all([folder])\n"
+            "print('RESULTS ' + json.dumps({'results': [r.to_dict() for r in found], 'modules': sorted(sys.modules)}))\n"
+            "side = side_results([folder], 'anthropic')\n"
+            "print('SIDE ' + json.dumps({'count': len(side), 'modules': sorted(sys.modules)}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**_env(), "PYTHONPATH": str(ROOT)}, check=False)
+    printed = {ln.split(" ", 1)[0]: json.loads(ln.split(" ", 1)[1]) for ln in done.stdout.splitlines()
+               if ln.startswith(("RESULTS ", "SIDE "))}
+    assert set(printed) == {"RESULTS", "SIDE"}, done.stdout[-2000:] + done.stderr[-2000:]
+    return printed
+
+
+def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassettes: Path,
+                                                                    fresh_replay: dict[str, Any]) -> None:
     from conformance.provider import replay_all
 
     assert replay_all([few_cassettes]) == verify_results([few_cassettes])  # (here: the SDKs are imported)
-    code = ("import json, sys\nfrom pathlib import Path\nfrom conformance.provider import replay_all\n"
-            "from conformance.worker import reaped\n"
-            f"with reaped():\n    found = replay_all([Path({str(few_cassettes)!r})])\n"
-            "assert 'anthropic' in sys.modules and 'openai' not in sys.modules  # openai's side: its own process\n"
-            "print('RESULTS ' + json.dumps([r.to_dict() for r in found]))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**_env(), "PYTHONPATH": str(ROOT)}, check=False)
-    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULTS ")), None)
-    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
-    assert json.loads(line.removeprefix("RESULTS ")) == [r.to_dict() for r in verify_results([few_cassettes])]
+    modules = fresh_replay["RESULTS"]["modules"]
+    assert "anthropic" in modules and "openai" not in modules  # openai's side: a process of its own
+    assert fresh_replay["RESULTS"]["results"] == [r.to_dict() for r in verify_results([few_cassettes])]
 
 
 def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
@@ -118,10 +133,9 @@ def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
     assert not {"requests", "aiohttp", "tornado", "botocore", "httpx"} & set(modules)
 
 
-def test_the_anthropic_side_imports_no_openai_sdk(few_cassettes: Path) -> None:
-    modules = imported_by("from pathlib import Path\nfrom conformance.provider import side_results\n"
-                          f"assert len(side_results([Path({str(few_cassettes)!r})], 'anthropic')) == 2")
-    assert "anthropic" in modules and "openai" not in modules
+def test_the_anthropic_side_imports_no_openai_sdk(fresh_replay: dict[str, Any]) -> None:
+    assert fresh_replay["SIDE"]["count"] == 2
+    assert "anthropic" in fresh_replay["SIDE"]["modules"] and "openai" not in fresh_replay["SIDE"]["modules"]
 
 
 def test_the_replay_in_two_parts_equals_the_replay_in_one(few_cassettes: Path) -> None:
