@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 
 _WHERE = {"CACHE_DIR": "engine", "FuzzOptions": "engine", "FuzzResult": "engine", "database_for": "engine",
-          "failing_checks": "engine", "run_fuzz": "engine", "GeneratedScenario": "strategies",
+          "failing_checks": "engine", "run_fuzz": "engine", "GeneratedScenario": "generated",
           "histories": "strategies"}
 
 

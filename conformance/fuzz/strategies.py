@@ -28,7 +28,8 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from .. import _blocks as b
-from ..spec import Expectations, Scenario, Truth
+from ..spec import Expectations, Truth
+from .generated import GeneratedScenario
 
 Message = dict[str, Any]
 _NAMES = ("read_file", "grep", "run_command", "edit_file", "list_dir")
@@ -418,19 +419,6 @@ def _params(builder: _Builder, live_start: int) -> tuple[dict[str, Any], bool]:
         # flight is near enough to it that a compactor counting its own way may refuse
         refusal = refusal or params["budget_tokens"] * 2 < characters(live)
     return params, refusal
-
-
-@dataclass(frozen=True, repr=False)
-class GeneratedScenario(Scenario):
-    """A ``Scenario`` drawn by ``histories()``; its repr is a one-line summary, never the history
-    (Hypothesis prints a failing example, and a history may hold reasoning text and 40 KB results)."""
-
-    def __repr__(self) -> str:
-        return (f"<{self.id}: {len(self.history)} messages, live_start={self.truth.live_start}, "
-                f"params={self.params}>")
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
 
 
 def scenario_id(history: list[Message], params: dict[str, Any]) -> str:
