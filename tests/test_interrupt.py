@@ -37,7 +37,10 @@ def compact(history, **kwargs):
 def test_ctrl_c_in_a_run_with_workers_reports_what_finished(tmp_path: Path) -> None:
     (tmp_path / "presses_ctrl_c.py").write_text(TARGET, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CALLS_FILE": str(tmp_path / "calls")}
-    code = "import sys; from conformance.cli import main; sys.exit(main())"
+    # Ctrl-C as a terminal's: a command started in the background of a shell without job control
+    # inherits SIGINT ignored (and keeps it ignored), whatever started this test
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from conformance.cli import main; sys.exit(main())")
     # A limit far past any call's time on a busy machine: only the interruption can end this run early
     # (with the default 5 s, three slow calls could give the target up before its fourth call).
     done = subprocess.run([sys.executable, "-P", "-c", code, "run", "--no-progress", "-j", "1", "--time-limit", "90",
