@@ -186,6 +186,31 @@ def test_a_target_that_mutates_its_input_in_the_format_is_caught(shipped: LoadRe
     assert ("input.unmutated", "fail") in {(r.invariant, r.outcome) for r in report.results}
 
 
+def _clear_tool_messages(messages: list[Any]) -> list[Any]:
+    for m in messages:
+        if type(m).__name__ == "ToolMessage":
+            m.content = "[cleared]"  # an attribute of the library's object
+    return messages
+
+
+def _add_to_call_arguments(messages: list[Any]) -> list[Any]:
+    for m in messages:
+        for call in getattr(m, "tool_calls", None) or []:
+            call["args"]["injected"] = 1  # a value nested inside the object
+    return messages
+
+
+@pytest.mark.parametrize("change", [_clear_tool_messages, _add_to_call_arguments])
+def test_a_langchain_target_that_changes_its_objects_in_place_is_caught(change: Callable[[list[Any]], list[Any]],
+                                                                        shipped: LoadResult) -> None:
+    """The library's objects are compared with the history converted again, not with a deep copy."""
+    pytest.importorskip("langchain_core")
+    scenario = next(s for s in shipped.scenarios if s.id == "real-failures.f01-last-n-cut-leaves-leading-results")
+    target = wrap(from_callable(change, change.__name__), get("langchain"))
+    report = run([target], [scenario], options=OPTIONS)
+    assert ("input.unmutated", "fail") in {(r.invariant, r.outcome) for r in report.results}
+
+
 def test_an_unknown_format_or_nothing_expressible_is_a_usage_error(shipped: LoadResult) -> None:
     with pytest.raises(UsageError, match="unknown format"):
         in_format([], shipped.scenarios, "openai-chatt")
