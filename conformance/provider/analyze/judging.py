@@ -109,4 +109,4 @@ def judge_stream(items: Iterable[Interaction], available: Sequence[Judge], earli
         misses = earlier.misses
         found = noted(item, earlier, notes, found)
         yield found, misses
-        earlier.advance()
+        earlier.settle(earlier.count + 1)  # (``advance``, one call fewer an interaction)

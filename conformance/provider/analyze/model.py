@@ -69,10 +69,12 @@ class Judgement:
 
 def start(item: Interaction, provider: str, verdict: str = NO_EDIT) -> Judgement:
     """Returns a Judgement for ``item`` with file, index, endpoint and model filled in."""
-    request = item.request if isinstance(item.request, dict) else {}
-    response = item.response if isinstance(item.response, dict) else {}
-    model = response.get("model") or request.get("model") or ""
-    return Judgement(item.file, item.index, provider, item.endpoint or "?", verdict, model=str(model))
+    response, model = item.response, None
+    if isinstance(response, dict):
+        model = response.get("model")
+    if not model and isinstance(item.request, dict):
+        model = item.request.get("model")
+    return Judgement(item.file, item.index, provider, item.endpoint or "?", verdict, model=str(model or ""))
 
 
 def failed(item: Interaction, provider: str, message: str) -> Judgement:

@@ -124,9 +124,12 @@ def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_W
     available = judges()
 
     for path in files:
+        if progress is None:
+            yield from serial_file(path, available, window)
+            continue
         for event in serial_file(path, available, window):
             yield event
-            if progress is not None and isinstance(event, FileEnd):
+            if isinstance(event, FileEnd):
                 progress(event.interactions, file_size(path))  # type: ignore[operator]  # progress is checked for None just above
 
 

@@ -11,6 +11,7 @@ totals. A summary that folds the request of the task in flight reaches into it, 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -396,6 +397,14 @@ def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judg
     return found
 
 
+@functools.lru_cache(maxsize=1024)
+def _claims_url(url: str) -> bool:
+    """Returns whether the URL alone makes the traffic the Messages API's (a log names few distinct
+    URLs: each is told once)."""
+    item = Interaction("", 0, url=url)  # (its endpoint and host are the URL's)
+    return item.endpoint.rstrip("/").endswith(("/v1/messages", "/v1/messages/count_tokens")) or "anthropic" in item.host
+
+
 class AnthropicJudge:
     """The Messages API judge ``analyze`` finds as ``JUDGE``."""
 
@@ -403,10 +412,10 @@ class AnthropicJudge:
 
     def claims(self, item: Interaction) -> bool:
         """Returns whether the interaction is Messages API traffic (endpoint, host or body shape)."""
-        if item.endpoint.rstrip("/").endswith(("/v1/messages", "/v1/messages/count_tokens")) or "anthropic" in item.host:
+        if _claims_url(item.url):
             return True
-        request = item.request if _is_mapping(item.request) else {}
-        response = item.response if _is_mapping(item.response) else {}
+        request = item.request if item.request.__class__ is dict or _is_mapping(item.request) else {}
+        response = item.response if item.response.__class__ is dict or _is_mapping(item.response) else {}
         if item.request is None and (response.get("type") == "message" or (
                 isinstance(response.get("input_tokens"), int) and "context_management" in response
                 and "object" not in response)):
@@ -415,20 +424,22 @@ class AnthropicJudge:
             "anthropic_version" in request or response.get("type") == "message"
             or _is_mapping(request.get("context_management")))
 
-    def remember(self, item: Interaction, earlier: Earlier) -> None:
-        """Notes what a later interaction of the same recording may follow back to this one."""
-        remember(item, earlier)
+    # Notes what a later interaction of the same recording may follow back to this one (the
+    # module's function itself: a stream calls it for every interaction, each judge's).
+    remember = staticmethod(remember)
 
     def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one Messages API interaction (see the module docstring); ``earlier``
         is the index of the interactions before it (or those interactions, indexed here)."""
-        earlier = indexed(earlier, remember)
+        if not isinstance(earlier, Earlier):
+            earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and _is_mapping(item.response) and item.error is None:
-            return _judge_response_only(item, item.response)
-        shape = not_a_request(item, PROVIDER, "Messages")
-        if shape is not None:
-            return shape
+        if request.__class__ is not dict:  # (a decoded body is a dict: no other shape to rule out)
+            if request is None and _is_mapping(item.response) and item.error is None:
+                return _judge_response_only(item, item.response)
+            shape = not_a_request(item, PROVIDER, "Messages")
+            if shape is not None:
+                return shape
         assert _is_mapping(request)  # (not_a_request decided every other body)
         positions = _positions(request)  # walked once: the history may be long
         if not uses_context_management(request, positions):

@@ -146,7 +146,8 @@ def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     value = request.get("input")
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": value}]
-    return [_aliased(i) for i in value or [] if _is_mapping(i)]
+    return [dict(i) if i.get("type") not in ALIASES else _aliased(i)  # (what _aliased gives, told at once)
+            for i in value or [] if i.__class__ is dict or _is_mapping(i)]
 
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
@@ -168,24 +169,29 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes what a later interaction may follow back to this one: a Responses answer by its id (not
     when the request said ``store: false``, which no later call can chain to), the compaction items
     it returned, a token count by the input it counted."""
-    request = item.request if _is_mapping(item.request) else {}
-    response = item.response if _is_mapping(item.response) else {}
-    endpoint = _endpoint(item)
+    response = item.response
+    if not _is_mapping(response):
+        return  # (no answer: nothing a later call may follow back to)
     output = response.get("output")
-    for o in output if isinstance(output, list) else []:
-        if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
-            for key in _origin_keys(o):
-                earlier.put(ORIGINS, key, None)
+    if isinstance(output, list):
+        for o in output:
+            if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
+                for key in _origin_keys(o):
+                    earlier.put(ORIGINS, key, None)
+    endpoint = _endpoint(item)
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
-    if (endpoint == "/responses" or not endpoint and response.get("object") == "response") and response.get("id") \
-            and request.get("store") is not False:
-        own = request.get("input")
-        earlier.put(RESPONSES, str(response["id"]), {
-            "input": own if isinstance(own, str) else _noted_items(own or []),
-            "previous": request.get("previous_response_id"),
-            "output": _noted_items(output or []) if isinstance(output, list) else []})
-    elif endpoint == "/responses/input_tokens" and request and isinstance(response.get("input_tokens"), int):
-        counted = _own_input(request)
+    if endpoint == "/responses" or not endpoint and response.get("object") == "response":
+        request = item.request if _is_mapping(item.request) else {}
+        if response.get("id") and request.get("store") is not False:
+            own = request.get("input")
+            earlier.put(RESPONSES, str(response["id"]), {
+                "input": own if isinstance(own, str) else _noted_items(own or []),
+                "previous": request.get("previous_response_id"),
+                "output": _noted_items(output or []) if isinstance(output, list) else []})
+        return
+    if endpoint == "/responses/input_tokens" and isinstance(response.get("input_tokens"), int) \
+            and _is_mapping(item.request) and item.request:
+        counted = _own_input(item.request)
         if counted:
             earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
 
@@ -194,7 +200,7 @@ def _noted_items(items: Sequence[Any]) -> list[Mapping[str, Any]]:
     """Returns ``_without_reasoning`` of each mapping of ``items`` (the others left out), told at once
     for a plain item that is no reasoning."""
     return [i if i.__class__ is dict and i.get("type") != "reasoning" else _without_reasoning(i)
-            for i in items if _is_mapping(i)]
+            for i in items if i.__class__ is dict or _is_mapping(i)]
 
 
 def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -213,9 +219,13 @@ def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Inter
     items; raises ``ChainMissing`` when the chain is not in the recording (or past the index's
     window). The indices of the interactions the chain went through are appended to ``sources``,
     nearest first."""
-    earlier = indexed(earlier, remember)
+    if not isinstance(earlier, Earlier):
+        earlier = indexed(earlier, remember)
     items = _own_items(request)
-    previous, before, links = request.get("previous_response_id"), earlier.count, []
+    previous = request.get("previous_response_id")
+    if not previous:
+        return items
+    before, links = earlier.count, []
     while previous:
         hit = earlier.lookup(RESPONSES, str(previous), before)  # the latest answer before this link
         if hit is None or hit[1] is None:  # (a miss is noted)
@@ -274,15 +284,15 @@ def _asks(request: Mapping[str, Any], endpoint: str) -> bool:
     return False
 
 
-def _uses_context_management(request: Mapping[str, Any], items: list[dict[str, Any]], endpoint: str) -> bool:
+def _uses_context_management(request: Mapping[str, Any], kinds: list[Any], endpoint: str) -> bool:
+    """Returns whether the request, whose input items have types ``kinds``, uses context management."""
     if endpoint == "/responses/compact" or request.get("context_management") or request.get("truncation") == "auto":
         return True
-    kinds = [i.get("type") for i in items]
     return sem.COMPACTION in kinds or sem.TRIGGER in kinds
 
-def _strategy(request: Mapping[str, Any], endpoint: str, items: list[dict[str, Any]]) -> str:
+def _strategy(request: Mapping[str, Any], endpoint: str, kinds: list[Any]) -> str:
+    """Returns the mechanisms the request names, joined by `` + `` (``kinds``: its input items' types)."""
     parts = []
-    kinds = [i.get("type") for i in items]
     if endpoint == "/responses/compact":
         parts.append("responses.compact")
     for entry in request.get("context_management") or []:
@@ -311,9 +321,9 @@ class OpenAIJudge:
         response = item.response if _is_mapping(item.response) else {}
         return str(response.get("object", "")).startswith("response")
 
-    def remember(self, item: Interaction, earlier: Earlier) -> None:
-        """Notes what a later interaction of the same recording may follow back to this one."""
-        remember(item, earlier)
+    # Notes what a later interaction of the same recording may follow back to this one (the
+    # module's function itself: a stream calls it for every interaction, each judge's).
+    remember = staticmethod(remember)
 
     def history(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> list[dict[str, Any]]:
         """Returns the input items the judge reads for ``item`` (what its ``live_start`` indexes): the
@@ -330,13 +340,15 @@ class OpenAIJudge:
     def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
         """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
         is the index of the interactions before it (or those interactions, indexed here)."""
-        earlier = indexed(earlier, remember)
+        if not isinstance(earlier, Earlier):
+            earlier = indexed(earlier, remember)
         request = item.request
-        if request is None and _is_mapping(item.response) and item.error is None:
-            return response_only(item, item.response)
-        shape = not_a_request(item, PROVIDER, "Responses")
-        if shape is not None:
-            return shape
+        if request.__class__ is not dict:  # (a decoded body is a dict: no other shape to rule out)
+            if request is None and _is_mapping(item.response) and item.error is None:
+                return response_only(item, item.response)
+            shape = not_a_request(item, PROVIDER, "Responses")
+            if shape is not None:
+                return shape
         assert _is_mapping(request)  # (not_a_request decided every other body)
         endpoint = _endpoint(item)
         if not request.get("previous_response_id") and not _asks(request, endpoint):
@@ -348,14 +360,15 @@ class OpenAIJudge:
         try:
             items = resolved_input(request, earlier, sources)
         except ChainMissing as exc:
-            if not _uses_context_management(request, _own_input(request), endpoint):
+            if not _uses_context_management(request, [i.get("type") for i in _own_input(request)], endpoint):
                 found = start(item, PROVIDER, NOT_JUDGED)  # nothing to judge, whatever the chain held
                 found.evidence.append(f"no context management in the request ({exc})")
                 return found
             found = start(item, PROVIDER, CANNOT_TELL)
             found.evidence.append(str(exc))
             return found
-        if endpoint == "/responses/input_tokens" or not _uses_context_management(request, items, endpoint):
+        kinds = [i.get("type") for i in items]  # (read once, by every step below)
+        if endpoint == "/responses/input_tokens" or not _uses_context_management(request, kinds, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)
             found.evidence.append(("a token count" if endpoint == "/responses/input_tokens"
                                    else "no context management in the request")
@@ -364,7 +377,7 @@ class OpenAIJudge:
         if item.error is not None:
             return failed(item, PROVIDER, item.error)
         found = start(item, PROVIDER)
-        found.strategy = _strategy(request, endpoint, items)
+        found.strategy = _strategy(request, endpoint, kinds)
         if sources:
             found.evidence.append(f"the input is rebuilt from previous_response_id through interaction(s) "
                                   f"{', '.join(map(str, sources))}: {len(items)} items")
@@ -373,19 +386,21 @@ class OpenAIJudge:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
             return found
-        response = {**raw, "output": [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]}
+        response = {**raw, "output": [dict(o) if o.get("type") not in ALIASES else _aliased(o)
+                                      for o in raw.get("output") or [] if o.__class__ is dict or _is_mapping(o)]}
         unknown, aliased = _unmodelled(items, response["output"])
         found.evidence += aliased
         exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,
-                            response, item.status or 200, _suffix_counts(request, items, earlier))
-        if exchange.mechanism == "truncation" and not exchange.suffix_counts and len(items) == 1 \
+                            response, item.status or 200,
+                            _suffix_counts(request, items, earlier) if request.get("truncation") == "auto" else {})
+        if len(items) == 1 and not exchange.suffix_counts and exchange.mechanism == "truncation" \
                 and isinstance((response.get("usage") or {}).get("input_tokens"), int):
             # One item has one suffix, the whole input: its count is the reported input_tokens.
             exchange.suffix_counts = {0: int(response["usage"]["input_tokens"])}
             found.evidence.append("truncation auto on a one-item input: its only suffix is the whole input, "
                                   f"counted by the reported input_tokens ({exchange.suffix_counts[0]})")
         try:
-            live = sem.live_start([i for i in items if i.get("type") != sem.TRIGGER])
+            live = sem.live_start(items if sem.TRIGGER not in kinds else [i for i in items if i.get("type") != sem.TRIGGER])
         except FormatError as exc:
             if unknown:
                 found.verdict = CANNOT_TELL
@@ -394,7 +409,7 @@ class OpenAIJudge:
             return failed(item, PROVIDER, f"the input cannot be read: {exc}")
         found.live_start, found.history = live, len(items)
         findings: list[tuple[str, list[str]]] = []
-        carried = _carried(items, live, earlier) if exchange.status < 400 else None
+        carried = _carried(items, live, earlier) if exchange.status < 400 and sem.COMPACTION in kinds else None
         if carried:
             findings.append(carried)
         ruled = judge_exchange(exchange, live)
@@ -404,7 +419,7 @@ class OpenAIJudge:
         if ruled.reached:
             lines.append(f"of the task in flight: {items_label(ruled.reached)}")
         if ruled.mechanism == "trigger":
-            trigger = next(n for n, i in enumerate(items) if i.get("type") == sem.TRIGGER)
+            trigger = kinds.index(sem.TRIGGER)
             lines.append(f"the compaction_trigger is input item {trigger} of {len(items)}")
         if ruled.verdict == "rejected":
             lines.append(f"status {exchange.status}: {ruled.error_code}")

@@ -252,7 +252,7 @@ def judge(exchange: Exchange, live_from: int | None = None) -> Judgement:
             return _compact(exchange, judgement)
         if mechanism == "trigger":
             return _trigger(exchange, judgement)
-        if any(o.get("type") == sem.COMPACTION for o in exchange.output):
+        if sem.COMPACTION in [o.get("type") for o in exchange.output]:
             if mechanism != "threshold":
                 judgement.verdict = "inconsistent"
                 judgement.reasons.append("a compaction item although the request asked for no compaction")

@@ -96,7 +96,7 @@ def _body(part: Mapping[str, Any]) -> Any:
     if part.__class__ is dict and "headers" not in part and "parsed_body" not in part:
         body = part.get("json")  # (a gateway's parsed body: what part_body would pick, found at once)
         if body.__class__ is dict:
-            return decode(body)
+            return dict(body) if "base64_string" not in body and "string" not in body else decode(body)
     if looks_like_body(part):
         return dict(part) or None
     raw, encoding = part_body(part)
@@ -109,7 +109,6 @@ def interaction(file: str, index: int, request: Any, response: Any, *, url: str 
 
     ``request`` or ``response`` may be None (a partial record): that side stays None.
     """
-    item = Interaction(file, index, method=method or "POST", url=url, dialect=dialect, line=line)
     has_request = request is not None
     if request.__class__ is not dict:  # (decoded JSON is plain dicts: the common case needs no test)
         request = {"body": request} if isinstance(request, (str, bytes)) else request
@@ -117,27 +116,35 @@ def interaction(file: str, index: int, request: Any, response: Any, *, url: str 
     if response.__class__ is not dict:
         response = {"body": response} if isinstance(response, (str, bytes)) else response
         response = response if isinstance(response, Mapping) else {}
-    item.url = str(request.get("uri") or request.get("url") or url or "")
-    item.method = str(request.get("method") or method or "POST").upper()
-    item.status = _status(response) if status is None else status_of(status)
-    for side, part, present in (("request", request, has_request), ("response", response, bool(response))):
-        if not present:
-            continue
+    item = Interaction(file, index, method=str(request.get("method") or method or "POST").upper(),
+                       url=str(request.get("uri") or request.get("url") or url or ""), dialect=dialect, line=line,
+                       status=_status(response) if status is None else status_of(status))
+    if has_request:
         try:
-            value = _body(part)
+            item.request = _body(request)
         except BodyError as exc:
-            kind = header(part.get("headers"), "content-type").lower()
-            if kind and "json" not in kind and "event-stream" not in kind:
-                item.notes.append(f"{side} body ({kind}) is not JSON; not read")  # an image, a page: not API traffic
-            else:
-                item.error = f"{side} body: {exc}"
-            continue
-        setattr(item, side, value)
-        if side == "response" and "text/event-stream" in header(part.get("headers"), "content-type"):
-            item.streamed = True
+            _not_read(item, "request", request, exc)
+    if response:
+        try:
+            item.response = _body(response)
+        except BodyError as exc:
+            _not_read(item, "response", response, exc)
+        else:
+            if "headers" in response and "text/event-stream" in header(response["headers"], "content-type"):
+                item.streamed = True
     if item.status is None and item.response is not None:
         item.status = 200
     return item
+
+
+def _not_read(item: Interaction, side: str, part: Mapping[str, Any], exc: BodyError) -> None:
+    """Notes on ``item`` why one side's body was not read: its ``error``, or a note for a body that
+    is not JSON (an image, a page: not API traffic)."""
+    kind = header(part.get("headers"), "content-type").lower()
+    if kind and "json" not in kind and "event-stream" not in kind:
+        item.notes.append(f"{side} body ({kind}) is not JSON; not read")
+    else:
+        item.error = f"{side} body: {exc}"
 
 
 def unreadable(file: str, index: int, message: str, *, dialect: str = "", line: int = 0) -> Interaction:

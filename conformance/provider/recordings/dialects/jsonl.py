@@ -76,7 +76,7 @@ def record(file: str, index: int, data: Any, line: int = 0) -> Interaction:
     request, response = found
     url = str(data.get("url") or data.get("endpoint") or data.get("path") or "")
     return interaction(file, index, request, response, url=url, method=str(data.get("method") or ""),
-                       status=data.get("status", data.get("status_code")), dialect=NAME, line=line)
+                       status=data["status"] if "status" in data else data.get("status_code"), dialect=NAME, line=line)
 
 
 def recognises(document: Any) -> bool:
@@ -113,7 +113,7 @@ def iter_lines(file: str, lines: Iterable[tuple[int, bytes]], *, events: bool = 
     pending: list[Interaction] = []  # unreadable lines before the first readable record
     lines = iter(lines)
     for number, raw in lines:
-        if not raw.strip():
+        if not raw or raw.isspace():  # (a blank line, told without copying the line)
             continue
         data, error = _parse(number, raw)
         if error is not None:
@@ -139,7 +139,7 @@ def _event_lines(file: str, number: int, data: Any, rest: Iterable[tuple[int, by
     stream: list[tuple[str, Any]] = [("", data)]
     errors = [e.error for e in earlier]
     for later, raw in rest:
-        if not raw.strip():
+        if not raw or raw.isspace():  # (a blank line, told without copying the line)
             continue
         parsed, error = _parse(later, raw)
         if error is not None:
