@@ -189,6 +189,20 @@ def test_splits_cut_after_newlines_and_count_the_lines_before_them(tmp_path: Pat
         assert (start == 0 or data[start - 1:start] == b"\n") and before == data[:start].count(b"\n")
 
 
+def test_input_just_over_one_range_is_cut_so_that_every_worker_gets_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.analyze import run, source
+
+    monkeypatch.delenv("CONFORMANCE_ANALYZE_SPLIT", raising=False)
+    just_over = source.SPLIT_SIZE + source.SPLIT_SIZE // 8  # one whole range and a small rest, as cut before
+    for jobs in (2, 4):
+        size = run.range_size(just_over, jobs)
+        assert -(-just_over // size) >= jobs * run.RANGES_PER_JOB and size >= run.MIN_RANGE
+    assert run.range_size(100 * source.SPLIT_SIZE, 2) == source.SPLIT_SIZE  # a large input keeps the full ranges
+    assert run.range_size(source.SPLIT_SIZE + 1, 64) == run.MIN_RANGE  # many cores: no range below the floor
+    monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", "4096")
+    assert run.range_size(just_over, 2) == 4096  # the variable is the size itself
+
+
 def test_the_progress_bar_shows_on_a_terminal_only() -> None:
     import io
 

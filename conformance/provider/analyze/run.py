@@ -21,6 +21,11 @@ from .judging import FileEnd, judge_one, judge_stream, remember
 from .model import FAILING, Judgement
 from .registry import Judge, judges
 
+# Input over one range is cut so that every worker gets work: at least this many ranges a worker,
+# none smaller than this (a range must outweigh what sending it and its results costs).
+RANGES_PER_JOB = 2
+MIN_RANGE = 4 * 1024 * 1024
+
 __all__ = ["RECORDING_SUFFIXES", "FileEnd", "FileResult", "analyze_file", "analyze_paths", "analyze_stream",
            "exit_code", "judge_one", "judge_stream", "remember"]
 
@@ -113,11 +118,12 @@ def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_W
     files = recording_files(paths)
     # Judges registered in this process do not reach workers; input smaller than one range is
     # judged here sooner than a pool starts.
-    if jobs > 1 and not registry._registered and sum(file_size(f) for f in files) > split_size():
+    total = sum(file_size(f) for f in files) if jobs > 1 and not registry._registered else 0
+    if total > split_size():
         from .engines.local import run_tasks
         from .engines.tasks import tasks
 
-        work = tasks(files, split_size(), window, spool=True)  # (the files are cut once)
+        work = tasks(files, range_size(total, jobs), window, spool=True)  # (the files are cut once)
         if len(work) > 1:
             yield from run_tasks(work, jobs, progress)
             return
@@ -131,6 +137,16 @@ def analyze_stream(paths: Iterable[Path], jobs: int = 1, window: int = DEFAULT_W
             yield event
             if isinstance(event, FileEnd):
                 progress(event.interactions, file_size(path))  # type: ignore[operator]  # progress is checked for None just above
+
+
+def range_size(total: int, jobs: int) -> int:
+    """Returns the size of the ranges ``total`` bytes of input are cut into for ``jobs`` workers:
+    ``split_size()``, or less when that would leave a worker idle (at least ``RANGES_PER_JOB``
+    ranges each, none under ``MIN_RANGE`` bytes unless ``CONFORMANCE_ANALYZE_SPLIT`` says so)."""
+    size = split_size()
+    if os.environ.get("CONFORMANCE_ANALYZE_SPLIT", "").isdigit():
+        return size
+    return max(MIN_RANGE, min(size, -(-total // (jobs * RANGES_PER_JOB))))
 
 
 def split_size() -> int:
