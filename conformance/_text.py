@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Iterable
 
@@ -16,10 +17,17 @@ def fit(lines: Iterable[str], width: int = WIDTH) -> list[str]:
         if len(line) <= width:
             out.append(line)
             continue
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        out += textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
-                             replace_whitespace=False, drop_whitespace=True) or [line[:width]]
+        out += _wrapped(line, width)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _wrapped(line: str, width: int) -> tuple[str, ...]:
+    """Returns the lines ``fit`` wraps one long line into (a report repeats its evidence lines: each
+    distinct one is wrapped once)."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    return tuple(textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
+                               replace_whitespace=False, drop_whitespace=True) or [line[:width]])
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
