@@ -42,6 +42,7 @@ KNOWN_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call
                          "mcp_approval_response", "item_reference", "tool_search_call", "tool_search_output",
                          sem.COMPACTION, sem.TRIGGER, *sem.HOSTED_CALLS, *ALIASES})
 ALIAS_KEY = "_conformance_alias"
+PLAIN_ITEMS = KNOWN_ITEMS - ALIAS_ORIGIN.keys()  # modelled types no evidence line names
 
 
 # The input item types that may use context management, and those an answer's compaction goes by.
@@ -90,8 +91,10 @@ def _unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str
     lines: list[str] = []
     aliased: list[str] = []
     for where, group in (("input", items), ("output", output)):
-        for n, item in enumerate(group):
-            kind = item.get(ALIAS_KEY) or item.get("type", "message")
+        kinds = [item.get(ALIAS_KEY) or item.get("type", "message") for item in group]
+        if PLAIN_ITEMS.issuperset(kinds):
+            continue  # (the common case: every item modelled under its own name, told in one pass)
+        for n, kind in enumerate(kinds):
             if kind in ALIAS_ORIGIN:
                 aliased.append(f"{where} item {n} `{kind}` is {ALIAS_ORIGIN[kind]}; judged as one")
             if kind not in KNOWN_ITEMS:
@@ -104,16 +107,18 @@ def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) ->
     that it was not produced in this recording."""
     earlier = indexed(earlier, remember)
     keys = _origin_keys(item)
-    found = [at for at in (earlier.index_of(ORIGINS, key) for key in keys) if at is not None]
+    found = [at for at in (earlier.index_of(space, key) for space, key in keys) if at is not None]
     if not found:
-        earlier.misses += [(ORIGINS, key) for key in keys]
+        earlier.misses += keys
         return "not produced in this recording"
     return f"returned by interaction {max(found)}"  # by id or by ciphertext
 
 
-def _origin_keys(item: Mapping[str, Any]) -> list[str]:
-    """Returns the keys a compaction item is found by: its id and its ciphertext, each when it has one."""
-    return [f"{name}:{item[name]}" for name in ("id", "encrypted_content") if item.get(name)]
+def _origin_keys(item: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Returns the ``(space, key)`` pairs a compaction item is found by: its id and its ciphertext,
+    each when it has one (the ciphertext, kilobytes long, is its own key: not copied into another)."""
+    return [(space, str(item[name])) for name, space in (("id", ORIGINS), ("encrypted_content", CIPHERTEXTS))
+            if item.get(name)]
 
 
 class ChainMissing(LookupError):
@@ -152,7 +157,8 @@ def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
 COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
-ORIGINS = "openai.compaction"  # a returned compaction item's id or ciphertext -> nothing (its index)
+ORIGINS = "openai.compaction"  # a returned compaction item's id -> nothing (its index)
+CIPHERTEXTS = "openai.compaction.ciphertext"  # a returned compaction item's ciphertext -> nothing (its index)
 
 
 def suffix_keys(items: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -176,8 +182,8 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     if isinstance(output, list):
         for o in output:
             if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
-                for key in _origin_keys(o):
-                    earlier.put(ORIGINS, key, None)
+                for space, key in _origin_keys(o):
+                    earlier.put(space, key, None)
     endpoint = _endpoint(item)
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
     if endpoint == "/responses" or not endpoint and response.get("object") == "response":
