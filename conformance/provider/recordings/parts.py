@@ -65,6 +65,10 @@ def status_of(value: Any) -> int | None:
 
 
 def _status(response: Mapping[str, Any]) -> int | None:
+    """Returns the HTTP status a response mapping names (``status``, ``status_code`` or ``code``), or None."""
+    found = response.get("status")
+    if found.__class__ is int:  # (the common case, told at once)
+        return found
     for key in ("status", "status_code", "code"):
         found = status_of(response.get(key))
         if found is not None:
@@ -95,8 +99,8 @@ def _body(part: Mapping[str, Any]) -> Any:
     """Returns the decoded body of a request or response mapping; raises ``BodyError``."""
     if part.__class__ is dict and "headers" not in part and "parsed_body" not in part:
         body = part.get("json")  # (a gateway's parsed body: what part_body would pick, found at once)
-        if body.__class__ is dict:
-            return dict(body) if "base64_string" not in body and "string" not in body else decode(body)
+        if body.__class__ is dict:  # (the record's own, read once: kept, not copied)
+            return body if "base64_string" not in body and "string" not in body else decode(body)
     if looks_like_body(part):
         return dict(part) or None
     raw, encoding = part_body(part)
