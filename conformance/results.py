@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 Outcome = Literal["pass", "fail", "error", "skip", "xfail", "xpass"]
@@ -37,8 +37,33 @@ class CheckResult:
     kind: str = "scenario"
 
     def to_dict(self) -> dict[str, Any]:
-        """Returns the record as plain JSON-ready data."""
-        return asdict(self)
+        """Returns the record as plain JSON-ready data (what ``dataclasses.asdict`` returns)."""
+        return {f.name: plain_copy(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class _Box:
+    """One value, for ``dataclasses.asdict`` to copy."""
+
+    value: Any
+
+
+_ATOMIC = frozenset({str, int, float, bool, type(None)})
+
+
+def plain_copy(value: Any) -> Any:
+    """Returns the copy ``dataclasses.asdict`` makes of a field's value: plain dicts, lists and tuples
+    rebuilt, strings, numbers and None as they are, anything else as ``asdict`` copies it."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is dict:
+        return {plain_copy(k): plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [plain_copy(v) for v in value]
+    if kind is tuple:
+        return tuple(plain_copy(v) for v in value)
+    return asdict(_Box(value))["value"]
 
 
 def gating_failures(results: Iterable[CheckResult], levels: Iterable[str] = ("MUST",)) -> list[CheckResult]:

@@ -92,18 +92,29 @@ def test_a_missing_library_is_a_row_not_an_error(shipped: LoadResult) -> None:
     assert "conformance explain real-failures.f01" in markdown(matrix)
 
 
-def test_the_command_writes_the_files_and_the_readme_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, Path]:
+    """Returns the exit code of ``matrix PEER --specs real-failures.yaml --out DIR --readme README``
+    for the autogen-core buffered context, DIR and README (run once: the tests only read them)."""
     peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
     _installed_or_skip(peer)
-    readme = tmp_path / "README.md"
+    out = tmp_path_factory.mktemp("written")
+    readme = out / "README.md"
     readme.write_text(f"# x\n\n{START}\nold\n{END}\nafter\n", encoding="utf-8")
     spec = ROOT / "specs" / "real-failures.yaml"
-    code = main(["matrix", peer.name, "--specs", str(spec), "--out", str(tmp_path), "--readme", str(readme)])
+    code = main(["matrix", peer.name, "--specs", str(spec), "--out", str(out), "--readme", str(readme)])
+    return code, out, readme
+
+
+def test_the_command_writes_the_files_and_the_readme_block(written: tuple[int, Path, Path], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
+    code, out, readme = written
     assert code == 0
-    written = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))
-    assert [r["peer"] for r in written["rows"]] == [peer.name]
+    written_record = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
+    assert [r["peer"] for r in written_record["rows"]] == [peer.name]
     assert "old" not in readme.read_text(encoding="utf-8") and "after" in readme.read_text(encoding="utf-8")
-    assert (tmp_path / "matrix.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert (out / "matrix.html").read_text(encoding="utf-8").startswith("<!doctype html>")
     assert main(["matrix", "no-such-peer", "--out", str(tmp_path)]) == 2
     assert "unknown peer" in capsys.readouterr().err
 
@@ -118,13 +129,15 @@ def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
     assert verdict({**base, "installed": False}) == "not installed"
 
 
-def test_check_is_green_on_the_same_matrix_and_names_a_changed_cell(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_is_green_on_the_same_matrix_and_names_a_changed_cell(written: tuple[int, Path, Path],
+                                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
-    _installed_or_skip(peer)
+    code, out, _ = written  # the files the command wrote (a README besides changes none of them)
+    assert code == 0
+    for name in ("matrix.json", "matrix.md", "matrix.html"):
+        (tmp_path / name).write_bytes((out / name).read_bytes())
     spec = ROOT / "specs" / "real-failures.yaml"
     args = ["matrix", peer.name, "--specs", str(spec), "--out", str(tmp_path), "--readme", ""]
-    assert main(args) == 0
     capsys.readouterr()
     assert main([*args, "--check"]) == 0
     assert "the same as" in capsys.readouterr().out
