@@ -2,27 +2,28 @@
 
 Each SDK (anthropic, openai) calls through ``httpx2.MockTransport`` serving a recorded answer: plain,
 through ``conformance.guard.Transport`` judging inline (the default), and through it judging on its
-background thread (``background=True``). The difference per call is the guard's overhead (parsing
-the request body, decoding the response, judging). The SDK's own time is the plain call: building
-and sending the request and parsing the response into its types, with no network. Times are CPU
-seconds, which other work on the machine does not stretch: of the caller's thread
-(``time.thread_time``) and of the whole process, the guard's thread included (``time.process_time``,
-each background round waiting until every call it made is judged). Rounds of the four clients are
-interleaved and the best of ``--repeat`` rounds is kept, so a shared machine's noise hits all alike.
-Bodies: a real recorded interaction, and one with a history of about 200 KB. Where the inline time
-goes is measured in the same rounds by two more clients whose guard stops early: handing each call
-to a judge that does nothing (the transport: teeing, the call's bytes and headers), and decoding
-the bodies as the guard does after its one scan of the request (the decoding); the judging is the
-rest.
+background thread (``background=True``). The SDK's own time is the plain call: building and sending
+the request and parsing the response into its types, with no network. The guard's time is timed
+where it runs, not as the difference of two calls' totals (which a noisy machine can make
+negative): its transport's time minus the inner transport's on the caller's thread, and its judge's
+time on whichever thread judges. Times are CPU seconds of the thread (``time.thread_time``), which
+other work on the machine does not stretch; the clients' rounds are interleaved in an order turned
+each round, the collector runs between rounds, and each figure is the median of ``--repeat`` rounds.
+Bodies: a real recorded interaction, and one with a history of about 200 KB. Of the inline time,
+the decoding is the guard's scan of the request and decoding of the bodies, timed alone on the same
+bytes; the judging is the rest of its judge's time, and the transport what is left (teeing, the
+call's bytes and headers).
 
-    python benchmarks/bench_guard.py [--repeat 9]
+    python benchmarks/bench_guard.py [--repeat 15]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -33,7 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 GOAL = 0.05  # the issue's goal: the guard's overhead under 5% of the SDK's own time on the call
-MODES = ("plain", "transport", "decoding", "inline", "background")
 BETA = "context-management-2025-06-27"
 
 
@@ -71,111 +71,145 @@ def _openai_case() -> tuple[dict[str, Any], bytes]:
     return json.loads(interaction["request"]["body"]), (body["string"] if isinstance(body, dict) else body).encode()
 
 
-def _rounds(client: Any, call: Callable[[Any], Any], rounds: int, after: Callable[[], None]) -> tuple[float, float]:
-    """Returns CPU seconds per call (of the caller's thread, of the whole process) over ``rounds``
-    calls, ``after()`` (waiting for the guard's thread) included."""
-    thread, process = time.thread_time(), time.process_time()
-    for _ in range(rounds):
-        call(client)
-    after()
-    return (time.thread_time() - thread) / rounds, (time.process_time() - process) / rounds
+class _Clock:
+    """CPU seconds of the calling thread spent inside the calls ``wrap`` times, summed."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.last: tuple[Any, ...] = ()
+
+    def wrap(self, call: Callable[..., Any]) -> Callable[..., Any]:
+        """Returns ``call`` timed on whichever thread runs it (its arguments kept in ``last``)."""
+
+        def timed(*args: Any) -> Any:
+            self.last = args
+            started = time.thread_time()
+            try:
+                return call(*args)
+            finally:
+                self.seconds += time.thread_time() - started
+
+        return timed
 
 
-class _Stopping:
-    """A guard that stops early: ``decode`` False hands each call on and does nothing; True decodes
-    the bodies as ``conformance.guard.Guard`` does (after its one scan of the request) and stops."""
-
-    policies: list[Callable[[Any], Any]] = []
-
-    def __init__(self, decode: bool) -> None:
-        self.decode = decode
-
-    def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
+def _stopping(url: str, method: str, request: bytes, response: bytes, status: int | None,
               content_type: str = "", encoding: str = "") -> None:
-        """Returns nothing; decodes the bodies when ``decode`` (raises what decoding raises)."""
-        from urllib.parse import urlsplit
+    """Decodes one exchange's bodies as ``conformance.guard.Guard`` does after its one scan of the
+    request, and stops (the share of the judging that is decoding)."""
+    from urllib.parse import urlsplit
 
-        from conformance import _json
-        from conformance.guard import judge as guarding
+    from conformance import _json
+    from conformance.guard import judge as guarding
 
-        if self.decode and not guarding._plain_messages(urlsplit(url).path, request):
-            _json.loads(request)
-            guarding._answer(response, encoding, "event-stream" in content_type)
+    if not guarding._plain_messages(urlsplit(url).path, request):
+        _json.loads(request)
+        guarding._answer(response, encoding, "event-stream" in content_type)
 
 
-def measure(sdk: str, body: dict[str, Any], answer: bytes, rounds: int, repeat: int = 9) -> dict[str, tuple[float, float]]:
-    """Returns, per mode (``MODES``), the best CPU seconds per call of one SDK call answered by
-    ``answer``: (caller's thread, whole process)."""
+def measure(sdk: str, body: dict[str, Any], answer: bytes, rounds: int, repeat: int = 15) -> dict[str, float]:
+    """Returns CPU seconds per call, each the median over ``repeat`` interleaved rounds of ``rounds``
+    calls: ``sdk`` (the plain client's call), the guard's own time on the caller's thread judging
+    inline (``inline``) and with ``background=True`` (``caller``), that plus the guard thread's
+    (``total``), and of the inline time the judging (``judging``) and the decoding (``decoding``).
+    The guard's time is timed where it runs (the transport minus the inner transport it calls, the
+    judge on its thread), not as a difference of two calls' totals."""
     import httpx2
 
-    from conformance.guard import Transport
+    from conformance.guard import Guard, Transport
 
     def served(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, content=answer, headers={"content-type": "application/json"})
 
-    def make(mode: str) -> tuple[Any, Callable[[], None]]:
+    def make(mode: str) -> tuple[Any, Callable[[], None], dict[str, _Clock]]:
         inner = httpx2.MockTransport(served)
-        guard: Transport | None = None
-        if mode in ("transport", "decoding"):
-            guard = Transport(inner, guard=_Stopping(decode=mode == "decoding"))
-        elif mode != "plain":
-            guard = Transport(inner, policy=lambda j: None, background=mode == "background")
-        client = httpx2.Client(transport=guard or inner)
-        after = guard.flush if guard is not None else (lambda: None)
+        clocks = {"outer": _Clock(), "inner": _Clock(), "judge": _Clock()}
+        transport: Any = inner
+        after: Callable[[], None] = lambda: None  # noqa: E731
+        if mode != "plain":
+            guard = Guard(policy=lambda j: None)
+            guard.judge = clocks["judge"].wrap(guard.judge)  # type: ignore[method-assign]
+            transport = Transport(inner, guard=guard, background=mode == "background")
+            transport.handle_request = clocks["outer"].wrap(transport.handle_request)
+            inner.handle_request = clocks["inner"].wrap(inner.handle_request)  # type: ignore[method-assign]
+            after = transport.flush
+        client = httpx2.Client(transport=transport)
         if sdk == "anthropic":
             import anthropic
 
-            return anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", http_client=client), after
+            return anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", http_client=client), after, clocks
         import openai
 
-        return openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", http_client=client), after
+        return openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", http_client=client), after, clocks
 
     def call(client: Any) -> Any:
         if sdk == "anthropic":
             return client.beta.messages.create(**body, betas=[BETA])
         return client.responses.create(**body)
 
-    clients = {mode: make(mode) for mode in MODES}
-    for client, after in clients.values():  # warm: imports, first-call set-up, the guard's thread
+    clients = {mode: make(mode) for mode in ("plain", "inline", "background")}
+    for client, after, _ in clients.values():  # warm: imports, first-call set-up, the guard's thread
         call(client), after()
-    best = {mode: (float("inf"), float("inf")) for mode in MODES}
-    for _ in range(repeat):  # interleaved: a shared machine's noise hits every mode alike
-        for mode, (client, after) in clients.items():
-            thread, process = _rounds(client, call, rounds, after)
-            best[mode] = (min(best[mode][0], thread), min(best[mode][1], process))
-    return best
+    samples: dict[str, list[float]] = {name: [] for name in ("sdk", "inline", "caller", "total", "judging", "decoding")}
+    exchange = clients["inline"][2]["judge"].last
+    for n in range(repeat):  # interleaved, in an order turned each round: noise hits every client alike
+        for mode in ("plain", "inline", "background")[n % 3:] + ("plain", "inline", "background")[:n % 3]:
+            client, after, clocks = clients[mode]
+            for clock in clocks.values():
+                clock.seconds = 0.0
+            gc.collect()
+            gc.disable()  # (when a collection falls would differ from one client to the next)
+            try:
+                started = time.thread_time()
+                for _ in range(rounds):
+                    call(client)
+                after()
+                spent = time.thread_time() - started
+            finally:
+                gc.enable()
+            own = (clocks["outer"].seconds - clocks["inner"].seconds) / rounds
+            if mode == "plain":
+                samples["sdk"].append(spent / rounds)
+            elif mode == "inline":
+                samples["inline"].append(own)
+                samples["judging"].append(clocks["judge"].seconds / rounds)
+            else:
+                samples["caller"].append(own)
+                samples["total"].append(own + clocks["judge"].seconds / rounds)
+        started = time.thread_time()
+        for _ in range(rounds):
+            _stopping(*exchange)
+        samples["decoding"].append((time.thread_time() - started) / rounds)
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def report(repeat: int = 9) -> list[str]:
+def report(repeat: int = 15) -> list[str]:
     """Returns the lines of the guard's overhead table and the goal's line."""
-    cases = [("anthropic", "real-sized (3 KB history)", *_anthropic_case(3_000), 200),
-             ("anthropic", "large (200 KB history)", *_anthropic_case(200_000), 40),
-             ("anthropic", "large, no context management", *_anthropic_case(200_000, managed=False), 40),
-             ("openai", "recorded compaction_trigger call", *_openai_case(), 200)]
-    lines = [f"guard overhead per interaction (mock transport, no network; CPU microseconds per call, best of {repeat}, "
-             f"interleaved; load average {os.getloadavg()[0]:.1f} at start):",
+    cases = [("anthropic", "real-sized (3 KB history)", *_anthropic_case(3_000), 100),
+             ("anthropic", "large (200 KB history)", *_anthropic_case(200_000), 20),
+             ("anthropic", "large, no context management", *_anthropic_case(200_000, managed=False), 20),
+             ("openai", "recorded compaction_trigger call", *_openai_case(), 100)]
+    lines = [f"guard overhead per interaction (mock transport, no network; CPU microseconds per call, median of {repeat} "
+             f"interleaved rounds; load average {os.getloadavg()[0]:.1f} at start):",
              "  inline: judged on the caller's thread (the default); background: background=True, the caller's thread",
              "  only queues the call, and the total counts the guard's thread too (the CPU the machine spends on it)",
              f"  {'SDK':<10}{'body':<34}{'SDK call':>9}{'inline':>8}{'share':>7}"
              f"{'caller':>8}{'share':>7}{'total':>8}{'share':>7}"]
     shares: dict[str, list[float]] = {"inline": [], "caller": [], "total": []}
-    parts = ["  where the inline time goes (CPU microseconds per call; differences between clients whose guard stops",
-             "  early): transport: each call handed to a judge that does nothing; decoding: the scan of the request and",
-             "  the bodies decoded as the guard does; judging: the rest (the judges, the index of earlier calls, policies)",
+    parts = ["  where the inline time goes (CPU microseconds per call): transport: the guard's transport outside its",
+             "  judge (teeing, the call's bytes and headers); decoding: the scan of the request and the bodies decoded",
+             "  as the guard does, timed alone on the same bytes; judging: the rest (the judges, the index of earlier",
+             "  calls, policies)",
              f"  {'SDK':<10}{'body':<34}{'transport':>10}{'decoding':>9}{'judging':>8}"]
     for sdk, label, body, answer, rounds in cases:
-        best = measure(sdk, body, answer, rounds, repeat)
-        plain = best["plain"][1]
-        found = {"inline": best["inline"][1] - plain, "caller": best["background"][0] - best["plain"][0],
-                 "total": best["background"][1] - plain}
+        found = measure(sdk, body, answer, rounds, repeat)
+        plain = found["sdk"]
         row = f"  {sdk:<10}{label:<34}{plain * 1e6:>9.0f}"
-        for name, extra in found.items():
-            shares[name].append(extra / plain)
-            row += f"{extra * 1e6:>8.0f}{extra / plain:>7.1%}"
+        for name in shares:
+            shares[name].append(found[name] / plain)
+            row += f"{found[name] * 1e6:>8.0f}{found[name] / plain:>7.1%}"
         lines.append(row)
-        transport, decoding = best["transport"][1], best["decoding"][1]
-        parts.append(f"  {sdk:<10}{label:<34}{(transport - plain) * 1e6:>10.0f}{(decoding - transport) * 1e6:>9.0f}"
-                     f"{(best['inline'][1] - decoding) * 1e6:>8.0f}")
+        parts.append(f"  {sdk:<10}{label:<34}{(found['inline'] - found['judging']) * 1e6:>10.0f}"
+                     f"{found['decoding'] * 1e6:>9.0f}{(found['judging'] - found['decoding']) * 1e6:>8.0f}")
     under = {name: sum(s < GOAL for s in found) for name, found in shares.items()}
     lines.append(f"goal: overhead under {GOAL:.0%} of the SDK call, compared on the caller's thread with background=True: "
                  f"{under['caller']} of {len(cases)} rows under it; judged inline: {under['inline']} of {len(cases)}; "
@@ -185,5 +219,5 @@ def report(repeat: int = 9) -> list[str]:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=9, help="rounds of each mode; the best is kept")
+    parser.add_argument("--repeat", type=int, default=15, help="interleaved rounds of each mode (default 15); the median difference is kept")
     print("\n".join(report(parser.parse_args().repeat)))
