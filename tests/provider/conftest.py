@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -16,6 +17,16 @@ if TYPE_CHECKING:  # the SDK the recorder imports loads when a test records, not
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs" / "provider"
 CASSETTES = ROOT / "cassettes"
+# The metadata line naming the SDK that recorded a cassette: ``  sdk: openai 3.57.0``.
+SDK_VERSION = re.compile(rb"^(  sdk: [A-Za-z0-9_.-]+) [0-9][^\s]*$", re.MULTILINE)
+
+
+def differing(fresh: dict[Path, bytes], committed: dict[Path, bytes]) -> list[str]:
+    """Returns the names (present in both) whose fresh recording differs from the committed one in
+    anything but the version on its ``sdk:`` line: the SDK installed here may be any release of
+    the tested range (``pyproject.toml``), and the line still names the same SDK."""
+    return [str(name) for name in fresh if name in committed
+            and SDK_VERSION.sub(rb"\1", fresh[name]) != SDK_VERSION.sub(rb"\1", committed[name])]
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import pytest
 
 from conformance.provider.anthropic.regenerate import main
 
-from .conftest import CASSETTES
+from .conftest import CASSETTES, differing
 
 
 @pytest.mark.slow  # records all 32 probes against a fresh emulator: about five seconds
@@ -17,5 +17,5 @@ def test_regenerate_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
     fresh = {p.relative_to(tmp_path): p.read_bytes() for p in sorted(tmp_path.rglob("*.yaml"))}
     committed = {p.relative_to(CASSETTES): p.read_bytes() for p in sorted((CASSETTES / "emulator").rglob("*.yaml"))}
     assert sorted(fresh) == sorted(committed)
-    differing = [str(name) for name in fresh if fresh[name] != committed[name]]
-    assert differing == [], f"regenerate differs from the committed cassettes: {differing}"
+    changed = differing(fresh, committed)
+    assert changed == [], f"regenerate differs from the committed cassettes: {changed}"

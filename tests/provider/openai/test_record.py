@@ -15,6 +15,7 @@ from conformance.provider.openai.probes import OpenAIProbe
 
 from .conftest import SHIPPED, record_into
 from ..._yaml import load_yaml
+from ..conftest import differing
 
 
 def test_record_uses_the_openai_key_and_base_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,7 +126,7 @@ def test_regenerate_reproduces_the_committed_openai_cassettes(tmp_path: Path) ->
     fresh = {p.relative_to(tmp_path / "emulator-openai"): p.read_bytes() for p in tmp_path.rglob("*.yaml")}
     committed = {p.relative_to(SHIPPED): p.read_bytes() for p in SHIPPED.rglob("*.yaml")}
     assert sorted(fresh) == sorted(committed)
-    assert [str(n) for n in fresh if fresh[n] != committed[n]] == []
+    assert differing(fresh, committed) == []
 
 
 def test_the_cost_in_the_docs_is_what_dry_run_prints(openai_probes: dict[str, OpenAIProbe]) -> None:
