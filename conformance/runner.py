@@ -130,9 +130,14 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     second = obs.second
     redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
                          *secrets_in(second.output if second is not None else None)])
-    redacted = [redactor.result(r) for r in results]
     scrub = credential_scrubber()
-    return [replace(r, message=scrub(r.message), details=scrub_data(r.details, scrub)) for r in redacted]
+    out = []
+    for r in results:
+        if r.message or r.details or type(r.details) is not dict:  # (a result without text is kept as it is)
+            r = redactor.result(r)
+            r = replace(r, message=scrub(r.message), details=scrub_data(r.details, scrub))
+        out.append(r)
+    return out
 
 
 def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> list[CheckResult]:

@@ -102,7 +102,15 @@ class FormatOutput(list[Any]):
     def returned_items(self, index: int) -> tuple[int, list[Any]] | None:
         """Returns the first index and the items of ``native`` that became output message ``index``,
         or None when they cannot be told (a message read from more than its own items)."""
-        return _span_in(self.native, lambda n: _count(self.fmt, self.native[:n]), index)
+        counts: dict[int, int] = self.__dict__.setdefault("_counts", {})  # (each prefix read once, whatever asks)
+
+        def count(n: int) -> int:
+            found = counts.get(n)
+            if found is None:
+                found = counts[n] = _count(self.fmt, self.native[:n])
+            return found
+
+        return _span_in(self.native, count, index)
 
     def given_items(self, history: History, index: int) -> tuple[int, list[Any]] | None:
         """Returns the first index and the items of ``given`` that input message ``index`` of
