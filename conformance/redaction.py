@@ -77,11 +77,16 @@ class Redactor:
     """Replaces known reasoning texts (raw, repr- or JSON-escaped) and quoted thinking fields in strings."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        kept = [s for s in set(secrets) if len(s) >= _MIN_SECRET]
-        self._hashes = {form: fingerprint(secret) for secret in kept for form in _forms_of(secret)}
+        # (in the order given, not a set's: a form two texts share, a chunk, is then redacted the
+        # same way in every process, whatever its hash seed)
+        kept = [s for s in dict.fromkeys(secrets) if len(s) >= _MIN_SECRET]
+        self._hashes: dict[str, str] = {}
+        for secret in kept:  # a form two texts share is named by the first of them
+            for form in _forms_of(secret):
+                self._hashes.setdefault(form, fingerprint(secret))
         self._forms = sorted(self._hashes, key=len, reverse=True)
-        self._chunks = {form[i:i + _CHUNK] for form in self._forms
-                        for i in range(0, len(form) - _CHUNK + 1, _CHUNK_STEP)}
+        self._chunks = list(dict.fromkeys(form[i:i + _CHUNK] for form in self._forms
+                                          for i in range(0, len(form) - _CHUNK + 1, _CHUNK_STEP)))
 
     def text(self, value: str) -> str:
         """Returns ``value`` with every reasoning text, and every piece of one of 30 characters or

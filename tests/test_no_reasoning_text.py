@@ -75,3 +75,16 @@ def test_a_piece_shared_by_several_reasoning_texts_is_cut_out_whole() -> None:
     assert redacted.startswith("cannot compact near:") and redacted.endswith(" (end)")
     assert "[redacted thinking #" in redacted
     assert not [quoted[i:i + 12] for i in range(len(quoted) - 12) if quoted[i:i + 12] in redacted]
+
+
+def test_a_form_two_reasoning_texts_share_is_redacted_the_same_way_in_every_process() -> None:
+    """One text's raw form is another's escaped form: the placeholder names the first text given,
+    not whichever a set's hash order put first (which differed from process to process)."""
+    from conformance.redaction import Redactor, fingerprint
+
+    escaped = "weigh the plan\\nthen check the totals twice"  # a backslash and an n
+    broken = "weigh the plan\nthen check the totals twice"  # a line break: its repr is ``escaped``
+    assert repr(broken)[1:-1] == escaped
+    for first, second in ((escaped, broken), (broken, escaped)):
+        redacted = Redactor([first, second]).text(f"quoted: {escaped}")
+        assert redacted == f"quoted: [redacted thinking #{fingerprint(first)}]"
