@@ -325,3 +325,24 @@ def test_a_judgement_pickles_to_itself_every_field_kept() -> None:
     values: dict[str, Any] = {f.name: [f.name] if f.name == "evidence" else f"{f.name}-value" for f in fields(Judgement)}
     found = Judgement(**values)
     assert pickle.loads(pickle.dumps(found)) == found  # (how a worker's judgements reach the parent)
+
+
+def test_the_table_stops_at_its_row_cap_and_counts_the_rest_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A day of traffic is not printed a line per interaction: past the cap a file's interactions
+    are counted under its table, while the findings, the summary and ``--json`` still hold all."""
+    from conformance.provider.analyze import output
+
+    monkeypatch.setattr(output, "TABLE_ROWS", 5)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("\n".join(real_lines()[:4]) + "\n")
+    second.write_text("\n".join(real_lines()[:6]) + "\n")
+    code = main(["analyze", str(first), str(second), "--jobs", "1"])
+    text = capsys.readouterr().out
+    rows = [line for line in text.splitlines() if line[:1].isdigit()]  # a table row starts with its index
+    assert [line.split()[0] for line in rows] == ["0", "1", "2", "3", "0"]
+    assert "  and 5 more not shown (the tables stop at 5 rows; --json and --report hold every one)" in text
+    assert text.count("more not shown") == 1  # the first file was shown whole
+    assert text.splitlines()[-1].startswith("analyze: 2 file(s), 10 interaction(s)")
+    assert main(["analyze", str(first), str(second), "--json", "--jobs", "1"]) == code
+    assert len(json.loads(capsys.readouterr().out)) == 10

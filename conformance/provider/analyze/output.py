@@ -23,6 +23,7 @@ from .render import judgement_result, unreadable_result
 
 BLOCK = 200  # table rows laid out together (their columns share widths)
 FINDINGS = 200  # failing interactions listed again under "Findings"; the rest are counted
+TABLE_ROWS = 1000  # interactions a run's tables show; the rest are counted per file (all are in --json)
 UNREADABLE = "analyze.readable"  # the invariant of the record of a file that could not be read
 
 
@@ -71,6 +72,7 @@ class Tally:
     def end_file(self) -> None:
         """Counts one finished file."""
         self.files += 1
+
     def exit_code(self) -> int:
         """Returns what ``run.exit_code`` returns for the same results: 1 if any interaction reached
         a task in flight or is inconsistent, whatever else failed to read; else 2 when nothing could
@@ -116,13 +118,17 @@ HEADER = ["#", "ENDPOINT", "MODEL", "STRATEGY", "TASK IN FLIGHT", "VERDICT", "EV
 class TableSink:
     """Writes the terminal output of a ``Report`` of ``analyze`` as its records come: a table per
     file (blocks of ``BLOCK`` rows), then at ``finish`` the findings, the unreadable and the summary
-    line."""
+    line. After ``TABLE_ROWS`` rows in a run (a day of traffic would be millions of lines), a file's
+    further interactions are counted under its table, not shown: the findings and the summary still
+    count every one, and ``--json`` and ``--report`` hold them all."""
 
     def __init__(self, out: TextIO, report: Report) -> None:
         self.out, self.report, self.tally = out, report, Tally()
         self.rows: list[list[str]] = []
         self.started = False
         self.unreadable = False  # the file being read ended with an error, already written
+        self.shown = 0  # rows of the run's tables so far
+        self.hidden = 0  # interactions of the file being read past ``TABLE_ROWS``, not shown
 
     def _flush(self) -> None:
         from ..table import grid
@@ -143,6 +149,10 @@ class TableSink:
         if not self.started:
             self.out.write(result.details["file"] + "\n")
             self.started = True
+        if self.shown >= TABLE_ROWS:
+            self.hidden += 1
+            return
+        self.shown += 1
         self.rows.append(_row(result))
         if len(self.rows) >= BLOCK:
             self._flush()
@@ -154,6 +164,10 @@ class TableSink:
             self.unreadable = False
             return
         self._flush()
+        if self.hidden:
+            self.out.write(f"  and {self.hidden} more not shown (the tables stop at {TABLE_ROWS} rows; --json and "
+                           "--report hold every one)\n")
+            self.hidden = 0
         self.out.write(f"{path}\n  no interactions\n\n" if not self.started else "\n")
         self.started = False
 
