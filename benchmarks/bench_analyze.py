@@ -154,8 +154,8 @@ def best_of(path: Path, repeat: int) -> tuple[dict[str, Any], dict[str, Any], di
     for _ in range(max(1, repeat)):
         floors.append(measure("floor", path))
         ones.append(measure("analyze", path, 1))
-    cpu = min(ones, key=lambda run: run["cpu"])
-    return min(floors, key=lambda run: run["cpu"]), cpu, min(ones, key=lambda run: run["seconds"])
+    return (min(floors, key=lambda run: run["cpu"]), min(ones, key=lambda run: run["cpu"]),
+            min(ones, key=lambda run: run["seconds"]))
 
 
 def parsers(pool: list[str], rounds: int = 3) -> list[str]:

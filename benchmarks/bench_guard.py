@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 GOAL = 0.05  # the goal: the guard's overhead under 5% of the SDK's own time on the call
+MODES = ("plain", "inline", "background")  # the clients measured side by side
 BETA = "context-management-2025-06-27"
 
 
@@ -146,13 +147,13 @@ def measure(sdk: str, body: dict[str, Any], answer: bytes, rounds: int, repeat: 
             return client.beta.messages.create(**body, betas=[BETA])
         return client.responses.create(**body)
 
-    clients = {mode: make(mode) for mode in ("plain", "inline", "background")}
+    clients = {mode: make(mode) for mode in MODES}
     for client, after, _ in clients.values():  # warm: imports, first-call set-up, the guard's thread
         call(client), after()
     samples: dict[str, list[float]] = {name: [] for name in ("sdk", "inline", "caller", "total", "judging", "decoding")}
     exchange = clients["inline"][2]["judge"].last
     for n in range(repeat):  # interleaved, in an order turned each round: noise hits every client alike
-        for mode in ("plain", "inline", "background")[n % 3:] + ("plain", "inline", "background")[:n % 3]:
+        for mode in MODES[n % len(MODES):] + MODES[:n % len(MODES)]:
             client, after, clocks = clients[mode]
             for clock in clocks.values():
                 clock.seconds = 0.0

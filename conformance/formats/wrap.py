@@ -92,6 +92,7 @@ class FormatOutput(list[Any]):
     def __init__(self, converted: History, fmt: Format, native: list[Any], given: list[Any]) -> None:
         super().__init__(converted)
         self.fmt, self.native, self.given = fmt, native, given
+        self._counts: dict[int, int] = {}  # messages each prefix of ``native`` reads as, read once
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
         """Returns a deep copy of the messages alone, as plain data copied in C: what a target is
@@ -102,7 +103,7 @@ class FormatOutput(list[Any]):
     def returned_items(self, index: int) -> tuple[int, list[Any]] | None:
         """Returns the first index and the items of ``native`` that became output message ``index``,
         or None when they cannot be told (a message read from more than its own items)."""
-        counts: dict[int, int] = self.__dict__.setdefault("_counts", {})  # (each prefix read once, whatever asks)
+        counts = self._counts
 
         def count(n: int) -> int:
             found = counts.get(n)
