@@ -40,14 +40,17 @@ HARMLESS_HEADER_NAME = re.compile(r"rate[-_]?limit|retry-after", re.IGNORECASE)
 # A value a recorder put in place of the real one: ``<ANTHROPIC_API_KEY>``, ``REDACTED``, ``[scrubbed:...]``.
 PLACEHOLDER_VALUE = re.compile(r"^\s*(\**|x+|)\s*$|<[^<>\s]+>|redacted|filtered|scrubbed|dummy|placeholder|fake"
                                r"|test[-_]?key", re.IGNORECASE)
+# Each rule opens on its literal, so that a search of a whole file skips ahead to it (a leading ``\b``
+# or optional character made the regular-expression engine try every position): ``sk-(?<=\bsk-)``
+# is ``\bsk-`` and ``(?:\\"|")`` is ``\\?"``, with the same matches (``test_audit`` compares them).
 TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")),
-    ("API key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}")),
+    ("API key", re.compile(r"sk-(?<=\bsk-)(?:proj-)?[A-Za-z0-9]{20,}")),
     ("bearer token", re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}")),
-    ("organization id", re.compile(r"\borg-[A-Za-z0-9]{12,}")),
-    ("project id", re.compile(r"\bproj_[A-Za-z0-9]{12,}")),
-    ("workspace id", re.compile(r"\bwrkspc_[A-Za-z0-9]{8,}")),
-    ("unscrubbed reasoning text", re.compile(r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?"|\\?")')),
+    ("organization id", re.compile(r"org-(?<=\borg-)[A-Za-z0-9]{12,}")),
+    ("project id", re.compile(r"proj_(?<=\bproj_)[A-Za-z0-9]{12,}")),
+    ("workspace id", re.compile(r"wrkspc_(?<=\bwrkspc_)[A-Za-z0-9]{8,}")),
+    ("unscrubbed reasoning text", re.compile(r'(?:\\"|")thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?"|\\?")')),
 )
 HEADER_KEYS = frozenset({"headers", "rawheaders", "reqheaders", "request_headers", "response_headers"})
 # A streamed block reassembles from its scrubbed deltas into placeholders end to end.
@@ -231,8 +234,10 @@ def audit_file(path: Path) -> list[Finding]:
         findings.append(Finding(path, bad_line, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); verify cannot read this "
                                             "file, audited as text with the byte replaced"))
         text = raw.decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        for label, rule in TEXT_RULES:
+    # a rule that matches no part of the text matches none of its lines: only the others are read line by line
+    rules = [(label, rule) for label, rule in TEXT_RULES if rule.search(text)]
+    for number, line in enumerate(text.splitlines() if rules else (), start=1):
+        for label, rule in rules:
             if match := rule.search(line):
                 findings.append(Finding(path, number, f"{label}: {masked(match.group(0))}"))
     findings += _decoded_leaks(path, vcrpy=True)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.cli import main
-from conformance.provider.audit import audit
+from conformance.provider.audit import TEXT_RULES, audit
 from conformance.provider.cassettes import dump
 
 from .conftest import CASSETTES
@@ -41,6 +44,24 @@ def test_planted_leaks_are_found(plant: str, shipped_copy: Path, capsys: pytest.
     assert any(label in f.message for f in findings), [str(f) for f in findings]
     assert main(["audit", str(shipped_copy)]) == 1
     assert label in capsys.readouterr().out
+
+
+# the rules as first written: a leading word boundary or optional backslash
+PLAIN_RULES = (r"sk-ant-[A-Za-z0-9_\-]{6,}", r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}", r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}",
+               r"\borg-[A-Za-z0-9]{12,}", r"\bproj_[A-Za-z0-9]{12,}", r"\bwrkspc_[A-Za-z0-9]{8,}",
+               r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?"|\\?")')
+PIECES = st.sampled_from(["sk-", "sk-ant-", "proj-", "org-", "proj_", "wrkspc_", "Bearer ", '"thinking"', '\\"thinking\\"',
+                          ": ", ":", '"', '\\"', "[scrubbed:0123456789ab]", "[scrubbed:", "a", "Z9", "_", "-", " ", "\n",
+                          "x" * 12, "A1" * 10, "é"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(PIECES, max_size=14).map("".join))
+def test_the_rules_find_what_their_plain_forms_find(text: str) -> None:
+    """The rules open on a literal for speed; each finds the same matches as its plain form."""
+    assert len(TEXT_RULES) == len(PLAIN_RULES)
+    for (_, rule), plain in zip(TEXT_RULES, PLAIN_RULES):
+        assert [m.span() for m in rule.finditer(text)] == [m.span() for m in re.finditer(plain, text)], plain
 
 
 def test_unparseable_cassette_is_a_finding(tmp_path: Path) -> None:
