@@ -4,6 +4,7 @@ process; the long tests first; and pytest-xdist, when it is installed."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Iterator
 from functools import cache
@@ -17,6 +18,11 @@ import pytest
 # __pycache__ even where PYTHONDONTWRITEBYTECODE is set: without the cache every pytest-xdist
 # worker and every command a test starts compiles them again (about 2 CPU-s per worker)
 sys.dont_write_bytecode = False
+# Pydantic loads every installed plugin of its own (logfire's, from the peers extra) the first time a
+# model is built, in each process that imports an SDK: about 0.4 CPU-s a process, for plugins that act
+# only when configured, which no test does. The pytest-xdist workers and the commands the tests start
+# inherit it.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from conformance import LoadResult, load  # noqa: E402  # after the line above, so that it is cached too
 

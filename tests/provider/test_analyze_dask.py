@@ -7,12 +7,14 @@ import gzip
 import json
 import shutil
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-distributed = pytest.importorskip("distributed")
+# imported by the tests that need it, not at collection: every pytest-xdist worker collects this file
+pytestmark = pytest.mark.skipif(find_spec("distributed") is None, reason="distributed is not installed")
 
 from conformance.cli import main
 from conformance.provider.analyze.engines.dask import dask_events, expand
@@ -25,6 +27,8 @@ REAL = Path(__file__).parent / "real"
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
+    import distributed
+
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                        dashboard_address="127.0.0.1:0")  # (None still starts one on :8787 when bokeh is installed)
     try:
