@@ -4,8 +4,9 @@ Runs the README's test command without pytest-xdist (one test process, so that e
 is its own) with this module loaded as a pytest plugin. For each test it records the CPU seconds
 of the test process (``time.process_time``: its threads included) and, on Linux, the CPU seconds
 the whole machine spent meanwhile (``/proc/stat``): the difference is what the processes the test
-started spent (worker processes, commands run as subprocesses, servers, a browser). Run it on an
-otherwise idle machine, since the machine's figure counts every process on it.
+started spent (worker processes, commands run as subprocesses, servers, a browser). A session
+fixture (the SDKs' import, the shipped scenarios) is charged to the first test that uses it. Run it
+on an otherwise idle machine, since the machine's figure counts every process on it.
 
 Prints the totals, the test files by CPU with the two parts, and the costliest tests.
 
@@ -19,7 +20,6 @@ import argparse
 import json
 import os
 import resource
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import bench_tests  # this folder is on the path, run as a script or loaded as a plugin
 
 ROOT = Path(__file__).resolve().parents[1]
 _OUT = "CONFORMANCE_PROFILE_TESTS_OUT"
@@ -65,17 +67,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def test_command() -> list[str]:
-    """Returns the README's test command as arguments with this interpreter, without ``-n``;
+    """Returns the README's test command (``bench_tests.test_command``) without pytest-xdist's ``-n``;
     raises ``SystemExit`` when the README gives none."""
-    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
-        if "pytest" in line and "&&" in line:
-            words = shlex.split(line.split("&&")[-1])
-            words = [sys.executable if w == "python" else w for w in words]
-            if "-n" in words:  # pytest-xdist's workers would share the test process's part
-                at = words.index("-n")
-                del words[at:at + 2]
-            return words
-    raise SystemExit("README.md gives no test command")
+    words = bench_tests.test_command()
+    if "-n" in words:  # pytest-xdist's workers would share the test process's part
+        at = words.index("-n")
+        del words[at:at + 2]
+    return words
 
 
 def summary(rows: list[tuple[str, float, float]], top: int) -> list[str]:
