@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -110,22 +108,16 @@ def main() -> None:
     command = [*test_command(), "-p", "no:xdist", "-p", "profile_tests", *args.pytest_args]
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "rows.json"
-        env = {**os.environ, _OUT: str(out),
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        os.environ[_OUT] = str(out)  # the command inherits both
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parent),
+                                                                 os.environ.get("PYTHONPATH")]))
+        wall, cpu, last = bench_tests.timed(command)
         if not out.exists():
-            print(done.stdout[-2000:], done.stderr[-2000:], sep="\n")
-            raise SystemExit(f"the tests wrote no profile (exit {done.returncode})")
+            raise SystemExit(f"the tests wrote no profile: {last}")
         rows: list[Any] = json.loads(out.read_text(encoding="utf-8"))
     shown = " ".join("python" if w == sys.executable else w for w in command)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    last = next((line for line in reversed(done.stdout.splitlines()) if line.strip()), f"exit {done.returncode}")
     print(f"{shown}\n{os.cpu_count()} cores; {wall:.0f} s wall, {cpu:.1f} CPU-s of the command and the processes "
-          f"it waited for; {last.strip('= ')}")
+          f"it waited for; {last}")
     print("\n".join(summary([(n, float(o), float(m)) for n, o, m in rows], args.top)))
 
 
