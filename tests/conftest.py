@@ -42,12 +42,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): run on the same xdist worker as its group")
 
 
+_BY_FILE = pytest.StashKey[bool]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_cmdline_main(config: pytest.Config) -> Iterator[None]:
-    """Makes ``--dist loadgroup`` the default under ``-n``, before pytest-xdist reads it."""
+    """Makes ``--dist loadgroup`` the default under ``-n``, before pytest-xdist reads it, with the
+    tests handed out by file (``tests/_schedule.py``) in the order collected."""
     if getattr(config.option, "dist", None) == "no":  # pytest-xdist loaded, no --dist given
         config.option.dist = "loadgroup"
+        config.option.loadscopereorder = False  # the collection's order, not the files' sizes
+        config.stash[_BY_FILE] = True
     return (yield)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Returns the scheduler that hands the tests out by file and group, unless ``--dist`` was given."""
+    if not config.stash.get(_BY_FILE, False):
+        return None
+    from ._schedule import FileOrGroupScheduling
+
+    return FileOrGroupScheduling(config, log)  # type: ignore[arg-type]  # xdist's Producer, untyped here
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

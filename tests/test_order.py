@@ -44,3 +44,19 @@ def test_the_collection_starts_with_the_long_tests_and_keeps_each_file_together(
         best.setdefault(nodeid.split("::")[0], place)
     assert [name for name in runs if name in best] == sorted(best, key=best.__getitem__)
     assert runs[: len(best)] == [name for name in runs if name in best]  # before every other file
+
+
+@pytest.mark.parametrize(("nodeid", "scope"), [
+    ("tests/test_a.py::test_one", "tests/test_a.py"),
+    ("tests/test_a.py::test_one[x-1]", "tests/test_a.py"),
+    ("tests/test_a.py::TestB::test_one", "tests/test_a.py"),
+    ("tests/test_a.py::test_one@zoo", "zoo"),
+    ("tests/test_a.py::test_one[x-1]@zoo", "zoo"),
+    ("tests/test_a.py::test_one[user@host]", "tests/test_a.py"),
+])
+def test_the_workers_get_a_file_or_a_group_at_a_time(nodeid: str, scope: str) -> None:
+    pytest.importorskip("xdist")
+    from ._schedule import FileOrGroupScheduling, scope_of
+
+    assert scope_of(nodeid) == scope
+    assert FileOrGroupScheduling._split_scope(None, nodeid) == scope  # type: ignore[arg-type]  # reads no state
