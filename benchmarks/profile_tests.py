@@ -6,9 +6,11 @@ of the test process (``time.process_time``: its threads included) and, on Linux,
 the whole machine spent meanwhile (``/proc/stat``): the difference is what the processes the test
 started spent (worker processes, commands run as subprocesses, servers, a browser). A session
 fixture (the SDKs' import, the shipped scenarios) is charged to the first test that uses it. Run it
-on an otherwise idle machine, since the machine's figure counts every process on it.
+on an otherwise idle machine, since the machine's figure counts every process on it. The CPU
+seconds of the cyclic garbage collector's passes in the test process are summed apart
+(``gc.callbacks``, the CPU time of the thread each pass ran in).
 
-Prints the totals, the test files by CPU with the two parts, and the costliest tests.
+Prints the totals, the collector's share, the test files by CPU with the two parts, and the costliest tests.
 
 Run: ``python benchmarks/profile_tests.py`` (``--top 40`` for more rows, ``-- ARGS`` for pytest's own
 arguments, such as a folder of tests).
@@ -17,6 +19,7 @@ arguments, such as a folder of tests).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -35,6 +38,22 @@ ROOT = Path(__file__).resolve().parents[1]
 _OUT = "CONFORMANCE_PROFILE_TESTS_OUT"
 _STAT = Path("/proc/stat")
 _ROWS: list[tuple[str, float, float]] = []
+_GC = {"seconds": [0.0, 0.0, 0.0], "passes": [0, 0, 0]}  # by generation
+_GC_START: list[float] = []
+
+
+def _timed_pass(phase: str, info: dict[str, int]) -> None:
+    """Adds the CPU seconds of one pass of the garbage collector to ``_GC`` (a ``gc.callbacks`` entry)."""
+    if phase == "start":
+        _GC_START[:] = [time.thread_time()]
+    elif _GC_START:
+        generation = info["generation"]
+        _GC["seconds"][generation] += time.thread_time() - _GC_START[0]
+        _GC["passes"][generation] += 1
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    gc.callbacks.append(_timed_pass)
 
 
 def machine_cpu() -> float | None:
@@ -61,7 +80,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """Writes the rows to the file the benchmark names, when it runs this plugin."""
     out = os.environ.get(_OUT)
     if out:
-        Path(out).write_text(json.dumps(_ROWS), encoding="utf-8")
+        Path(out).write_text(json.dumps({"rows": _ROWS, "gc": _GC}), encoding="utf-8")
 
 
 def test_command() -> list[str]:
@@ -74,8 +93,16 @@ def test_command() -> list[str]:
     return words
 
 
-def summary(rows: list[tuple[str, float, float]], top: int) -> list[str]:
-    """Returns the printed lines: totals, then the ``top`` files and tests by CPU seconds."""
+def _collector_line(collector: dict[str, list[Any]]) -> str:
+    """Returns the line of the garbage collector's CPU seconds in the test process, by generation."""
+    parts = [f"{passes} of generation {generation}: {seconds:.1f} s" for generation, (passes, seconds)
+             in enumerate(zip(collector["passes"], collector["seconds"], strict=True))]
+    return f"the garbage collector's passes in the test process: {sum(collector['seconds']):.1f} CPU-s ({', '.join(parts)})"
+
+
+def summary(rows: list[tuple[str, float, float]], top: int, collector: dict[str, list[Any]]) -> list[str]:
+    """Returns the printed lines: totals, the garbage collector's part (``collector``: seconds and
+    passes by generation), then the ``top`` files and tests by CPU seconds."""
     files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     for node, own, machine in rows:
         entry = files[node.split("::", 1)[0]]
@@ -86,6 +113,7 @@ def summary(rows: list[tuple[str, float, float]], top: int) -> list[str]:
     other_all = sum(max(r[2] - r[1], 0.0) for r in rows)
     lines = [f"{len(rows)} tests: {own_all + other_all:.1f} CPU-s, {own_all:.1f} in the test process, "
              f"{other_all:.1f} in the processes the tests started",
+             _collector_line(collector),
              "", f"{'cpu s':>7} {'test':>7} {'others':>7} {'tests':>5}  file"]
     ranked = sorted(files.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
     for name, (own, other, count) in ranked[:top]:
@@ -114,11 +142,12 @@ def main() -> None:
         wall, cpu, last = bench_tests.timed(command)
         if not out.exists():
             raise SystemExit(f"the tests wrote no profile: {last}")
-        rows: list[Any] = json.loads(out.read_text(encoding="utf-8"))
+        written: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     shown = " ".join("python" if w == sys.executable else w for w in command)
     print(f"{shown}\n{os.cpu_count()} cores; {wall:.0f} s wall, {cpu:.1f} CPU-s of the command and the processes "
           f"it waited for; {last}")
-    print("\n".join(summary([(n, float(o), float(m)) for n, o, m in rows], args.top)))
+    rows = [(n, float(o), float(m)) for n, o, m in written["rows"]]
+    print("\n".join(summary(rows, args.top, written["gc"])))
 
 
 if __name__ == "__main__":
