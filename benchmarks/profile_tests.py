@@ -53,6 +53,7 @@ def _timed_pass(phase: str, info: dict[str, int]) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Starts timing the garbage collector's passes in the test process."""
     gc.callbacks.append(_timed_pass)
 
 

@@ -8,16 +8,11 @@ from __future__ import annotations
 from xdist.scheduler import LoadGroupScheduling
 
 
-def scope_of(nodeid: str) -> str:
-    """Returns the unit of work of the test ``nodeid`` as pytest-xdist names it: its group where
-    ``--dist loadgroup`` added one (``...::test@group``), else its file."""
-    if nodeid.rfind("@") > nodeid.rfind("]"):  # (an "@" inside a parameter is no group)
-        return nodeid.rsplit("@", 1)[1]
-    return nodeid.split("::", 1)[0]
-
-
 class FileOrGroupScheduling(LoadGroupScheduling):
     """``--dist loadgroup`` whose ungrouped tests go out by file rather than one by one."""
 
     def _split_scope(self, nodeid: str) -> str:
-        return scope_of(nodeid)
+        """Returns the unit of work of the test ``nodeid``: its ``xdist_group`` as pytest-xdist reads
+        it off the node id (``...::test@group``), else its file."""
+        group = LoadGroupScheduling._split_scope(self, nodeid)  # the node id itself when ungrouped
+        return group if group != nodeid else nodeid.split("::", 1)[0]

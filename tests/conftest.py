@@ -86,7 +86,7 @@ def _provider_sdk_imported() -> None:
 def _collector_tuned(_provider_sdk_imported: None) -> None:
     """Leaves out of the cyclic garbage collector's passes what a test process holds for good by its
     first test (the modules, the SDKs), and lets it run less often: its full passes over everything
-    the SDKs and the peer libraries define cost a test process as much as its costliest test file
+    the SDKs and the peer libraries define cost a test process about as much as its costliest test file
     (``python benchmarks/profile_tests.py`` prints the collector's part). The commands the tests
     start keep Python's defaults."""
     gc.set_threshold(10_000, 20, 20)  # (Python's: 700, 10, 10)

@@ -56,7 +56,6 @@ def test_the_collection_starts_with_the_long_tests_and_keeps_each_file_together(
 ])
 def test_the_workers_get_a_file_or_a_group_at_a_time(nodeid: str, scope: str) -> None:
     pytest.importorskip("xdist")
-    from ._schedule import FileOrGroupScheduling, scope_of
+    from ._schedule import FileOrGroupScheduling
 
-    assert scope_of(nodeid) == scope
     assert FileOrGroupScheduling._split_scope(None, nodeid) == scope  # type: ignore[arg-type]  # reads no state
