@@ -1,10 +1,14 @@
-"""Pausing the cyclic garbage collector around work that builds many containers and no cycles."""
+"""Pausing the cyclic garbage collector around work that builds many containers and no cycles (a
+large document, the checks' facts, a library's import)."""
 
 from __future__ import annotations
 
 import gc
+import importlib
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 
 
 @contextmanager
@@ -19,3 +23,13 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def import_paused(name: str) -> ModuleType:
+    """Returns the module ``name``, imported with the collector paused when it is not imported yet
+    (a library's import builds its classes and tables to keep, and each pass meanwhile walks all it
+    has built so far); raises what the import raises."""
+    if name in sys.modules:
+        return importlib.import_module(name)
+    with gc_paused():
+        return importlib.import_module(name)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._gc import import_paused
 from ._text import a_type, plural
 from . import transcript
 from .clock import CallTime, join_within
@@ -115,7 +116,7 @@ def resolve(spec: str) -> Target:
     if here not in sys.path and "" not in sys.path:
         sys.path.insert(0, here)
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: Any = import_paused(module_name)
     except Exception as exc:  # noqa: BLE001 - any import failure is one line for the user
         raise TargetError(f"cannot import {module_name!r} for target {spec!r}: "
                           f"{type(exc).__name__}: {exc}") from None

@@ -67,6 +67,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return FileOrGroupScheduling(config, log)  # type: ignore[arg-type]  # xdist's Producer, untyped here
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    """Collects with the cyclic garbage collector paused (the test modules' imports load the harness,
+    an SDK and the peers' libraries, and each pass meanwhile walks all loaded so far), then leaves
+    all that out of later passes."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Moves the known long tests to the front, so that pytest-xdist hands them out first and the
     run does not end on one of them."""

@@ -7,6 +7,7 @@ import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 
+from .._gc import import_paused
 from ..formats import get as get_format
 from ..formats.wrap import wrap
 from ..target import Target, resolve
@@ -60,7 +61,7 @@ class Peer(InstalledLibrary):
         if not self.installed:
             raise PeerNotInstalled(f"{self.name}: {self.library} is not installed "
                                    '(pip install "context-conformance[peers]")')
-        importlib.import_module(self.module)  # a library's first import is not the compactor's time
+        import_paused(self.module)  # a library's first import is not the compactor's time
         inner = resolve(self.callable)
         wrapped = wrap(inner, get_format(self.format))
         return Target(self.name, wrapped.func, wrapped.accepts)

@@ -24,6 +24,7 @@ from typing import Any
 import anthropic
 
 from .. import cassettes
+from .._tls import shared_tls
 from .._recording import Recorded, default_server, finish, record_in_order
 from . import live
 from .probes import Probe
@@ -62,7 +63,8 @@ def probe_digest(probe: Probe) -> str:
 def make_client(api_key: str, base_url: str) -> anthropic.Anthropic:
     """Returns an SDK client with retries off and strict response validation."""
     return anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0,
-                               _strict_response_validation=True)
+                               _strict_response_validation=True,
+                               http_client=anthropic.DefaultHttpxClient(verify=shared_tls()))
 
 
 def is_transient(exc: anthropic.APIStatusError) -> bool:

@@ -18,6 +18,7 @@ import openai
 from openai.types.responses import Response
 
 from .. import cassettes
+from .._tls import shared_tls
 from .rules import COUNT_TOLERANCE, Exchange
 from .probes import OpenAIProbe
 
@@ -45,7 +46,8 @@ class Ran:
 
 def make_client(api_key: str, base_url: str) -> openai.OpenAI:
     """Returns an SDK client with retries off and strict response validation."""
-    return openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, _strict_response_validation=True)
+    return openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, _strict_response_validation=True,
+                         http_client=openai.DefaultHttpxClient(verify=shared_tls()))
 
 
 def _error_body(exc: openai.APIStatusError) -> dict[str, Any]:
