@@ -26,6 +26,7 @@ sys.dont_write_bytecode = False
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from conformance import LoadResult, load  # noqa: E402  # after the line above, so that it is cached too
+from conformance._gc import gc_paused  # noqa: E402
 
 from ._order import long_first
 
@@ -72,14 +73,10 @@ def pytest_collection(session: pytest.Session) -> Iterator[object]:
     """Collects with the cyclic garbage collector paused (the test modules' imports load the harness,
     an SDK and the peers' libraries, and each pass meanwhile walks all loaded so far), then leaves
     all that out of later passes."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return (yield)
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+    with gc_paused():
+        collected = yield
+    gc.freeze()
+    return collected
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -77,7 +77,8 @@ class AnthropicProvider:
             return render([estimate(p) for p in probes])
         import anthropic
 
-        from .record import make_client, resolve_base_url
+        from .client import make_client
+        from .record import resolve_base_url
 
         with make_client(key, resolve_base_url(base_url)) as client:
             try:

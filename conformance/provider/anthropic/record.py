@@ -24,9 +24,9 @@ from typing import Any
 import anthropic
 
 from .. import cassettes
-from .._tls import shared_tls
 from .._recording import Recorded, default_server, finish, record_in_order
 from . import live
+from .client import make_client
 from .probes import Probe
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -58,13 +58,6 @@ def probe_digest(probe: Probe) -> str:
     """Returns a sha256 over the probe's request and padded history, to spot edited specs later."""
     canonical = json.dumps(probe.create_kwargs(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def make_client(api_key: str, base_url: str) -> anthropic.Anthropic:
-    """Returns an SDK client with retries off and strict response validation."""
-    return anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0,
-                               _strict_response_validation=True,
-                               http_client=anthropic.DefaultHttpxClient(verify=shared_tls()))
 
 
 def is_transient(exc: anthropic.APIStatusError) -> bool:

@@ -19,9 +19,9 @@ from anthropic.types.beta import BetaContentBlock
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from .. import cassettes
-from .._tls import shared_tls
 from ..base import CassetteProblem, Judged
 from . import live
+from .client import make_client
 from . import semantics as sem
 from .analyzer import Analysis, ApiFailure, analyze, compare
 from .probes import Probe
@@ -83,9 +83,7 @@ def _call(func: Any, kwargs: dict[str, Any]) -> tuple[Any, ApiFailure | None]:
 @cache
 def replay_client(base_url: str) -> anthropic.Anthropic:
     """Returns a shared replay client for ``base_url``: no key, no retries, strict response validation."""
-    return anthropic.Anthropic(api_key="replay-needs-no-key", base_url=base_url, max_retries=0,
-                               _strict_response_validation=True,
-                               http_client=anthropic.DefaultHttpxClient(verify=shared_tls()))
+    return make_client("replay-needs-no-key", base_url)
 
 
 def _thinking_sizes(data: dict[str, Any]) -> dict[str, int]:
