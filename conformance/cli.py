@@ -18,9 +18,9 @@ from ._paths import shipped
 from ._text import fit, plural
 from .clock import busy_note
 from .errors import ConformanceError, SpecError, TargetError, UsageError
-from .expectations import apply_gaps, gaps_document, load_gaps, write_gaps
+from .expectations import apply_gaps, gaps_document, load_gaps, not_gaps, write_gaps
 from .invariants import BY_ID
-from .outputs import check_output_file, check_output_folder
+from .outputs import YAML_SUFFIXES, Output, check_outputs, json_output, report_output
 from .progress import progress_callback
 from .results import CheckResult, must_checked
 from .runner import RunOptions, RunReport, keyword_filter, run, runs_here
@@ -90,15 +90,14 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--time-limit must be a positive number of seconds, not {args.time_limit:g}")
     if args.generated < 0:
         raise UsageError(f"--generated must be 0 or more, not {args.generated}")
-    if args.report:
-        check_output_folder(args.report, "--report")
-    if args.write_gaps:
-        if len(args.target or [DEFAULT_TARGET]) != 1:
-            raise UsageError("--write-gaps writes the gaps of one target: give one --target")
-        check_output_file(args.write_gaps, "--write-gaps")
-    if args.json and args.json != "-" and not (args.report and Path(args.json).parent.absolute() == Path(args.report).absolute()):
-        check_output_file(args.json, "--json")  # (into the --report folder: that folder is checked above)
-    _replays_recordings(args)
+    if args.write_gaps and len(args.target or [DEFAULT_TARGET]) != 1:
+        raise UsageError("--write-gaps writes the gaps of one target: give one --target")
+    replays = _replays_recordings(args)
+    inputs = [*(args.specs or [shipped("specs")]), *(args.expectations or [])]
+    if replays:
+        inputs += args.cassettes or [shipped("cassettes")]
+    check_outputs([json_output(args.json), report_output(args.report),
+                   Output("--write-gaps", args.write_gaps, suffixes=YAML_SUFFIXES, refuse=not_gaps)], inputs)
 
 
 def _nothing_selected(args: argparse.Namespace, loaded: int, probes: int) -> str:

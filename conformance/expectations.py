@@ -124,6 +124,20 @@ def gaps_document(results: Sequence[CheckResult], target: str, gating: Iterable[
     return {"format_version": 1, "target": target, "gaps": gaps}
 
 
+def not_gaps(path: Path) -> str | None:
+    """Returns why the existing file ``path`` is not a known-gaps file ``write_gaps`` may replace
+    (it does not read as YAML holding a ``gaps`` list), or None when it is one."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return "is not a known-gaps file"
+    if data is None or (isinstance(data, dict) and isinstance(data.get("gaps"), list)):
+        return None
+    return "is not a known-gaps file (it has no gaps: list)"
+
+
 def write_gaps(path: str | Path, document: dict[str, object]) -> None:
     """Writes a known-gaps document as YAML; raises ``OSError`` when the file cannot be written."""
     import yaml

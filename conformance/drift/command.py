@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import SpecError
+from ..errors import SpecError, UsageError
 from ..command_report import Report, write_report
+from ..outputs import JSON_SUFFIXES, MARKDOWN_SUFFIXES, STDOUT, Output, check_outputs, json_output, report_output
 from . import compare
 from . import output as drift_output
 
@@ -19,16 +20,27 @@ def _fail(message: str) -> int:
 
 def _outputs(args: argparse.Namespace) -> list[Path]:
     """Returns the files the command writes (``--json -`` prints to stdout, so it is none of them)."""
-    return [Path(p) for p in (args.json, args.markdown, args.update_baseline_delta) if p and p != "-"]
+    return [Path(p) for p in (args.json, args.markdown, args.update_baseline_delta) if p and p != STDOUT]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Raises ``UsageError`` for an output that is unusable or would write over an input or into
+    the baseline or current folder (``outputs.check_outputs``); returns None."""
+    check_outputs([json_output(args.json, make_folders=True),
+                   Output("--markdown", args.markdown, suffixes=MARKDOWN_SUFFIXES, make_folders=True),
+                   Output("--update-baseline-delta", args.update_baseline_delta, suffixes=JSON_SUFFIXES,
+                          make_folders=True),
+                   report_output(args.report)], [args.baseline, args.current])
 
 
 def run(args: argparse.Namespace) -> int:
     """Returns 1 on any breaking change, 0 otherwise, 2 when a folder, a recording of the baseline,
     a probe spec or an output path is unusable (the message names it). ``args.open_report`` writes
     the ``--report`` folder (the command layer above hands it down)."""
-    for path in _outputs(args):
-        if path.is_dir():
-            return _fail(f"{path}: is a folder, not a file to write")
+    try:
+        _check_outputs(args)
+    except UsageError as exc:
+        return _fail(str(exc))
     try:
         drift = compare.compare_dirs(args.baseline, args.current)
     except SpecError as exc:

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..outputs import check_output_file, check_output_folder
+from ..outputs import check_outputs, json_output, report_output
 from ..progress import progress_callback
 from ..results import must_checked
 from ..runner import keyword_filter
 from ..target import DEFAULT_TIME_LIMIT, resolve
 from . import store
-from .conversations import FORMATS, load
+from .conversations import FORMATS, load, shipped_folder
 from .render import render
 from .run import EgressReport, run
 from .surfaces import ENCRYPTED, surface, table
@@ -29,10 +29,7 @@ def cmd_egress(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown egress format {args.format!r}; known: {', '.join(FORMATS)}")
     if not (args.time_limit > 0):
         raise UsageError("--time-limit must be a positive number of seconds")
-    if args.report:
-        check_output_folder(args.report, "--report")
-    if args.json and args.json != "-":
-        check_output_file(args.json, "--json")
+    check_outputs([json_output(args.json), report_output(args.report)], args.specs or [shipped_folder()])
     for name in args.target:
         resolve(name)  # a target that does not import is a usage error before any work
     loaded = load(args.specs)

@@ -25,7 +25,8 @@ from .._text import plural
 from ..results import CheckResult
 from . import servers
 from .adapters import Component, select
-from .conversations import Conversation, load
+from ..outputs import Output, check_outputs
+from .conversations import Conversation, load, shipped_folder
 from .run import run
 from .store import run as run_store
 from .surfaces import ENCRYPTED, surface
@@ -260,6 +261,9 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
         return 2
+    if not args.check:  # --check reads --out, writes nothing
+        check_outputs([Output("--out", args.out, folder=True, names=("egress-matrix.json", "egress-matrix.md"))],
+                      args.specs or [shipped_folder()])
     missing = [c for c in components if not c.installed]
     if missing and not args.check:  # as `conformance matrix`: no file of "not installed" rows
         names = ", ".join(sorted({c.library for c in missing}))

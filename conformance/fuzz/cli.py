@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..outputs import Output, check_outputs
 from ..report.terminal import render_failure
 from ..spec import Scenario
 from ..spec_writer import write
@@ -103,6 +104,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         get(args.format)  # an unknown format is a usage error before any work
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
+    check_outputs([Output("--out", args.out, folder=True)])
     from .engine import CACHE_DIR, FuzzOptions
 
     options = FuzzOptions(

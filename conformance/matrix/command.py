@@ -19,6 +19,7 @@ from typing import Any
 
 from .._text import plural
 from .._paths import shipped
+from ..outputs import MARKDOWN_SUFFIXES, Output, check_outputs
 from ..peers import Peer, select
 from ..spec import Scenario, load
 from .build import START, build, check_against, markdown, summary_table, update_readme
@@ -109,6 +110,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if isinstance(where, str):
         print(f"conformance: error: {where}", file=sys.stderr)
         return 2
+    if isinstance(where, tuple):  # (--check reads --out, writes nothing)
+        out, readme = where
+        check_outputs([Output("--out", str(out) if out is not None else None, folder=True,
+                              names=("matrix.json", "matrix.md", "matrix.html")),
+                       Output("--readme", str(readme) if readme is not None else None, suffixes=MARKDOWN_SUFFIXES)],
+                      args.specs or [shipped("specs")])
     missing = [p for p in peers if not p.installed]
     if missing and not args.check:  # --check says the same after comparing the rows it could run
         print(_missing(missing), file=sys.stderr)

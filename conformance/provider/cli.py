@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..command_report import OpenReport, Report, write_report
+from ..outputs import Output, check_outputs, json_output, report_output
 from . import base, default_cassettes, default_specs
 
 
@@ -44,6 +45,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import is_input_error, verify
     from .verify_output import json_text, terminal
 
+    check_outputs([json_output(args.json), report_output(args.report)],
+                  [*(_paths(args.paths) or [default_cassettes()]), *(_paths(args.specs) or [default_specs()])])
     paths = _cassette_paths("verify", args.paths)
     if paths is None:
         return 2
@@ -108,6 +111,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     if not args.dry_run and not any(keys.values()):
         print(_no_key_message(list(variables.values())), file=sys.stderr)
         return 2
+    if not args.dry_run:  # a dry run writes nothing
+        check_outputs([Output("--out", args.out, folder=True)], _paths(args.specs) or [default_specs()])
     from .probes import load_probes
 
     probes, errors = load_probes(_paths(args.specs) or [default_specs()])
@@ -194,14 +199,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
-def _json_out(args: argparse.Namespace, records: list[dict[str, Any]]) -> bool:
-    """Writes ``records`` to ``--json FILE``; returns True when they went to stdout (``--json -``) instead of the table."""
-    if args.json == "-":
-        print(json.dumps(records, indent=2))
-        return True
-    if args.json:
-        Path(args.json).write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
-    return False
+def _not_findings(path: Path) -> str | None:
+    """Returns why the existing file ``path`` is not a ``lint-config --json`` output that may be
+    replaced (it does not hold a JSON list, as a configuration does not), or None when it is one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "[]")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return "does not hold JSON findings"
+    return None if isinstance(data, list) else "holds a JSON object (a configuration?), not lint-config findings"
 
 
 def cmd_lint_config(args: argparse.Namespace) -> int:
@@ -214,6 +219,7 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
         print("conformance lint-config: --task-size (--max-task-steps) must be at least 1", file=sys.stderr)
         return 2
     path = Path(args.file)
+    check_outputs([json_output(args.json, refuse=_not_findings)], [path])
     linter = next((p for p in base.all_providers() if not p.implicit and p.claims_config(path)), base.implicit())
     return linter.lint_config(path, args.max_task_steps, args.json)
 
@@ -262,16 +268,16 @@ def register(subparsers: Any, open_report: OpenReport) -> None:
     lc.add_argument("file", metavar="FILE", help="JSON or YAML holding a context_management object")
     lc.add_argument("--task-size", "--max-task-steps", dest="max_task_steps", type=int, metavar="N",
                     help="the longest task your agent runs, in tool steps (a safer clear_tool_uses needs it)")
-    lc.add_argument("--json", nargs="?", const="-", metavar="FILE",
-                    help="write the findings as JSON to FILE; '-' or no FILE prints them instead of the table")
+    lc.add_argument("--json", metavar="FILE",
+                    help="write the findings as JSON to FILE ('-': print them instead of the table)")
     lc.set_defaults(func=cmd_lint_config)
 
     an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (VCR, HAR, nock, JSON lines...): "
                                                "did server-side context management reach into a task in flight?")
     an.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
-    an.add_argument("--json", nargs="?", const="-", metavar="FILE",
-                    help="write one JSON record per interaction to FILE (as run, verify, drift and egress do); "
-                         "'-' or no FILE prints them instead of the tables")
+    an.add_argument("--json", metavar="FILE",
+                    help="write one JSON record per interaction to FILE (as run, verify, drift and egress do; "
+                         "'-': print them instead of the tables)")
     an.add_argument("--report", metavar="DIR", help="write results.jsonl, summary.md and index.html to DIR")
     an.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
     an.add_argument("--engine", choices=("local", "dask"), default="local",

@@ -400,7 +400,7 @@ def test_table_summary_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "reached-live-task" in out and "Findings" in out
     assert out.splitlines()[-1] == ("analyze: 1 file(s), 2 interaction(s): 1 judged (1 reached-live-task), "
                                     "1 without context management or a judge, 0 unreadable")
-    code, out = _cli([str(path), "--json"], capsys)
+    code, out = _cli([str(path), "--json", "-"], capsys)
     records = json.loads(out)
     assert code == 1 and [set(r) for r in records] == [{"file", "index", "provider", "endpoint", "model", "strategy",
                                                         "live_start", "history", "verdict", "evidence", "error"}] * 2
@@ -417,7 +417,7 @@ def test_no_reasoning_text_or_key_in_output_json_or_report(tmp_path: Path, capsy
                     (request(history, {"type": "compact_20260112"}, thinking=thinking),
                      message({"type": "thinking", "thinking": REASONING, "signature": "s"}, compaction_block(REASONING))))
     report = tmp_path / "report"
-    outputs = [_cli([str(path)], capsys)[1], _cli([str(path), "--json"], capsys)[1],
+    outputs = [_cli([str(path)], capsys)[1], _cli([str(path), "--json", "-"], capsys)[1],
                _cli([str(path), "--report", str(report)], capsys)[1]]
     outputs += [p.read_text() for p in sorted(report.iterdir())]
     assert len(outputs) == 6

@@ -64,9 +64,9 @@ def test_the_local_cluster_gives_the_local_records(tmp_path: Path, scheduler: st
 def test_the_cli_on_dask_prints_and_exits_as_a_local_run(tmp_path: Path, scheduler: str,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     paths = [str(p) for p in inputs(tmp_path)[:3]]
-    local = main(["analyze", *paths, "--json", "--jobs", "1"])
+    local = main(["analyze", *paths, "--json", "-", "--jobs", "1"])
     local_out = capsys.readouterr().out
-    remote = main(["analyze", *paths, "--json", "--engine", "dask", "--scheduler", scheduler])
+    remote = main(["analyze", *paths, "--json", "-", "--engine", "dask", "--scheduler", scheduler])
     remote_out = capsys.readouterr().out
     assert (remote, json.loads(remote_out)) == (local, json.loads(local_out)) and local == 1
 

@@ -130,7 +130,7 @@ def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path
     monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", "4096")
     outputs = []
     for jobs in ("1", "2"):
-        code = main(["analyze", str(path), "--json", "--jobs", jobs])
+        code = main(["analyze", str(path), "--json", "-", "--jobs", jobs])
         outputs.append((code, capsys.readouterr().out))
     assert outputs[0] == outputs[1]
     code, out = outputs[0]
@@ -344,5 +344,5 @@ def test_the_table_stops_at_its_row_cap_and_counts_the_rest_per_file(tmp_path: P
     assert "  and 5 more not shown (the tables stop at 5 rows; --json and --report hold every one)" in text
     assert text.count("more not shown") == 1  # the first file was shown whole
     assert text.splitlines()[-1].startswith("analyze: 2 file(s), 10 interaction(s)")
-    assert main(["analyze", str(first), str(second), "--json", "--jobs", "1"]) == code
+    assert main(["analyze", str(first), str(second), "--json", "-", "--jobs", "1"]) == code
     assert len(json.loads(capsys.readouterr().out)) == 10

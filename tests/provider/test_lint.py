@@ -74,7 +74,7 @@ def test_settled_history_crosses_the_trigger_so_keep_alone_sets_the_smallest_tas
 
 def test_threshold_compaction_reaches_and_names_the_alternative(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "c.yaml", "edits:\n  - {type: compact_20260112}\n")
-    assert main(["lint-config", path, "--json"]) == 1
+    assert main(["lint-config", path, "--json", "-"]) == 1
     [finding] = json.loads(capsys.readouterr().out)
     assert finding["reaches"] and "150000" in finding["smallest_task"] and "settled answer" in finding["avoid"]
 
@@ -106,7 +106,7 @@ def test_the_reading_is_stated_where_the_answer_is(tmp_path: Path, capsys: pytes
     reached = [r.details["live_task"]["tool_steps"] for r in results if r.details["reached_live"]]
     assert finding.reaches and reached and finding.smallest_steps == min(reached) == 2
     assert all(sem.TURN_READING in r.details["readings"] for r in results)
-    assert main(["lint-config", write(tmp_path, "c.json", json.dumps(config)), "--json"]) == 1
+    assert main(["lint-config", write(tmp_path, "c.json", json.dumps(config)), "--json", "-"]) == 1
     assert json.loads(capsys.readouterr().out)[0]["reading"] == sem.TURN_READING
     assert main(["lint-config", write(tmp_path, "c.json", json.dumps(config))]) == 1
     assert " ".join(sem.TURN_READING.split()) in " ".join(capsys.readouterr().out.split())

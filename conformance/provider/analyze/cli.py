@@ -12,6 +12,7 @@ from typing import Any
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
 from ...command_report import Report
+from ...outputs import STDOUT, check_outputs, json_output, report_output
 from .output import JsonSink, ReportSink, TableSink, Writer, write
 from .run import FileEnd, analyze_stream, default_jobs, recording_files
 
@@ -39,6 +40,18 @@ def _local_events(args: argparse.Namespace, jobs: int, window: int,
     return analyze_stream(files, jobs=jobs, window=window, progress=progress), progress
 
 
+def _recording(path: Path) -> str | None:
+    """Returns why the existing file ``path`` must not be replaced by ``--json``: it reads as a
+    recording (one interaction at least), an input of ``analyze`` and not its output; else None."""
+    from .source import interactions
+
+    try:
+        next(iter(interactions(path)))
+    except Exception:  # noqa: BLE001 - unreadable or empty as a recording: not one to keep
+        return None
+    return "reads as a recording (an input of analyze, not its output)"
+
+
 def analyze_command(args: argparse.Namespace) -> int:
     """Runs ``conformance analyze``; returns 0, 1 or 2 (see ``Tally.exit_code``)."""
     jobs = args.jobs if getattr(args, "jobs", None) is not None else default_jobs()
@@ -46,7 +59,10 @@ def analyze_command(args: argparse.Namespace) -> int:
     if jobs < 1 or window < 1:
         print("conformance analyze: --jobs and --window take a positive number", file=sys.stderr)
         return 2
-    if getattr(args, "engine", "local") == "dask":
+    local = getattr(args, "engine", "local") != "dask"
+    check_outputs([json_output(args.json, refuse=_recording), report_output(args.report)],
+                  args.paths if local else [p for p in args.paths if "://" not in p])
+    if not local:
         from .engines.dask import DaskUnavailable, dask_events
 
         try:
@@ -61,13 +77,13 @@ def analyze_command(args: argparse.Namespace) -> int:
         events, progress = found
     report = Report("analyze")  # its records stream through the writers, none kept
     target = None
-    if args.json not in (None, "-"):
+    if args.json is not None and args.json != STDOUT:
         try:
             target = open(args.json, "w", encoding="utf-8")  # noqa: SIM115 - closed below
         except OSError as exc:
             print(f"conformance analyze: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-    writers: list[Writer] = [JsonSink(sys.stdout, report) if args.json == "-" else TableSink(sys.stdout, report)]
+    writers: list[Writer] = [JsonSink(sys.stdout, report) if args.json == STDOUT else TableSink(sys.stdout, report)]
     if target is not None:
         writers.append(JsonSink(target, report))
     if args.report:  # the writer comes down from the command layer, which sits above this one

@@ -39,7 +39,7 @@ def test_hosted_tools_let_threshold_compaction_reach(tmp_path: Path, capsys: pyt
 
 def test_auto_truncation_reaches_from_the_window_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _config(tmp_path, json.dumps({"model": "gpt-4o-mini", "truncation": "auto"}), "config.json")
-    assert main(["lint-config", path, "--json"]) == 1
+    assert main(["lint-config", path, "--json", "-"]) == 1
     [finding] = json.loads(capsys.readouterr().out)
     assert finding["reaches"] and finding["smallest_tokens"] == sem.window_limit("gpt-4o-mini") + 1
     disabled = _config(tmp_path, "truncation: disabled\n")
