@@ -28,7 +28,10 @@ def catalog_markdown() -> str:
     lines += ["", "## Checks", "",
               "A serializer is `conversation -> payload` (text, bytes, JSON-like data, objects, a sync or async "
               "iterator of stream events, or a streaming HTTP response, read chunk by chunk to its end as a browser "
-              "reads it): `conformance egress --target MODULE:ATTR --surface NAME [--format NAME]`. "
+              "reads it): `conformance egress --target MODULE:ATTR --surface NAME [--format NAME]`. It is called "
+              "with the conversation alone; one whose signature names a `stream` parameter also gets, for a "
+              "streamed conversation, the events the reply arrived as (`stream=`), and one that only takes "
+              "`**kwargs` (`json:dumps`) gets no keyword. "
               "A task-record store is a factory: `--surface task-record --target MODULE:FACTORY`.", "",
               "| id | level | applies to | what it requires |", "| --- | --- | --- | --- |"]
     for c in CATALOG:

@@ -1,8 +1,8 @@
 """Run a serializer on the egress conversations: one guarded call per conversation in a worker
 process (``worker.Pool``, as ``conformance run`` calls compactors), checked there, records back.
 
-A serializer is ``conversation -> payload``; one that takes a ``stream`` keyword also gets the
-events a streamed reply arrived as. A payload that is a sync or async iterator, or a streaming HTTP
+A serializer is ``conversation -> payload``; one whose signature names a ``stream`` parameter also
+gets the events a streamed reply arrived as (``**kwargs`` alone gets no keyword). A payload that is a sync or async iterator, or a streaming HTTP
 response (``iter_bytes``, as httpx gives one), is read to its end inside the call's time limit, as
 a browser reads it (``consume``). The records never hold a canary's text (see ``withheld``).
 """
@@ -64,7 +64,9 @@ def given_messages(conversation: Conversation) -> list[Any]:
 
 
 def _accepts_stream(target: Target) -> bool:
-    return target.accepts is None or "stream" in target.accepts
+    """Returns whether ``target`` declares a ``stream`` parameter by name: a serializer that only
+    takes ``**kwargs`` (``json.dumps``) is not handed one it never asked for."""
+    return target.accepts is not None and "stream" in target.accepts
 
 
 def consume(payload: Any) -> Any:

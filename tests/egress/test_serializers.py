@@ -139,3 +139,29 @@ def test_a_responses_request_without_its_reasoning_items_is_caught(conversations
     mine = [c for c in conversations if c.format == "openai-responses"]
     report = run([from_callable(zoo.request_without_reasoning_items)], mine, surface("provider-request"))
     assert _failing(report.results) == {"egress.reasoning-byte-identical"}
+
+
+def test_a_serializer_taking_only_kwargs_gets_no_stream_keyword(conversations) -> None:
+    seen: list[dict] = []
+
+    def dump(messages, **kwargs):  # as json.dumps: keywords of its own, none named stream
+        seen.append(kwargs)
+        return json.dumps(messages, **kwargs)
+
+    streamed = [c for c in conversations if c.streamed and c.format == "anthropic"]
+    assert streamed
+    report = run([from_callable(dump)], streamed, surface("log"), jobs=1)
+    assert not [r for r in report.results if r.invariant == "egress.call-completes" and r.outcome != "pass"]
+    assert seen == [{}] * len(streamed)
+
+
+def test_json_dumps_is_a_target(capsys) -> None:
+    from conformance.cli import main
+
+    code = main(["egress", "--target", "json:dumps", "--surface", "log", "--in-process", "--no-progress",
+                 "--json", "-"])
+    records = json.loads(capsys.readouterr().out)["records"]
+    outcomes = {(r["invariant"], r["outcome"]) for r in records}
+    assert code == 1  # it logs the reasoning: a MUST fails, the calls do not
+    assert ("egress.no-reasoning-text", "fail") in outcomes
+    assert {o for i, o in outcomes if i == "egress.call-completes"} == {"pass"}
