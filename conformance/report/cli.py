@@ -11,13 +11,16 @@ from .._paths import shipped
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Prints one scenario or probe, or with ``--interaction N`` one interaction of a recording;
-    returns 0, or 2 when the id, the file or the index is unusable (a one-line error)."""
+    returns 1 when it explains a failure ``run`` or ``analyze`` would exit 1 for (a MUST check of
+    ``--target`` on the scenario that fails, an interaction that reached into a task in flight),
+    2 when the id, the file or the index is unusable (a one-line error), else 0."""
     from pathlib import Path
 
     if args.interaction is not None or Path(args.id).is_file():
         return _explain_interaction(args)
     from ..target import resolve
-    from .explain import explain_probe, explain_scenario, find
+    from ..results import gating_failures
+    from .explain import explain_probe, explain_scenario_results, find
     subject, near = find(args.id, args.specs or [shipped("specs")])
     if subject is None:
         from ..spec import load
@@ -31,7 +34,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if hasattr(subject, "truth"):
         from ..formats.wrap import in_format
         targets, (subject,), note = in_format([resolve(args.target)] if args.target else [], [subject], args.format)
-        print(explain_scenario(subject, targets[0] if targets else None) + (f"\n{note}" if note else ""))
+        text, results = explain_scenario_results(subject, targets[0] if targets else None)
+        print(text + (f"\n{note}" if note else ""))
+        return 1 if gating_failures(results, ("MUST",)) else 0
     else:
         if args.target:
             print("note: --target applies to scenarios; a probe runs against the provider", file=sys.stderr)

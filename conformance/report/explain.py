@@ -14,6 +14,7 @@ from typing import Any
 
 from .._text import fit, plural
 from ..redaction import Redactor, block_label, secrets_in
+from ..results import CheckResult
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
 from ..target import Target
@@ -77,7 +78,8 @@ def _row(row: MessageView) -> str:
     return f"  [{where:>7}] {row.role:<9} {row.status.upper() if row.status != 'kept' else 'kept':<8} {labels}{note}"
 
 
-def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> list[str]:
+def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> tuple[list[str], list[CheckResult]]:
+    """Returns the lines of what ``target`` did to ``scenario`` and the results of its checks."""
     obs = observe(target, scenario, options)
     results = check_scenario(target, scenario, options, obs)  # redacted by the runner
     second = obs.second
@@ -112,12 +114,20 @@ def _target_lines(scenario: Scenario, target: Target, options: RunOptions) -> li
             native = result.details.get(f"{side}_native")  # the same, in the target's own format
             lines += [f"          {native}"] if native else []
         lines += [f"        {t}" for t in str(result.details.get("traceback", "")).splitlines()]
-    return lines
+    return lines, results
 
 
 def explain_scenario(scenario: Scenario, target: Target | None = None,
                      options: RunOptions = _DEFAULT_OPTIONS) -> str:
     """Returns the terminal explanation of a scenario, and what ``target`` did to it when given."""
+    return explain_scenario_results(scenario, target, options)[0]
+
+
+def explain_scenario_results(scenario: Scenario, target: Target | None = None,
+                             options: RunOptions = _DEFAULT_OPTIONS) -> tuple[str, list[CheckResult]]:
+    """Returns ``explain_scenario``'s text and the results of ``target``'s checks on the scenario
+    (none without a target), so that a caller can exit as ``run`` would for them."""
+    results: list[CheckResult] = []
     truth = scenario.truth
     features = ", ".join(scenario.features) or "none"
     found = find_live_start(scenario.history)
@@ -133,8 +143,9 @@ def explain_scenario(scenario: Scenario, target: Target | None = None,
              + (" (agrees)" if found == truth.live_start else " (differs from the declared truth)"),
              "", *_expectations(scenario)]
     if target is not None:
-        lines += ["", *_target_lines(scenario, target, options)]
-    return "\n".join(lines[:1] + fit(lines[1:]))  # the head names the file: whole, to copy
+        target_lines, results = _target_lines(scenario, target, options)
+        lines += ["", *target_lines]
+    return "\n".join(lines[:1] + fit(lines[1:])), results  # the head names the file: whole, to copy
 
 
 def _item_label(item: dict[str, Any]) -> str:

@@ -90,8 +90,8 @@ def test_the_own_format_quote_shows_no_reasoning_text(tmp_path: Path, capsys: py
 
 def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "parallel-tools.window-edge-inside-settled-batch", "--specs", str(PARALLEL),
-                 "--format", "openai-chat", "--target", "tests.formats.test_format_failures:drop_tool_messages"]) == 0
-    out = capsys.readouterr().out
+                 "--format", "openai-chat", "--target", "tests.formats.test_format_failures:drop_tool_messages"]) == 1
+    out = capsys.readouterr().out  # (1: the target fails a MUST check, as run exits for it)
     assert "as the target was given it (openai-chat): input[9:11]" in out, out
 
 

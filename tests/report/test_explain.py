@@ -39,11 +39,20 @@ def test_settled_scenario_says_nothing_is_in_flight(capsys: pytest.CaptureFixtur
 def test_target_shows_what_it_did(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _explain(capsys, "mini.inflight-two-steps", "--specs", SPEC,
                             "--target", "tests.report.targets:whitelist")
-    assert code == 0
+    assert code == 1  # a MUST fails, as run exits for it
     assert "target tests.report.targets:whitelist:" in out
     row = next(line for line in out.splitlines() if line.strip().startswith("[    3→3]"))
     assert "CHANGED" in row and "(removed)" in row and "thinking #" in row
     assert any(line.strip().startswith("FAIL  MUST      live.untouched-suffix") for line in out.splitlines())
+
+
+def test_explain_exits_as_run_does_for_a_target(capsys: pytest.CaptureFixture[str]) -> None:
+    for target, code in (("tests.report.targets:whitelist", 1), ("reference", 0)):
+        explained, _, _ = _explain(capsys, "mini.inflight-two-steps", "--specs", SPEC, "--target", target)
+        ran = main(["run", "--no-provider", "--no-progress", "--specs", SPEC, "-k", "mini.inflight-two-steps",
+                    "--target", target])
+        capsys.readouterr()
+        assert explained == ran == code, target
 
 
 def test_target_that_raises(capsys: pytest.CaptureFixture[str]) -> None:
