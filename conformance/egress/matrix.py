@@ -266,9 +266,10 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
                       args.specs or [shipped_folder()])
     missing = [c for c in components if not c.installed]
     if missing and not args.check:  # as `conformance matrix`: no file of "not installed" rows
-        names = ", ".join(sorted({c.library for c in missing}))
-        print(f"conformance: error: {plural(len(missing), 'component')} not installed ({names}), so no file "
-              "was written; install them with pip install \"context-conformance[peers]\"", file=sys.stderr)
+        libraries = sorted({c.library for c in missing})
+        print(f"conformance: error: {plural(len(libraries), 'library', 'libraries')} not installed "
+              f"({', '.join(libraries)}), so {plural(len(missing), 'component')} cannot run and no file was "
+              "written; install them with pip install \"context-conformance[peers]\"", file=sys.stderr)
         return 2
     loaded = load(args.specs)
     if loaded.errors:

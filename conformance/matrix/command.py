@@ -40,10 +40,12 @@ def checkout() -> Path | None:
 
 
 def _missing(peers: list[Peer]) -> str:
-    """Returns the error that names the peers not installed and how to install them."""
-    names = ", ".join(sorted({p.library for p in peers}))
-    return (f"conformance: error: {plural(len(peers), 'peer')} not installed "
-            f"({names}), so no file was written; install them with {INSTALL_PEERS}")
+    """Returns the error that counts and names the libraries not installed (several peers may share
+    one), the peers they leave unrun, and how to install them."""
+    libraries = sorted({p.library for p in peers})
+    return (f"conformance: error: {plural(len(libraries), 'library', 'libraries')} not installed "
+            f"({', '.join(libraries)}), so {plural(len(peers), 'peer')} cannot run and no file was written; "
+            f"install them with {INSTALL_PEERS}")
 
 
 def _destination(args: argparse.Namespace) -> tuple[Path | None, Path | None] | str:

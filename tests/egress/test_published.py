@@ -82,4 +82,4 @@ def test_egress_matrix_with_a_library_not_installed_writes_nothing_and_exits_2(
     assert main(["egress-matrix", "--out", str(tmp_path / "docs")]) == 2
     assert not (tmp_path / "docs").exists()
     err = capsys.readouterr().err
-    assert "1 component not installed (no-such-library), so no file was written" in err
+    assert "1 library not installed (no-such-library), so 1 component cannot run and no file was written" in err

@@ -197,9 +197,21 @@ def test_a_missing_peer_writes_no_file_and_exits_2(flags: list[str], fake_checko
     before = _snapshot(fake_checkout)
     assert main(["matrix", *flags]) == 2
     err = capsys.readouterr().err
-    assert "1 peer not installed (no-such-library), so no file was written" in err
+    assert "1 library not installed (no-such-library), so 1 peer cannot run and no file was written" in err
     assert 'pip install -e ".[peers]"' in err
     assert _snapshot(fake_checkout) == before and list(here.iterdir()) == []
+
+
+def test_the_count_of_what_is_not_installed_is_of_what_it_lists(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    twin = Peer("ghost.OtherTrimmer", "no-such-library", "OtherTrimmer", "defaults", "anthropic",
+                "no_such_module:other", "no_such_module")
+    other = Peer("phantom.Trimmer", "no-such-other-library", "Trimmer", "defaults", "anthropic",
+                 "no_such_phantom:trim", "no_such_phantom")
+    monkeypatch.setattr("conformance.matrix.command.select", lambda names: [GHOST, twin, other])
+    assert main(["matrix"]) == 2
+    err = capsys.readouterr().err
+    assert "2 libraries not installed (no-such-library, no-such-other-library), so 3 peers cannot run" in err
 
 
 def test_by_default_the_matrix_goes_to_the_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
