@@ -35,9 +35,19 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+def _said_with_a_vowel(number: str) -> bool:
+    """Returns whether the number written ``number`` (its digits) is said starting with a vowel
+    sound: eight..., eleven, eighteen (and eleven or eighteen thousand, million...)."""
+    return number.startswith("8") or (len(number) % 3 == 2 and number.startswith(("11", "18")))
+
+
 def article(word: str) -> str:
-    """Returns ``word`` after "a" or "an", as it is said ("an int", "a str", "an assistant", "a user")."""
+    """Returns ``word`` after "a" or "an", as it is said ("an int", "a str", "an assistant", "a user",
+    "an 8-step task", "a 12-step task", "an 11-message history")."""
     w = word.lower()
+    digits = w[: len(w) - len(w.lstrip("0123456789"))]
+    if digits:
+        return f"{'an' if _said_with_a_vowel(digits) else 'a'} {word}"
     vowel = w[:1] in ("a", "e", "i", "o") or (
         w[:1] == "u" and not w.startswith(("use", "usa", "uni", "uu", "uri", "url")))
     return f"{'an' if vowel or w.startswith(('hour', 'honest')) else 'a'} {word}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 
-from ._text import a_type, plural
+from ._text import a_type, article, plural
 from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Scenario
@@ -250,7 +250,7 @@ def _orphan_results(messages: Sequence[Any]) -> dict[Any, str]:
                     seen.add(str(block.get("id")))
                 elif tx.is_server_result(block):
                     if block["tool_use_id"] not in seen | server_calls:
-                        problems[block["tool_use_id"]] = (f"output[{i}] holds a {block.get('type')} for "
+                        problems[block["tool_use_id"]] = (f"output[{i}] holds {article(str(block.get('type')))} for "
                                                           f"{block['tool_use_id']} with no server tool use before it")
     return problems
 
@@ -406,7 +406,7 @@ def _rewritten_assistant_turns(scenario: Scenario, obs: Observation,
 
 
 def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
-    return [f"output[{i}] ends with a {content[-1].get('type')} block"
+    return [f"output[{i}] ends with {article(str(content[-1].get('type')))} block"
             for i, content in _rewritten_assistant_turns(scenario, obs, lambda c: tx.is_reasoning(c[-1]))]
 
 

@@ -20,6 +20,7 @@ import fastjsonschema
 
 from . import spec_cache, transcript
 from ._compiled_schema import compiled_check
+from ._text import article
 from ._yamlsource import FieldPath, Locator, is_json, load_document, parse_fast, read_text
 from .errors import SpecError
 from .invariant_entries import INVARIANT_IDS
@@ -251,7 +252,7 @@ def _semantic_problems(raw: dict[str, Any], invariant_ids: Collection[str]) -> l
         problems.append((("truth", "live_start"), f"{truth['live_start']!r} is not a whole number written as one"))
     elif truth["live_start"] > len(history):
         problems.append((("truth", "live_start"),
-                         f"{truth['live_start']} is past the end of a {len(history)}-message history"))
+                         f"{truth['live_start']} is past the end of {article(f'{len(history)}-message history')}"))
     declared = set(truth.get("unanswered", ()))
     if declared:
         actual = set(transcript.unanswered_tool_uses(history))

@@ -14,7 +14,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 
 @pytest.mark.parametrize(("word", "said"), [("int", "an int"), ("str", "a str"), ("assistant", "an assistant"),
                                             ("user", "a user"), ("object", "an object"), ("NoneType", "a NoneType"),
-                                            ("system", "a system"), ("ellipsis", "an ellipsis"), ("uuid", "a uuid")])
+                                            ("system", "a system"), ("ellipsis", "an ellipsis"), ("uuid", "a uuid"),
+                                            ("8-step task", "an 8-step task"), ("12-step task", "a 12-step task"),
+                                            ("11-message history", "an 11-message history"),
+                                            ("18000-token window", "an 18000-token window"),
+                                            ("110-step task", "a 110-step task"), ("80 s", "an 80 s"),
+                                            ("1-step task", "a 1-step task")])
 def test_article(word: str, said: str) -> None:
     assert article(word) == said
 
@@ -27,7 +32,7 @@ def test_a_type_and_plural() -> None:
 
 # an article or plural written by hand beside a name or a count only known at run time
 _HAND_MADE = [re.compile(r"\ban? \{type\("), re.compile(r"""\{['"]{2} if [^}]*[!=]= 1 else ['"]s['"]\}"""),
-              re.compile(r"\ba \{(role|kind)\}")]
+              re.compile(r"\ba \{(role|kind)\}"), re.compile(r"\ban? \{[^}]*\}-[a-z]")]  # "a {n}-step task"
 _PARENTHESISED = re.compile(r"\} [a-z ]*[a-z]\(s\)")  # "{n} check(s)"
 
 

@@ -73,7 +73,7 @@ class Format:
         """Returns ``items`` as an Anthropic-shaped history; a message or block the format cannot
         tell from one in ``given`` comes back as that one. Raises ``FormatError`` on bad items."""
         if not isinstance(items, list):
-            raise FormatError(f"a {self.title} target must return a list, not {type(items).__name__}")
+            raise FormatError(f"{article(self.title)} target must return a list, not {type(items).__name__}")
         history = self.from_format(items)
         messages = {canonical(self.normalise(m)): m for m in given}
         blocks = {canonical(self.normalise_block(b)): b for m in given

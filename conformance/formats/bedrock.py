@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._text import article
 from .base import Block, Format, FormatError, History, require, shape_reason, text_only
 
 TITLE = "Bedrock Converse messages"
@@ -107,7 +108,7 @@ def _from_block(part: Any, where: str) -> Block:
             return {"type": "redacted_thinking", "data": data.decode("utf-8") if isinstance(data, bytes) else data}
     except (KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
         raise FormatError(f"{where}: a malformed {key} block ({type(exc).__name__}: {exc})") from None
-    raise FormatError(f"{where}: a {key} block has no Anthropic counterpart here")
+    raise FormatError(f"{where}: {article(str(key))} block has no Anthropic counterpart here")
 
 
 def from_format(messages: list[Any]) -> History:

@@ -73,7 +73,8 @@ def _expectations(scenario: Scenario) -> list[str]:
 
 def _row(row: MessageView) -> str:
     where = f"{row.index if row.index is not None else '-'}→{row.out_index if row.out_index is not None else '-'}"
-    labels = " · ".join(b.label + ("" if b.status == "kept" else f" ({b.status})") for b in row.blocks)
+    # a block's status is said when it differs from its message's ("REMOVED thinking", not "thinking (removed)")
+    labels = " · ".join(b.label + ("" if b.status in ("kept", row.status) else f" ({b.status})") for b in row.blocks)
     note = f" [{row.note}]" if row.note else ""
     return f"  [{where:>7}] {row.role:<9} {row.status.upper() if row.status != 'kept' else 'kept':<8} {labels}{note}"
 

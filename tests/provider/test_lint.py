@@ -413,3 +413,13 @@ def test_lint_config_json_file_is_written_beside_the_table(tmp_path: Path, capsy
     assert finding["reaches"]
     assert main(["lint-config", path, "--json", "-"]) == 1
     assert json.loads(capsys.readouterr().out)[0]["reaches"]
+
+
+def test_labels_say_one_turn_and_an_eight_step_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "c.yaml", "edits:\n  - {type: clear_thinking_20251015, keep: {type: thinking_turns, value: 1}}\n"
+                                     "  - {type: clear_tool_uses_20250919, keep: {type: tool_uses, value: 1}}\n")
+    main(["lint-config", path, "--task-size", "8"])
+    out = capsys.readouterr().out
+    assert "keep 1 thinking turn" in out and "keep 1 thinking turns" not in out
+    assert "keep 1 tool use," in out and "keep 1 tool uses" not in out
+    assert "covers an 8-step task" in out and "a 8-step" not in out

@@ -120,3 +120,18 @@ def test_a_prefix_of_several_ids_lists_those_it_starts(capsys: pytest.CaptureFix
     assert code == 2
     assert "ids start with it: mini." in err and "did you mean" not in err
     assert "mini.inflight-two-steps" in err and "mini.settled-only" in err
+
+
+def test_a_removed_message_does_not_say_removed_again_for_each_block(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import Scenario, from_callable
+    from conformance.report.explain import explain_scenario
+    from conformance.spec import Truth
+
+    thinking = {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"},
+                                                 {"type": "text", "text": "done"}]}
+    scenario = Scenario(id="drop.first", description="d", family="generated",
+                        history=[{"role": "user", "content": "go"}, thinking, {"role": "user", "content": "next"}],
+                        truth=Truth(2))
+    out = explain_scenario(scenario, from_callable(lambda history: history[2:], "drop_two"))
+    removed = [line for line in out.splitlines() if "REMOVED" in line]
+    assert removed and not any("(removed)" in line for line in removed), out

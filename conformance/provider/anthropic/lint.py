@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from ..._text import fit
+from ..._text import article, fit, plural
 from ..._yamlsource import read_text
 from ...errors import SpecError
 from .._lint import LintFinding
@@ -173,7 +173,7 @@ def smallest_reached(edit: Mapping[str, Any] | None, limit: int | None,
 def _tool_label(edit: Mapping[str, Any]) -> str:
     keep = int((edit.get("keep") or {}).get("value", sem.DEFAULT_TOOL_KEEP))
     trigger = edit.get("trigger") or sem.DEFAULT_TOOL_TRIGGER
-    label = f"keep {keep} tool uses, trigger {trigger['type']} > {trigger['value']}"
+    label = f"keep {plural(keep, 'tool use')}, trigger {trigger['type']} > {trigger['value']}"
     if edit.get("clear_at_least"):
         label += f", clear_at_least {edit['clear_at_least']['value']}"
     if edit.get("exclude_tools"):
@@ -190,7 +190,7 @@ def _label(edit: Mapping[str, Any] | None) -> str:
         return _tool_label(edit)
     if edit["type"] == sem.CLEAR_THINKING:
         keep = sem.thinking_keep(edit)
-        return "keep all thinking turns" if keep is None else f"keep {keep} thinking turns"
+        return "keep all thinking turns" if keep is None else f"keep {plural(keep, 'thinking turn')}"
     pause = ", pause after compaction" if edit.get("pause_after_compaction") else ""
     return f"compact at {sem.compact_trigger(edit)} input tokens{pause}"
 
@@ -235,7 +235,7 @@ def _safer(edit: Mapping[str, Any] | None, limit: int | None) -> tuple[dict[str,
     if edit["type"] == sem.CLEAR_THINKING:
         if limit is not None:
             return ({**edit, "keep": {"type": "thinking_turns", "value": limit}},
-                    f"keep {{type: thinking_turns, value: {limit}}} covers a {limit}-step task", False)
+                    f"keep {{type: thinking_turns, value: {limit}}} covers {article(f'{limit}-step task')}", False)
         return ({**edit, "keep": {"type": "all"}},
                 "keep {type: all}, or give the task size (--task-size N) and keep N turns", False)
     return None, ("drop compact_20260112 and send `compaction: {type: summarize}` (beta compact-2026-09-04) "
