@@ -1,0 +1,243 @@
+"""``analyze``, ``explain`` and the guard on preserved thinking: the thinking blocks the service
+dropped or let through with a failed prefix check (``input_transformations``, plain and streamed).
+
+The recordings are built here in the shapes real ones take (pydantic-ai's vcrpy cassettes with
+``parsed_body``, a streamed body under ``body.string``, bare response bodies), from the entry
+shapes the service documents; thinking text is empty (as the service sends it by default)
+and signatures are placeholders. Each history's task in flight is known by construction.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.cli import main
+from conformance.guard.judge import Guard
+from conformance.provider.analyze import Judgement, analyze_file
+from conformance.provider.analyze.model import FAILING
+from conformance.provider.recordings.sse import reassemble
+from conformance.report.explain_recording import explain_interaction
+
+URL = "https://api.anthropic.com/v1/messages?beta=true"
+SYSTEM = "You are a helpful assistant."
+BINDING = {"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop_block"}}
+
+
+def thinking(sig: str) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": "", "signature": f"SIG_{sig}_placeholder"}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def answer(sig: str, text: str = "Paris.") -> dict[str, Any]:
+    return {"role": "assistant", "content": [thinking(sig), {"type": "text", "text": text}]}
+
+
+def calls(sig: str, tool_id: str = "toolu_01") -> dict[str, Any]:
+    return {"role": "assistant", "content": [thinking(sig), {"type": "tool_use", "id": tool_id, "name": "run_tests",
+                                                             "input": {}}]}
+
+
+def result(tool_id: str = "toolu_01") -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": "1 failed"}]}
+
+
+def request(messages: list[dict[str, Any]], system: str = SYSTEM, **extra: Any) -> dict[str, Any]:
+    return {"model": "claude-fable-5-1", "max_tokens": 4096, "system": [{"type": "text", "text": system}],
+            "messages": messages, "thinking": BINDING, "stream": False, **extra}
+
+
+def reply(*content: dict[str, Any], changed: list[dict[str, Any]] | None = None,
+          stop: str = "end_turn") -> dict[str, Any]:
+    body: dict[str, Any] = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-fable-5-1",
+                            "content": list(content) or [{"type": "text", "text": "ok"}], "stop_reason": stop,
+                            "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 5}}
+    if changed is not None:
+        body["input_transformations"] = changed
+    return body
+
+
+def dropped(path: str, reason: str = "prefix_binding_mismatch", kind: str = "thinking_dropped") -> dict[str, Any]:
+    return {"type": kind, "path": path, "reason": reason}
+
+
+def sse(message: dict[str, Any]) -> str:
+    """Returns the event stream of ``message``: ``input_transformations`` on ``message_start``."""
+    start = {**message, "content": [], "stop_reason": None}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "thinking":
+            events += [{"type": "content_block_start", "index": index,
+                        "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+                       {"type": "content_block_delta", "index": index,
+                        "delta": {"type": "signature_delta", "signature": block["signature"]}}]
+        elif block["type"] == "tool_use":
+            events += [{"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+                       {"type": "content_block_delta", "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}]
+        else:
+            events += [{"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                       {"type": "content_block_delta", "index": index,
+                        "delta": {"type": "text_delta", "text": block["text"]}}]
+        events.append({"type": "content_block_stop", "index": index})
+    events += [{"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": 5}}, {"type": "message_stop"}]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+def cassette(tmp_path: Path, *pairs: tuple[dict[str, Any], Any], status: int = 200, streamed: bool = False,
+             name: str = "rec.yaml") -> Path:
+    """Writes a cassette as pydantic-ai records them: the request under ``parsed_body``, a JSON
+    answer under ``parsed_body``, a streamed one as text under ``body.string``."""
+    interactions = []
+    for req, resp in pairs:
+        if streamed:
+            answer_part = {"headers": {"content-type": ["text/event-stream; charset=utf-8"]},
+                           "body": {"string": sse(resp)}}
+        else:
+            answer_part = {"headers": {"content-type": ["application/json"]}, "parsed_body": resp}
+        interactions.append({
+            "request": {"headers": {"content-type": ["application/json"], "host": ["api.anthropic.com"]},
+                        "method": "POST", "parsed_body": {**req, "stream": streamed}, "uri": URL},
+            "response": {**answer_part, "status": {"code": status, "message": "OK" if status == 200 else "Bad Request"}}})
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"interactions": interactions, "version": 1}))
+    return path
+
+
+def judged(path: Path) -> list[Judgement]:
+    result = analyze_file(path)
+    assert result.error is None, result.error
+    return result.judgements
+
+
+# F1 of the research: the task in flight (a tool round) keeps its thinking, the client folds the
+# settled turn before it into a summary of its own: the block's prefix changed.
+FIRST = request([user("What does utils.py do?"), answer("A", "It parses config files."), user("Fix the failing test.")])
+FIRST_REPLY = reply(thinking("B"), {"type": "tool_use", "id": "toolu_01", "name": "run_tests", "input": {}},
+                    stop="tool_use")
+FOLDED = request([user("[Summary] utils.py parses config files."), user("Fix the failing test."), calls("B"), result()])
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
+def test_a_dropped_block_of_the_task_in_flight_is_lost_reasoning(tmp_path: Path, streamed: bool) -> None:
+    path = cassette(tmp_path, (FIRST, FIRST_REPLY), (FOLDED, reply(changed=[dropped("messages.2.content.0")])),
+                    streamed=streamed)
+    first, second = judged(path)
+    assert first.verdict == "not-judged"  # nothing dropped, no context management
+    assert second.verdict == "live-reasoning-lost" and second.verdict in FAILING
+    assert (second.live_start, second.history, second.strategy) == (0, 4, "block_binding drop_block")
+    assert "messages.2.content.0: the service dropped this thinking block of the task in flight" in second.evidence[0]
+    assert "prefix_binding_mismatch" in second.evidence[0] and "the task in flight lost its reasoning" in second.evidence[0]
+    assert second.evidence[1] == ("the client's first change since interaction 0, the previous request that carried "
+                                  "that block: messages.0.content.0 differs")
+    assert main(["analyze", str(path)]) == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
+def test_a_dropped_block_of_settled_history_is_settled_only(tmp_path: Path, streamed: bool,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # The client rebuilt its system prompt between two questions: the earlier answer's block drops.
+    first = request([user("What is the capital of France?")])
+    second = request([user("What is the capital of France?"), answer("A"), user("And of Germany?")],
+                     system=SYSTEM + " Today is Tuesday.")
+    path = cassette(tmp_path, (first, reply(thinking("A"), {"type": "text", "text": "Paris."})),
+                    (second, reply(changed=[dropped("messages.1.content.0")])), streamed=streamed)
+    found = judged(path)[1]
+    assert (found.verdict, found.live_start) == ("settled-only", 2)
+    assert "of settled history" in found.evidence[0] and "only settled reasoning was lost" in found.evidence[0]
+    assert found.evidence[1].endswith("interaction 0, the previous request that carried that block: `system` differs")
+    assert main(["analyze", str(path)]) == 0
+    assert "1 settled-only" in capsys.readouterr().out
+
+
+def test_the_stream_carries_the_entries_on_message_start_and_a_fallback_replaces_them() -> None:
+    message = reply(thinking("B"), changed=[dropped("messages.1.content.0")])
+    assert reassemble(sse(message))["input_transformations"] == [dropped("messages.1.content.0")]
+    fallback = sse(message).replace('"usage": {"output_tokens": 5}}',
+                                    '"usage": {"output_tokens": 5}, "input_transformations": []}')
+    assert reassemble(fallback)["input_transformations"] == []
+
+
+def test_a_block_let_through_with_a_failed_check(tmp_path: Path) -> None:
+    allowed = [dropped("messages.2.content.0", kind="thinking_mismatch_allowed")]
+    path = cassette(tmp_path, (FIRST, FIRST_REPLY), (FOLDED, reply(changed=allowed)))
+    found = judged(path)[1]
+    assert found.verdict == "live-reasoning-stale" and found.verdict in FAILING
+    assert "failed but was not enforced, so the block reached the model" in found.evidence[0]
+    settled = request([user("What is the capital of France?"), answer("A"), user("And of Germany?")])
+    allowed = [dropped("messages.1.content.0", kind="thinking_mismatch_allowed")]
+    found = judged(cassette(tmp_path, (settled, reply(changed=allowed)), name="settled.yaml"))[0]
+    assert found.verdict == "settled-only" and "only settled reasoning is affected" in found.evidence[0]
+    assert "no earlier request of this recording carried that block" in found.evidence[1]
+
+
+def test_each_reason_is_named_and_only_a_prefix_mismatch_looks_for_the_change(tmp_path: Path) -> None:
+    entries = [dropped("messages.2.content.0", reason=r) for r in
+               ("model_binding_mismatch", "organization_binding_mismatch", "end_user_binding_mismatch", "new_reason")]
+    found = judged(cassette(tmp_path, (FOLDED, reply(changed=entries))))[0]
+    assert found.verdict == "live-reasoning-lost" and len(found.evidence) == 4
+    assert "cannot read a block another model produced" in found.evidence[0]
+    assert "another organization" in found.evidence[1] and "another end user" in found.evidence[2]
+    assert "reason `new_reason`, not one this judge knows" in found.evidence[3]
+
+
+def test_an_entry_that_names_no_thinking_block_is_inconsistent(tmp_path: Path) -> None:
+    entries = [dropped("messages.3.content.0"), dropped("messages.9.content.0"), dropped("system.0"),
+               {"type": "image_resized", "path": "messages.0.content.0"}]
+    found = judged(cassette(tmp_path, (FOLDED, reply(changed=entries))))[0]
+    assert found.verdict == "inconsistent"
+    assert "where the request has a tool_result block" in found.evidence[0]
+    assert "where the request has no such block" in found.evidence[1]
+    assert "not messages.<i>.content.<j>" in found.evidence[2]
+    assert "`image_resized`, not one this judge models" in found.evidence[3]
+
+
+def test_an_empty_list_reports_nothing(tmp_path: Path) -> None:
+    found = judged(cassette(tmp_path, (FOLDED, reply(changed=[]))))[0]
+    assert found.verdict == "not-judged"
+
+
+def test_a_drop_beside_context_management_takes_the_worse_verdict(tmp_path: Path) -> None:
+    edits = {"edits": [{"type": "clear_tool_uses_20250919"}]}
+    body = {**reply(changed=[dropped("messages.2.content.0")]), "context_management": {"applied_edits": []}}
+    found = judged(cassette(tmp_path, ({**FOLDED, "context_management": edits}, body)))[0]
+    assert found.verdict == "live-reasoning-lost"
+    assert found.strategy == "clear_tool_uses_20250919+block_binding drop_block"
+
+
+def test_response_only_entries_cannot_be_placed(tmp_path: Path) -> None:
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(reply(thinking("C"), changed=[dropped("messages.1.content.0")])))
+    (found,) = judged(path)
+    assert found.verdict == "cannot-tell" and "thinking_dropped (prefix_binding_mismatch) at messages.1.content.0" \
+        in found.evidence[1]
+    stream = tmp_path / "answer.sse"
+    stream.write_text(sse(reply(thinking("C"), changed=[dropped("messages.1.content.0")])))
+    assert judged(stream)[0].verdict == "cannot-tell"
+
+
+def test_explain_shows_the_verdict_of_a_dropped_block(tmp_path: Path) -> None:
+    path = cassette(tmp_path, (FIRST, FIRST_REPLY), (FOLDED, reply(changed=[dropped("messages.2.content.0")])))
+    text, verdict = explain_interaction(path, 1)
+    assert verdict == "live-reasoning-lost" and "the task in flight lost its reasoning" in text
+    assert main(["explain", str(path), "--interaction", "1"]) == 1
+
+
+def test_the_guard_alerts_on_a_dropped_block_of_the_task_in_flight() -> None:
+    seen: list[Judgement] = []
+    guard = Guard(policy="log", on_judgement=seen.append)
+    body = json.dumps(FOLDED).encode()
+    guard.judge(URL, "POST", body, json.dumps(reply(changed=[dropped("messages.2.content.0")])).encode(), 200,
+                "application/json")
+    stream = sse(reply(changed=[dropped("messages.2.content.0")]))
+    guard.judge(URL, "POST", body, stream.encode(), 200, "text/event-stream")
+    guard.judge(URL, "POST", body, json.dumps(reply()).encode(), 200, "application/json")
+    assert [j.verdict for j in seen] == ["live-reasoning-lost", "live-reasoning-lost", "not-judged"]
