@@ -39,10 +39,10 @@ def _plain_messages(path: str, request: bytes) -> bool:
 
 
 def _reported(response: bytes, status: int | None) -> bool:
-    """Returns whether an answer has something to judge whatever its request holds: a report of a
-    thinking block the service dropped or let through with a failed check (one scan of the answer's
-    bytes)."""
-    return REPORTED.search(response) is not None
+    """Returns whether an answer has something to judge whatever its request holds: a rejection (whose
+    message may name a rule of the history the request broke) or a report of a thinking block the
+    service dropped or let through with a failed check (one scan of the answer's bytes)."""
+    return (status is not None and status >= 400) or REPORTED.search(response) is not None
 
 
 def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:

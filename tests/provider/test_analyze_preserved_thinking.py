@@ -1,9 +1,10 @@
 """``analyze``, ``explain`` and the guard on preserved thinking: the thinking blocks the service
-dropped or let through with a failed prefix check (``input_transformations``, plain and streamed).
+dropped or let through with a failed prefix check (``input_transformations``, plain and streamed),
+and rejections whose message names a rule of the history the request broke.
 
 The recordings are built here in the shapes real ones take (pydantic-ai's vcrpy cassettes with
-``parsed_body``, a streamed body under ``body.string``, bare response bodies), from the entry
-shapes the service documents; thinking text is empty (as the service sends it by default)
+``parsed_body``, a streamed body under ``body.string``, bare response bodies), from the entry and
+error shapes the service documents; thinking text is empty (as the service sends it by default)
 and signatures are placeholders. Each history's task in flight is known by construction.
 """
 
@@ -224,6 +225,112 @@ def test_response_only_entries_cannot_be_placed(tmp_path: Path) -> None:
     assert judged(stream)[0].verdict == "cannot-tell"
 
 
+# Rejections: (error message, rule named, the message of the history it points at, its block).
+TOOL_HISTORY = [user("List /data."), calls("A", "toolu_019ETtGZ"), result("toolu_019ETtGZ"),
+                answer("B", "40,000 files."), user("Delete the .tmp files.")]
+REJECTIONS = [
+    ("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_019ETtGZ. Each "
+     "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
+     "orphaned tool_result (toolu_019ETtGZ)", "messages.2.content.0 (tool_result toolu_019ETtGZ) in settled history"),
+    ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_019ETtGZ, "
+     "toolu_02. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+     "tool_use without tool_result (toolu_019ETtGZ, toolu_02)", "messages.1 (assistant message) in settled history"),
+    ("messages.3.content.1: source tool `srvtoolu_01JjfQsd` not found for tool use block",
+     "missing source tool of a caller (srvtoolu_01JjfQsd)", "messages.3.content.1 (text block) in settled history"),
+    ("messages.1: `web_search` tool use with id `srvtoolu_01UkjByN` was found without a corresponding "
+     "`web_search_tool_result` block", "server tool use without its result (srvtoolu_01UkjByN)", "messages.1"),
+    ("messages.3.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. "
+     "Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\". That setting "
+     "requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header. Content before this "
+     "block differs from when it was created, first at `messages.2.content.0`.",
+     "thinking block bound to a different conversation", "messages.3.content.0 (thinking) in settled history"),
+    ("messages.3.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+     "modified. These blocks must remain as they were in the original response.", "thinking block modified",
+     "messages.3.content.0"),
+    ("messages.3.content.0: Invalid `signature` in `thinking` block", "thinking block signature invalid",
+     "messages.3.content.0"),
+    ("messages.3.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is "
+     "enabled, a final `assistant` message must start with a thinking block.",
+     "final assistant message without its thinking", "messages.3.content.0"),
+]
+
+
+def error_body(message: str, code: str | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"type": "invalid_request_error", "message": message}
+    if code:
+        error["details"] = {"error_code": code}
+    return {"type": "error", "error": error, "request_id": "req_011placeholder"}
+
+
+@pytest.mark.parametrize("message, rule, place", REJECTIONS, ids=[r[1].split(" (")[0] for r in REJECTIONS])
+def test_a_rejection_names_the_rule_and_the_message(tmp_path: Path, message: str, rule: str, place: str) -> None:
+    path = cassette(tmp_path, (request(TOOL_HISTORY), error_body(message)), status=400)
+    (found,) = judged(path)
+    assert found.verdict == "broken-history" and found.verdict in FAILING
+    assert f"status 400: invalid_request_error): {rule}; the history must keep this rule" in found.evidence[0]
+    assert any(line.startswith(f"it points at {place}") for line in found.evidence), found.evidence
+    assert main(["analyze", str(path)]) == 1
+
+
+def test_a_rejection_is_placed_against_the_task_in_flight(tmp_path: Path) -> None:
+    inside = error_body("messages.3.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01. "
+                        "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+    found = judged(cassette(tmp_path, (FOLDED, inside), status=400))[0]
+    assert "it points at messages.3.content.0 (tool_result toolu_01) in the task in flight (from message 0)" \
+        in found.evidence
+    beyond = error_body("messages.9: `tool_use` ids were found without `tool_result` blocks immediately after: t1.")
+    found = judged(cassette(tmp_path, (FOLDED, beyond), status=400, name="beyond.yaml"))[0]
+    assert found.verdict == "broken-history"
+    assert "it points at messages.9, which the request does not have (4 messages)" in found.evidence
+
+
+def test_the_bound_conversation_rejection_says_what_changed(tmp_path: Path) -> None:
+    first = request(TOOL_HISTORY[:4])
+    edited = [*TOOL_HISTORY[:2], {**result("toolu_019ETtGZ"), "content": [{"type": "tool_result",
+                                                                           "tool_use_id": "toolu_019ETtGZ",
+                                                                           "content": "[cleared]"}]}, *TOOL_HISTORY[3:]]
+    path = cassette(tmp_path, (first, reply(thinking("C"), {"type": "text", "text": "ok"})),
+                    (request(edited), error_body(REJECTIONS[4][0])), status=400)
+    found = judged(path)[1]
+    assert found.verdict == "broken-history"
+    assert "the service says the content before it first differs at messages.2.content.0" in found.evidence
+    assert "the service says the request was sent without the `thinking-binding-controls-2026-08-01` beta header" \
+        in found.evidence
+    assert found.evidence[-1] == ("the client's first change since interaction 0, the previous request that carried "
+                                  "that block: messages.2.content.0 differs")
+
+
+@pytest.mark.parametrize("code", ["compaction_block_misplaced", "compaction_incomplete_turn",
+                                  "compaction_block_ambiguous", "compaction_content_mismatch",
+                                  "compaction_signature_invalid", "compaction_tool_changes_mismatch"])
+def test_a_compaction_error_names_its_rule(tmp_path: Path, code: str) -> None:
+    body = error_body("The compaction request ends on an `assistant` turn that is not finished.", code)
+    found = judged(cassette(tmp_path, (request(TOOL_HISTORY, compaction={"type": "on_demand"}), body), status=400))[0]
+    assert found.verdict == "broken-history" and f"invalid_request_error/{code}): {code}" in found.evidence[0]
+    assert "the error message names no message of the request" in found.evidence
+
+
+def test_a_rejection_for_another_reason_is_not_a_broken_history(tmp_path: Path) -> None:
+    body = error_body("thinking.adaptive.block_binding: Extra inputs are not permitted")
+    found = judged(cassette(tmp_path, (request(TOOL_HISTORY), body), status=400))[0]
+    assert found.verdict == "not-judged"
+    managed = request(TOOL_HISTORY, context_management={"edits": []})
+    found = judged(cassette(tmp_path, (managed, body), status=400, name="managed.yaml"))[0]
+    assert found.verdict == "rejected"
+
+
+@pytest.mark.parametrize("message, rule, place", REJECTIONS[:3], ids=["orphaned", "unanswered", "caller"])
+def test_a_response_only_error_body_is_judged_too(tmp_path: Path, message: str, rule: str, place: str) -> None:
+    path = tmp_path / "error.json"
+    path.write_text(json.dumps(error_body(message)))
+    (found,) = judged(path)
+    assert found.verdict == "broken-history" and rule in found.evidence[1]
+    assert found.evidence[-1].startswith(f"it points at {place.split(' ')[0]}; without the request")
+    other = tmp_path / "overloaded.json"
+    other.write_text(json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
+    assert judged(other)[0].verdict == "not-judged"
+
+
 def test_explain_shows_the_verdict_of_a_dropped_block(tmp_path: Path) -> None:
     path = cassette(tmp_path, (FIRST, FIRST_REPLY), (FOLDED, reply(changed=[dropped("messages.2.content.0")])))
     text, verdict = explain_interaction(path, 1)
@@ -239,5 +346,6 @@ def test_the_guard_alerts_on_a_dropped_block_of_the_task_in_flight() -> None:
                 "application/json")
     stream = sse(reply(changed=[dropped("messages.2.content.0")]))
     guard.judge(URL, "POST", body, stream.encode(), 200, "text/event-stream")
+    guard.judge(URL, "POST", body, json.dumps(error_body(REJECTIONS[0][0])).encode(), 400, "application/json")
     guard.judge(URL, "POST", body, json.dumps(reply()).encode(), 200, "application/json")
-    assert [j.verdict for j in seen] == ["live-reasoning-lost", "live-reasoning-lost", "not-judged"]
+    assert [j.verdict for j in seen] == ["live-reasoning-lost", "live-reasoning-lost", "broken-history", "not-judged"]

@@ -16,6 +16,9 @@ LIVE_REASONING_LOST = "live-reasoning-lost"
 # (an account or model where the check is not enforced): the task goes on from reasoning about a
 # history that is no longer the one sent, and an enforcing service drops it or rejects the request.
 LIVE_REASONING_STALE = "live-reasoning-stale"
+# The service rejected the request because its history broke a rule (a tool result without its
+# call, a block bound to another conversation...): the verdict names the rule and the message.
+BROKEN_HISTORY = "broken-history"
 SETTLED = "settled-only"
 NO_EDIT = "no-edit"
 REJECTED = "rejected"
@@ -24,11 +27,11 @@ CANNOT_TELL = "cannot-tell"
 NOT_JUDGED = "not-judged"
 ERROR = "error"
 # The verdicts a judge gives an interaction that uses context management, or whose answer reports
-# what the service changed of its history, worst first: when one interaction
+# what the service changed of its history or why it rejected it, worst first: when one interaction
 # has several findings (a carried compaction, two edits, a dropped block), the worst one is its verdict.
-VERDICTS = (REACHED, LIVE_REASONING_LOST, LIVE_REASONING_STALE, INCONSISTENT, CANNOT_TELL, REJECTED,
+VERDICTS = (REACHED, LIVE_REASONING_LOST, BROKEN_HISTORY, LIVE_REASONING_STALE, INCONSISTENT, CANNOT_TELL, REJECTED,
             SETTLED, NO_EDIT)
-FAILING = frozenset({REACHED, LIVE_REASONING_LOST, LIVE_REASONING_STALE, INCONSISTENT})
+FAILING = frozenset({REACHED, LIVE_REASONING_LOST, BROKEN_HISTORY, LIVE_REASONING_STALE, INCONSISTENT})
 
 
 def worst(verdicts: list[str]) -> str:
@@ -69,7 +72,7 @@ class Judgement:
     @property
     def judged(self) -> bool:
         """Returns whether a verdict was given (the interaction used context management, or its answer
-        reported a change to its history, and was read)."""
+        reported a change to its history or a rejection of it, and was read)."""
         return self.verdict in VERDICTS
 
     def to_dict(self) -> dict[str, Any]:

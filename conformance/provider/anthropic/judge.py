@@ -1,5 +1,6 @@
 """Judge recorded Messages API traffic of any project: did server-side context management reach
-into the task in flight of the request it answered, and did the service drop the task's reasoning?
+into the task in flight of the request it answered, did the service drop the task's reasoning, and
+did it reject the request for a broken history?
 
 The task in flight is found in each request's own history by ``conformance.transcript.find_live_start``
 (the one definition the scenarios use). What the server did is read from what it reported:
@@ -9,7 +10,8 @@ drops what lies before it; followed to the interaction that produced it), and ``
 totals. A summary that folds the request of the task in flight reaches into it, steps or not.
 Under preserved thinking the answer's ``input_transformations`` list the thinking blocks the
 service dropped or let through with a failed check (``judge_thinking``), judged whether or not the
-request uses context management.
+request uses context management; so is a rejection whose message names a rule of the history the
+request broke (``judge_rejections``).
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from typing import Any
 from ...transcript import find_live_start
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, digest, indexed, stand_in
-from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
+from ..analyze.model import BROKEN_HISTORY, CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
 from ..recordings import Interaction
-from . import judge_thinking
+from . import judge_rejections, judge_thinking
 from . import semantics as sem
 from .judge_edits import Finding, clear_thinking, clear_tool_uses, folded, live_tools, live_turns, loose
 
@@ -392,6 +394,11 @@ def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judg
     found = start(item, PROVIDER)
     found.strategy = "response only"
     where = "no request body was recorded (a response-only file or a request without a body)"
+    broken = judge_rejections.rule(response, item.status)
+    if broken is not None:
+        found.verdict = BROKEN_HISTORY
+        found.evidence = [where, *judge_rejections.response_only(broken, response, item.status).evidence]
+        return found
     if (item.status or 200) >= 400 or response.get("type") == "error":
         found.verdict = NOT_JUDGED
         found.evidence = [f"{where}; an error answer alone says nothing about context management"]
@@ -441,6 +448,8 @@ class AnthropicJudge:
                 isinstance(response.get("input_tokens"), int) and "context_management" in response
                 and "object" not in response)):
             return True  # a response-only file: a Messages API message or a count_tokens answer
+        if item.request is None and response.get("type") == "error" and _is_mapping(response.get("error")):
+            return True  # a response-only error body: ``{"type": "error", "error": {"type": ..., "message": ...}}``
         return isinstance(request.get("messages"), list) and (
             "anthropic_version" in request or response.get("type") == "message"
             or _is_mapping(request.get("context_management")))
@@ -466,7 +475,8 @@ class AnthropicJudge:
         managed = uses_context_management(request, positions)
         answer = item.response if _is_mapping(item.response) else None
         listed = judge_thinking.entries(answer) if answer is not None else None
-        if not managed and not listed:
+        broken = judge_rejections.rule(answer, item.status) if answer is not None else None
+        if not managed and not listed and broken is None:
             found = start(item, PROVIDER, NOT_JUDGED)
             found.evidence.append("no context management in the request" + (f" ({item.error})" if item.error else ""))
             return found
@@ -483,6 +493,10 @@ class AnthropicJudge:
         if response is None:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
+            return found
+        if broken is not None:
+            finding = judge_rejections.judge(broken, request, response, item.status, found.live_start, earlier)
+            found.verdict, found.evidence = finding.verdict, finding.evidence
             return found
         if (item.status or 200) >= 400 or response.get("type") == "error":
             error = _mapping(response.get("error"))
