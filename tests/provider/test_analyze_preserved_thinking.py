@@ -349,3 +349,26 @@ def test_the_guard_alerts_on_a_dropped_block_of_the_task_in_flight() -> None:
     guard.judge(URL, "POST", body, json.dumps(error_body(REJECTIONS[0][0])).encode(), 400, "application/json")
     guard.judge(URL, "POST", body, json.dumps(reply()).encode(), 200, "application/json")
     assert [j.verdict for j in seen] == ["live-reasoning-lost", "live-reasoning-lost", "broken-history", "not-judged"]
+
+
+def test_ranges_over_workers_name_the_change_as_a_serial_run_does(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.analyze import analyze_stream
+    from conformance.provider.analyze.judging import FileEnd
+
+    def line(req: dict[str, Any], resp: dict[str, Any]) -> str:
+        return json.dumps({"url": URL, "request": req, "response": resp, "status": 200})
+
+    filler = [line(request([user(f"question {n}")]), reply()) for n in range(60)]
+    path = tmp_path / "day.jsonl"
+    path.write_text("\n".join([line(FIRST, FIRST_REPLY), *filler,
+                               line(FOLDED, reply(changed=[dropped("messages.2.content.0")])), *filler]) + "\n")
+
+    def records(jobs: int) -> list[Any]:
+        return [e.to_dict() for e in analyze_stream([path], jobs=jobs) if not isinstance(e, FileEnd)]
+
+    serial = records(1)
+    monkeypatch.setenv("CONFORMANCE_ANALYZE_SPLIT", "4096")
+    assert records(2) == serial
+    lost = [e for e in serial if e["verdict"] == "live-reasoning-lost"]
+    assert len(lost) == 1 and lost[0]["evidence"][1].endswith("carried that block: messages.0.content.0 differs")
