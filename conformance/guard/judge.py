@@ -24,6 +24,9 @@ MANAGED = re.compile(rb"context_management|compaction")  # one scan of the reque
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
 WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
 TAIL = 4096  # the SDKs send ``context_management`` after the history: found here, a managed call needs no scan
+# What makes the answer to a call without context management worth judging all the same: the
+# service reports a thinking block it dropped or let through with a failed check.
+REPORTED = re.compile(rb"thinking_dropped|thinking_mismatch_allowed")
 
 
 def _plain_messages(path: str, request: bytes) -> bool:
@@ -33,6 +36,13 @@ def _plain_messages(path: str, request: bytes) -> bool:
     if not path.rstrip("/").endswith("/messages"):
         return False
     return request.find(b"context_management", len(request) - TAIL) < 0 and MANAGED.search(request) is None
+
+
+def _reported(response: bytes, status: int | None) -> bool:
+    """Returns whether an answer has something to judge whatever its request holds: a rejection (whose
+    message may name a rule of the history the request broke) or a report of a thinking block the
+    service dropped or let through with a failed check (one scan of the answer's bytes)."""
+    return (status is not None and status >= 400) or REPORTED.search(response) is not None
 
 
 def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
@@ -74,7 +84,7 @@ class Guard:
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1
-            if _plain_messages(item.endpoint, request):
+            if _plain_messages(item.endpoint, request) and not _reported(response, status):
                 self.earlier.advance()
                 found = start(item, "anthropic", NOT_JUDGED)
                 found.evidence.append("no context management in the request")

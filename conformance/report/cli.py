@@ -45,8 +45,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _explain_interaction(args: argparse.Namespace) -> int:
-    """Prints interaction ``--interaction N`` of the recording ``args.id``; returns 1 when it reached
-    into a task in flight or is inconsistent (as ``analyze`` would for it), else 0, or 2 with a
+    """Prints interaction ``--interaction N`` of the recording ``args.id``; returns 1 when its verdict
+    is a failing one (as ``analyze`` would for it), else 0, or 2 with a
     one-line error when the file is missing or unreadable, the index is bad or ``--interaction`` is
     not given."""
     from pathlib import Path

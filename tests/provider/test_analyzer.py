@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -166,3 +167,25 @@ def test_on_demand_compaction_right_after_a_settled_answer_reaches_nothing(probe
     found = analyze(probes["compaction.after-settled-answer"],
                     message(COMPACTION, iterations=["compaction"], stop="compaction"))
     assert found.verdict == "settled-only" and found.live_reached == [] and not found.reached_live
+
+
+def test_input_transformations_are_placed_against_the_declared_live_span(probes: dict[str, Probe]) -> None:
+    probe = probes["clear-thinking.keep-one-turn"]
+    live = probe.live.from_message
+    assert live > 0
+
+    def answer(kind: str, at: int) -> BetaMessage:
+        raw = message(edits=[]).model_dump()
+        raw["input_transformations"] = [{"type": kind, "path": f"messages.{at}.content.0",
+                                         "reason": "prefix_binding_mismatch"}]
+        return BetaMessage.model_validate(raw)
+
+    found = analyze(probe, answer("thinking_dropped", live))
+    assert found.verdict == "live-reasoning-lost" and "of the task in flight" in found.live_evidence[-1]
+    assert compare(probe, found)  # a probe that predicts otherwise fails verify
+    assert analyze(probe, answer("thinking_mismatch_allowed", live)).verdict == "live-reasoning-stale"
+    assert analyze(probe, answer("thinking_dropped", 0)).verdict == "settled-only"
+    # (the SDK refuses an unknown entry type in strict mode; an answer parsed leniently may hold one)
+    unknown = SimpleNamespace(type="thinking_resized", path="messages.0.content.0", reason="prefix_binding_mismatch")
+    odd = analyze(probe, message(edits=[]).model_copy(update={"input_transformations": [unknown]}))
+    assert odd.verdict == "inconsistent" and "not one the analyzer models" in odd.unexplained[0]

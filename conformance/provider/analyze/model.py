@@ -8,6 +8,17 @@ from typing import Any
 from ..recordings import Interaction
 
 REACHED = "reached-live-task"
+# The service dropped reasoning (a thinking block) of the task in flight from the request it was
+# sent: the task goes on without what it had worked out (e.g. after the client changed what came
+# before that block). A drop in settled history only is ``settled-only``.
+LIVE_REASONING_LOST = "live-reasoning-lost"
+# The service let reasoning of the task in flight through although its check of that block failed
+# (an account or model where the check is not enforced): the task goes on from reasoning about a
+# history that is no longer the one sent, and an enforcing service drops it or rejects the request.
+LIVE_REASONING_STALE = "live-reasoning-stale"
+# The service rejected the request because its history broke a rule (a tool result without its
+# call, a block bound to another conversation...): the verdict names the rule and the message.
+BROKEN_HISTORY = "broken-history"
 SETTLED = "settled-only"
 NO_EDIT = "no-edit"
 REJECTED = "rejected"
@@ -15,10 +26,12 @@ INCONSISTENT = "inconsistent"
 CANNOT_TELL = "cannot-tell"
 NOT_JUDGED = "not-judged"
 ERROR = "error"
-# The verdicts a judge gives an interaction that uses context management, worst first: when one
-# interaction has several findings (a carried compaction, two edits), the worst one is its verdict.
-VERDICTS = (REACHED, INCONSISTENT, CANNOT_TELL, REJECTED, SETTLED, NO_EDIT)
-FAILING = frozenset({REACHED, INCONSISTENT})
+# The verdicts a judge gives an interaction that uses context management, or whose answer reports
+# what the service changed of its history or why it rejected it, worst first: when one interaction
+# has several findings (a carried compaction, two edits, a dropped block), the worst one is its verdict.
+VERDICTS = (REACHED, LIVE_REASONING_LOST, BROKEN_HISTORY, LIVE_REASONING_STALE, INCONSISTENT, CANNOT_TELL, REJECTED,
+            SETTLED, NO_EDIT)
+FAILING = frozenset({REACHED, LIVE_REASONING_LOST, BROKEN_HISTORY, LIVE_REASONING_STALE, INCONSISTENT})
 
 
 def worst(verdicts: list[str]) -> str:
@@ -58,7 +71,8 @@ class Judgement:
 
     @property
     def judged(self) -> bool:
-        """Returns whether a verdict was given (the interaction used context management and was read)."""
+        """Returns whether a verdict was given (the interaction used context management, or its answer
+        reported a change to its history or a rejection of it, and was read)."""
         return self.verdict in VERDICTS
 
     def to_dict(self) -> dict[str, Any]:

@@ -74,9 +74,10 @@ class Tally:
         self.files += 1
 
     def exit_code(self) -> int:
-        """Returns what ``run.exit_code`` returns for the same results: 1 if any interaction reached
-        a task in flight or is inconsistent, whatever else failed to read; else 2 when nothing could
-        be judged; else 0."""
+        """Returns what ``run.exit_code`` returns for the same results: 1 if any interaction has a
+        failing verdict (``FAILING``: it reached a task in flight, the task lost its reasoning or goes
+        on from stale reasoning, its history was rejected as broken, or it is inconsistent), whatever
+        else failed to read; else 2 when nothing could be judged; else 0."""
         if any(self.verdicts[v] for v in FAILING):
             return 1
         return 0 if any(self.verdicts[v] for v in VERDICTS) else 2

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ...results import CheckResult, Outcome
 from ..recordings import RecordingError
-from .model import Judgement
+from .model import FAILING, Judgement
 
-OUTCOME: dict[str, Outcome] = {"reached-live-task": "fail", "inconsistent": "fail", "error": "error", "cannot-tell": "skip",
-           "not-judged": "skip"}
+OUTCOME: dict[str, Outcome] = {**{verdict: "fail" for verdict in FAILING}, "error": "error", "cannot-tell": "skip",
+                               "not-judged": "skip"}
 
 
 def unreadable_result(path: str, error: RecordingError) -> CheckResult:

@@ -159,9 +159,11 @@ def split_size() -> int:
 
 
 def exit_code(results: Sequence[FileResult]) -> int:
-    """Returns 1 if any interaction reached into a task in flight or is inconsistent, whatever else
-    failed to read; else 2 when nothing could be judged; else 0 (unreadable files and records are
-    listed and counted, and do not hide the verdicts of the rest)."""
+    """Returns 1 if any interaction has a failing verdict (``FAILING``: it reached into a task in
+    flight, the task lost its reasoning or goes on from stale reasoning, its history was rejected as
+    broken, or it is inconsistent), whatever else failed to read; else 2 when nothing could be
+    judged; else 0 (unreadable files and records are listed and counted, and do not hide the
+    verdicts of the rest)."""
     every = [j for r in results for j in r.judgements]
     if any(j.verdict in FAILING for j in every):
         return 1

@@ -22,7 +22,9 @@ from anthropic.types.beta import (
     BetaMessageTokensCount,
 )
 
+from ..analyze.model import LIVE_REASONING_LOST, LIVE_REASONING_STALE, SETTLED, worst
 from . import semantics as sem
+from .judge_thinking import ALLOWED, DROPPED, PATH
 from .probes import Probe
 from .semantics import tolerance
 
@@ -211,9 +213,32 @@ def _ambiguity(probe: Probe, found: Analysis) -> None:
                                          "which items were cleared cannot be told from the sizes")
 
 
+def _transformations(message: BetaMessage, probe: Probe, found: Analysis) -> str | None:
+    """Notes each ``input_transformations`` entry of the answer (absent before SDK 2.15 and without the
+    binding beta header) against the probe's declared live span; returns the verdict they make
+    (``live-reasoning-lost``, ``live-reasoning-stale`` or ``settled-only``), or None without one."""
+    verdicts = []
+    for item in getattr(message, "input_transformations", None) or []:
+        kind, path, reason = getattr(item, "type", None), getattr(item, "path", None), getattr(item, "reason", None)
+        found.evidence.setdefault("input_transformations", []).append({"type": kind, "path": path, "reason": reason})
+        match = PATH.fullmatch(path) if isinstance(path, str) else None
+        if kind not in (DROPPED, ALLOWED) or match is None:
+            found.unexplained.append(f"input_transformations entry {kind} at {path!r} is not one the analyzer models")
+            continue
+        live = int(match.group(1)) >= probe.live.from_message
+        if not live:
+            verdicts.append(SETTLED)
+            continue
+        verdicts.append(LIVE_REASONING_LOST if kind == DROPPED else LIVE_REASONING_STALE)
+        found.live_evidence.append(f"{path}: {kind} ({reason}) of a thinking block of the task in flight")
+    return worst(verdicts) if verdicts else None
+
+
 def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | None = None,
             count: BetaMessageTokensCount | None = None, count_failure: ApiFailure | None = None) -> Analysis:
-    """Returns the verdict for one exchange: rejected, reached-live-task, inconsistent, settled-only or no-edit.
+    """Returns the verdict for one exchange: rejected, reached-live-task, live-reasoning-lost (a thinking
+    block of the task in flight dropped), live-reasoning-stale (one let through with a failed check),
+    inconsistent, settled-only or no-edit.
 
     ``count``/``count_failure`` are the ``count_tokens`` answer to the same request, when it was sent.
     """
@@ -240,12 +265,15 @@ def analyze(probe: Probe, message: BetaMessage | None, failure: ApiFailure | Non
                            request["messages"], found.cleared_tool_inputs)
     found.reached_tool_use_ids, found.reached_thinking_turns = list(reach.tool_use_ids), list(reach.thinking_turns)
     found.live_reached, found.live_evidence = list(reach.parts), reach.words()
+    thinking = _transformations(message, probe, found)
     if found.reached_live:
         found.verdict = "reached-live-task"
     elif found.unexplained:
         found.verdict = "inconsistent"
     elif found.cleared_tool_use_ids or found.cleared_thinking_turns or found.summarized:
         found.verdict = "settled-only"
+    if thinking is not None:  # a dropped block of the task in flight outranks all but a reached one
+        found.verdict = worst([found.verdict, thinking])
     return found
 
 

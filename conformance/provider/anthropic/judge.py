@@ -1,5 +1,6 @@
 """Judge recorded Messages API traffic of any project: did server-side context management reach
-into the task in flight of the request it answered?
+into the task in flight of the request it answered, did the service drop the task's reasoning, and
+did it reject the request for a broken history?
 
 The task in flight is found in each request's own history by ``conformance.transcript.find_live_start``
 (the one definition the scenarios use). What the server did is read from what it reported:
@@ -7,6 +8,10 @@ The task in flight is found in each request's own history by ``conformance.trans
 compaction blocks and ``usage.iterations``, a compaction block the request carries (the server
 drops what lies before it; followed to the interaction that produced it), and ``count_tokens``
 totals. A summary that folds the request of the task in flight reaches into it, steps or not.
+Under preserved thinking the answer's ``input_transformations`` list the thinking blocks the
+service dropped or let through with a failed check (``judge_thinking``), judged whether or not the
+request uses context management; so is a rejection whose message names a rule of the history the
+request broke (``judge_rejections``).
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from typing import Any
 from ...transcript import find_live_start
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, digest, indexed, stand_in
-from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
+from ..analyze.model import BROKEN_HISTORY, CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
 from ..recordings import Interaction
+from . import judge_rejections, judge_thinking
 from . import semantics as sem
 from .judge_edits import Finding, clear_thinking, clear_tool_uses, folded, live_tools, live_turns, loose
 
@@ -81,15 +87,28 @@ def uses_context_management(request: Mapping[str, Any], positions: list[tuple[in
             or bool(_positions(request) if positions is None else positions))
 
 
-def strategy(request: Mapping[str, Any], count_tokens: bool, positions: list[tuple[int, int]] | None = None) -> str:
-    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block``
-    (``positions``: the request's ``compaction_positions``, when known)."""
+def binding(request: Mapping[str, Any]) -> str | None:
+    """Returns the request's ``thinking.block_binding.prefix_mismatch_behavior`` (e.g. ``drop_block``), or None."""
+    thinking = request.get("thinking")
+    bound = thinking.get("block_binding") if _is_mapping(thinking) else None
+    behavior = bound.get("prefix_mismatch_behavior") if _is_mapping(bound) else None
+    return str(behavior) if behavior is not None else None
+
+
+def strategy(request: Mapping[str, Any], count_tokens: bool, positions: list[tuple[int, int]] | None = None,
+             managed: bool = True) -> str:
+    """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block`` or
+    ``block_binding drop_block`` (``positions``: the request's ``compaction_positions``, when known;
+    ``managed``: whether it uses context management, else the label names its thinking binding)."""
     parts = [str(e.get("type")) for e in sem.edits_of(request) if _is_mapping(e)]
     if request.get("compaction") is not None:
         parts.append("on-demand compaction")
     if _positions(request) if positions is None else positions:
         parts.append("carried block")
-    label = "+".join(parts) or "context_management (no edits)"
+    behavior = binding(request)
+    if behavior is not None:
+        parts.append(f"block_binding {behavior}")
+    label = "+".join(parts) or ("context_management (no edits)" if managed else "preserved thinking")
     return f"count_tokens {label}" if count_tokens else label
 
 
@@ -103,8 +122,11 @@ def _block_key(block: Mapping[str, Any]) -> str:
 
 def remember(item: Interaction, earlier: Earlier) -> None:
     """Notes, for a later request carrying it, each compaction block the response returned and the
-    history it summarised (the request's messages)."""
+    history it summarised (the request's messages); and, for a later request whose thinking block
+    the service drops, the history of a request that sends or gets back thinking blocks."""
     response = item.response if _is_mapping(item.response) else {}
+    if item.request.__class__ is dict and "thinking" in item.request:
+        judge_thinking.remember(item.request, response, earlier)
     content = response.get("content")
     if content is None or content.__class__ is list and not any(
             isinstance(b, dict) and b.get("type") == "compaction" for b in content):
@@ -372,6 +394,11 @@ def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judg
     found = start(item, PROVIDER)
     found.strategy = "response only"
     where = "no request body was recorded (a response-only file or a request without a body)"
+    broken = judge_rejections.rule(response, item.status)
+    if broken is not None:
+        found.verdict = BROKEN_HISTORY
+        found.evidence = [where, *judge_rejections.response_only(broken, response, item.status).evidence]
+        return found
     if (item.status or 200) >= 400 or response.get("type") == "error":
         found.verdict = NOT_JUDGED
         found.evidence = [f"{where}; an error answer alone says nothing about context management"]
@@ -386,12 +413,13 @@ def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judg
     if problem:
         return failed(item, PROVIDER, problem)
     finding = response_only(response, is_count_tokens(item))
+    dropped = judge_thinking.response_only(response)
     unknown = unmodelled(None, response)
-    if finding is None and "context_management" not in response:  # nothing says context management was used
-        found.verdict = NOT_JUDGED
+    if finding is None and dropped is None and "context_management" not in response:
+        found.verdict = NOT_JUDGED  # nothing says context management was used, or a thinking block dropped
         found.evidence = [f"{where}; the response reports no context management", *unknown]
         return found
-    findings = [f for f in (finding, Finding(CANNOT_TELL, unknown) if unknown else None) if f is not None]
+    findings = [f for f in (finding, dropped, Finding(CANNOT_TELL, unknown) if unknown else None) if f is not None]
     found.verdict = worst([f.verdict for f in findings])
     found.evidence = [where, *[line for f in findings for line in f.evidence]]
     return found
@@ -420,6 +448,8 @@ class AnthropicJudge:
                 isinstance(response.get("input_tokens"), int) and "context_management" in response
                 and "object" not in response)):
             return True  # a response-only file: a Messages API message or a count_tokens answer
+        if item.request is None and response.get("type") == "error" and _is_mapping(response.get("error")):
+            return True  # a response-only error body: ``{"type": "error", "error": {"type": ..., "message": ...}}``
         return isinstance(request.get("messages"), list) and (
             "anthropic_version" in request or response.get("type") == "message"
             or _is_mapping(request.get("context_management")))
@@ -442,7 +472,11 @@ class AnthropicJudge:
                 return shape
         assert _is_mapping(request)  # (not_a_request decided every other body)
         positions = _positions(request)  # walked once: the history may be long
-        if not uses_context_management(request, positions):
+        managed = uses_context_management(request, positions)
+        answer = item.response if _is_mapping(item.response) else None
+        listed = judge_thinking.entries(answer) if answer is not None else None
+        broken = judge_rejections.rule(answer, item.status) if answer is not None else None
+        if not managed and not listed and broken is None:
             found = start(item, PROVIDER, NOT_JUDGED)
             found.evidence.append("no context management in the request" + (f" ({item.error})" if item.error else ""))
             return found
@@ -452,13 +486,17 @@ class AnthropicJudge:
         if problem:
             return failed(item, PROVIDER, problem)
         found = start(item, PROVIDER)
-        found.strategy = strategy(request, is_count_tokens(item), positions)
+        found.strategy = strategy(request, is_count_tokens(item), positions, managed)
         messages = request["messages"]
         found.live_start, found.history = find_live_start(messages), len(messages)
-        response = item.response if _is_mapping(item.response) else None
+        response = answer
         if response is None:
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
+            return found
+        if broken is not None:
+            finding = judge_rejections.judge(broken, request, response, item.status, found.live_start, earlier)
+            found.verdict, found.evidence = finding.verdict, finding.evidence
             return found
         if (item.status or 200) >= 400 or response.get("type") == "error":
             error = _mapping(response.get("error"))
@@ -466,12 +504,14 @@ class AnthropicJudge:
             found.verdict = REJECTED
             found.evidence.append(f"status {item.status}: {details.get('error_code') or error.get('type') or 'error'}")
             return found
-        if is_count_tokens(item):
+        findings: list[Finding] = []  # (without context management, only what befell the thinking blocks sent back)
+        if managed and is_count_tokens(item):
             findings = [count_tokens(request, response, found.live_start)]
-        else:
+        elif managed:
             findings = [f for f in (carried(messages, found.live_start, earlier, positions),
                                     compaction(request, response, found.live_start, positions)) if f is not None]
             findings[1:1] = _applied(request, response, found.live_start)
+        findings += judge_thinking.judge(request, response, found.live_start, earlier)
         unknown = unmodelled(request, response)
         if unknown:
             findings.append(Finding(CANNOT_TELL, unknown))

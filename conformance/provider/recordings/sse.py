@@ -1,8 +1,9 @@
 """Reassemble a recorded event stream (SSE) into the final object the non-streamed call returns.
 
-Anthropic's Messages stream (``message_start``, content block start/delta/stop, ``message_delta``
-carrying stop reason, usage and the ``context_management`` report, ``message_stop``) becomes the
-message; OpenAI's Responses stream becomes the ``response`` of its terminal event (or, without one,
+Anthropic's Messages stream (``message_start``, which carries ``input_transformations``,
+content block start/delta/stop, ``message_delta`` carrying stop reason, usage, the
+``context_management`` report and, after a fallback, ``input_transformations`` again,
+``message_stop``) becomes the message; OpenAI's Responses stream becomes the ``response`` of its terminal event (or, without one,
 the created response with the finished output items). A stream of another shape comes back as
 ``{"object": "event-stream", "events": [...]}``; undecodable events raise ``BodyError``.
 """
@@ -101,6 +102,11 @@ def _messages_stream(stream: list[tuple[str, Any]]) -> dict[str, Any]:
             report = data.get("context_management") or (data.get("delta") or {}).get("context_management")
             if report is not None:
                 message["context_management"] = report
+            # After a server-side fallback mid-stream, the last message_delta carries the serving
+            # model's input_transformations again: they replace what message_start said.
+            changed = data.get("input_transformations")
+            if changed is not None:
+                message["input_transformations"] = changed
     if message is None:
         raise BodyError("event stream without message_start")
     return message
