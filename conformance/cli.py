@@ -149,7 +149,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     targets = [resolve(name) for name in (args.target or [DEFAULT_TARGET])]
     options = RunOptions(time_limit=args.time_limit, idempotence=not args.no_idempotence,
                          in_process=args.in_process, jobs=args.jobs, memory_limit=args.memory_limit,
-                         maxfail=args.maxfail)
+                         maxfail=args.maxfail, prefix_check=args.models == "current")
     # specs named by --specs load first, so that when none of them loads nothing is replayed
     replay = None if args.specs else _start_replay(args)
     if not args.in_process and (args.format or not all(runs_here(t, options) for t in targets)):
@@ -305,6 +305,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="per-call time limit")
     p.add_argument("--format", metavar="NAME", help=FORMAT_HELP)
     p.add_argument("--no-idempotence", action="store_true", help="skip the second call for output.idempotent")
+    p.add_argument("--models", choices=("current", "older"), default="current",
+                   help="judge as current Claude models do, which check the prefix of every thinking block sent "
+                        "back (the agent loop's thinking.* checks; default), or as models without that check "
+                        "(Opus 5, Sonnet 5 and earlier), where keeping settled reasoning stays legal")
     p.add_argument("--cassettes", nargs="+", metavar="PATH", help="recordings to replay (default: the shipped ones)")
     p.add_argument("--provider", action="store_true",
                    help="also replay the provider recordings (the default only when no --target is given)")

@@ -25,7 +25,11 @@ class Entry:
     - ``guards_output``: when the output is not a list of readable messages, the checks needing
       output are not run and name this one as what blocked them;
     - ``lists_mutation``: its failure lists what the target changed in its input;
-    - ``second_call``: it judges a second call on the output, dropped with ``--no-idempotence``.
+    - ``second_call``: it judges a second call on the output, dropped with ``--no-idempotence``;
+    - ``loop``: it judges the requests of the agent loop played over the history (``loop.play``),
+      the provider's prefix check of replayed thinking, dropped with ``--models older``. It runs when
+      the last call gave no output too (earlier calls of the loop still sent requests), and is not
+      run when the loop sent none or the output is unreadable.
     """
 
     id: str
@@ -37,6 +41,7 @@ class Entry:
     guards_output: bool = False
     lists_mutation: bool = False
     second_call: bool = False
+    loop: bool = False
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -76,6 +81,19 @@ ENTRIES: tuple[Entry, ...] = (
           "block.", check_name="no_trailing_reasoning"),
     Entry("assistant.reasoning-leads", "MUST", "A rewritten assistant message that holds reasoning opens "
           "with it.", check_name="reasoning_leads"),
+    Entry("thinking.replayed-intact", "MUST", "In the agent loop (the target called before every assistant "
+          "turn, stateless and stateful), every thinking block a request sends back is byte-identical to one the "
+          "model produced earlier in the conversation.", check_name="thinking_replayed_intact",
+          needs_output=False, loop=True),
+    Entry("thinking.prefix-unchanged", "MUST", "In the agent loop, what precedes a replayed thinking block "
+          "(every earlier message and the blocks before it; key order, cache_control and reasoning aside) is what "
+          "preceded it in the request that produced it; after a compaction block, only what follows it is "
+          "compared.", check_name="thinking_prefix_unchanged",
+          needs_output=False, loop=True),
+    Entry("thinking.chain-unbroken", "MUST", "In the agent loop, the thinking blocks before a replayed one are "
+          "an unbroken tail of those that preceded it when it was produced: leading ones may go, none from the "
+          "middle, none put back.", check_name="thinking_chain_unbroken",
+          needs_output=False, loop=True),
     Entry("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
           "reasoned, the output ends on that turn unchanged.", check_name="latest_turn_intact"),
     Entry("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "

@@ -13,6 +13,7 @@ from typing import Any
 
 
 from ._text import a_type, article, plural
+from . import loop
 from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Scenario
@@ -622,6 +623,34 @@ def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
     k = next(k for k, (a, b) in enumerate(zip(want, got)) if not tx.same_json(a, b))
     return [f"output[{k}] differs from the expected reference output:"] + [
         "  " + line for line in message_diff(want[k], got[k])]
+
+
+_SHOWN = 4  # loop failures quoted in a record; the rest are counted
+
+
+def _loop_failures(scenario: Scenario, obs: Observation, invariant: str) -> list[str]:
+    """Returns the prefix-check failures of ``invariant`` over every mode of the loop the
+    observation played, the first few in full and the rest counted."""
+    found = [p.message for p in of_pair(_loop_problems, scenario.history, obs.plays) if p.invariant == invariant]
+    if len(found) > _SHOWN:
+        found = found[:_SHOWN] + [f"... and {len(found) - _SHOWN} more replayed thinking blocks fail it"]
+    return found
+
+
+def _loop_problems(history: Sequence[Any], plays: Sequence[loop.Play]) -> list[loop.Problem]:
+    return [p for played in plays for p in loop.prefix_problems(history, played)]
+
+
+def thinking_replayed_intact(scenario: Scenario, obs: Observation) -> list[str]:
+    return _loop_failures(scenario, obs, "thinking.replayed-intact")
+
+
+def thinking_prefix_unchanged(scenario: Scenario, obs: Observation) -> list[str]:
+    return _loop_failures(scenario, obs, "thinking.prefix-unchanged")
+
+
+def thinking_chain_unbroken(scenario: Scenario, obs: Observation) -> list[str]:
+    return _loop_failures(scenario, obs, "thinking.chain-unbroken")
 
 
 def _built(entry: Entry) -> Invariant:

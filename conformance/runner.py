@@ -13,9 +13,10 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 from ._text import a_type, plural
-from . import _memo
+from . import _memo, loop
 from ._gc import gc_paused
 from .errors import SpecError, UsageError
 from .evidence import sides
@@ -46,6 +47,7 @@ class RunOptions:
     maxfail: int | None = None  # stop after this many failing (scenario, target) items
     give_up_after: int | None = 3  # timeouts and worker deaths in all after which a target is given up
     invariants: frozenset[str] | None = None  # only these invariants are checked (None: every one)
+    prefix_check: bool = True  # judge as current models do (the prefix check of replayed thinking); False: older models
 
 
 RunReport = Report  # what ``run`` returns: the one report model of every command (command_report)
@@ -95,6 +97,8 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
                 continue
         if inv.second_call and not options.idempotence:
             continue
+        if inv.loop and not options.prefix_check:
+            continue
         chosen.append(inv)
     return chosen
 
@@ -110,8 +114,42 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
             and len(obs.output) <= longest_output(len(scenario.history))):  # else not read at all
         with window(limit, obs, messages=len(obs.output)):
             second = call_guarded(target, obs.output, scenario.params, limit)
-        return replace(obs, second=second)
+        obs = replace(obs, second=second)
+    if (not obs.timed_out and loop.has_thinking(scenario.history)
+            and any(inv.loop for inv in applicable(scenario, target, options))):
+        obs = replace(obs, plays=play_loop(target, scenario, options, obs))
     return obs
+
+
+def _answer(obs: Observation) -> loop.Answer:
+    """Returns what a call gave the loop: the request, or why there is none."""
+    if obs.returned and isinstance(obs.output, list):
+        return loop.Answer(obs.output)
+    if obs.returned:
+        return loop.Answer(None, f"it returned {a_type(obs.output)}")
+    return loop.Answer(None, obs.error if obs.timed_out else f"{obs.error_type}: {obs.error}", obs.timed_out)
+
+
+def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> tuple[loop.Play, ...]:
+    """Returns the agent loop over the scenario's history in each mode (``loop.MODES``), the target
+    called under guard before every assistant turn; ``obs`` is the stateless loop's last call."""
+    limit = options.time_limit
+    kwargs = target.params_for(scenario.params)
+
+    def call(messages: list[dict[str, Any]]) -> loop.Answer:
+        with window(limit, messages=len(messages)):
+            return _answer(call_guarded(target, messages, scenario.params, limit))
+
+    def call_reference(messages: list[dict[str, Any]]) -> loop.Answer:
+        try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy
+            return _answer(Observation(output=target.func(messages, **kwargs)))
+        except Exception as exc:  # noqa: BLE001 - a refusal ends the loop like any other answer
+            return _answer(Observation(error_type=type(exc).__name__, error=str(exc)))
+
+    if runs_here(target, options):
+        call = call_reference
+
+    return tuple(loop.play(scenario.history, mode, call, final=_answer(obs)) for mode in loop.MODES)
 
 
 def check_scenario(target: Target, scenario: Scenario, options: RunOptions = RunOptions(),
@@ -156,7 +194,13 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
                 results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
                                       extra={"blocked_by": CRASH_CHECK.id}))
             continue
-        if inv.needs_output and not inv.guards_output and malformed:
+        if inv.loop and not any(p.steps for p in obs.plays) and (obs.plays or not obs.returned):
+            why = obs.plays[0].stopped if obs.plays else f"no output ({obs.error_type or 'hang'})"
+            declined = obs.returned or (scenario.expect.refusal_allowed and obs.refused)  # as the other checks
+            results.append(record("skip", f"not run: the agent loop sent no request ({why})",
+                                  extra=None if declined else {"blocked_by": CRASH_CHECK.id}))
+            continue
+        if (inv.needs_output or inv.loop) and not inv.guards_output and malformed:
             results.append(record("skip", "not run: the output is not a list of readable messages",
                                   extra={"blocked_by": OUTPUT_GUARD.id}))
             continue
@@ -217,7 +261,7 @@ def run(targets: Sequence[Target], scenarios: Iterable[Scenario], *, gaps: Seque
         gapped = apply_gaps(results, gaps)
         failed = any(r.level in gating and r.outcome in ("fail", "error", "xpass") for r in gapped)
         known_gap = any(r.outcome == "xfail" and r.invariant in _CALL_CHECKS for r in gapped)
-        timed_out = not known_gap and (obs.timed_out or (obs.second is not None and obs.second.timed_out))
+        timed_out = not known_gap and _abandoned((obs, results))  # the call, its second, or a call of the loop
         died = not known_gap and obs.error_type == "WorkerDied"  # a known gap spends no give-up budget
         summaries[index] = ItemSummary(timed_out, failed, died)
         if timed_out or died or (failed and options.maxfail):
@@ -281,7 +325,7 @@ def _here(target: Target, scenario: Scenario, options: RunOptions) -> tuple[Obse
 def _abandoned(value: tuple[Observation, list[CheckResult]]) -> bool:
     """Returns whether the guard gave up on a call of the observation (a thread of the target may still run)."""
     obs = value[0]
-    return obs.timed_out or (obs.second is not None and obs.second.timed_out)
+    return obs.timed_out or (obs.second is not None and obs.second.timed_out) or any(p.timed_out for p in obs.plays)
 
 
 def error_records(target: Target, scenario: Scenario, options: RunOptions, reason: str,
@@ -315,6 +359,8 @@ def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions,
     results = check_scenario(target, scenario, options, obs)
     if isinstance(obs.output, list) and len(obs.output) > longest_output(len(scenario.history)):
         obs = replace(obs, output=f"<a list of {len(obs.output)} items, checked in the worker, not sent back>")
+    if obs.plays:  # judged here: only why each loop stopped goes back
+        obs = replace(obs, plays=tuple(replace(p, steps=()) for p in obs.plays))
     if not outputs:
         obs = replace(obs, output=None, second=replace(obs.second, output=None) if obs.second else None)
     return _picklable(obs), results

@@ -169,6 +169,7 @@ class Observation:
     printed: str = ""  # the end of what the target wrote to stdout and stderr, in a worker process
     mutation: tuple[str, ...] = ()  # when ``mutated``: what changed in the input, reasoning redacted
     timing: CallTime | None = None  # what the call's time limit counted and did not (see ``clock``)
+    plays: tuple[Any, ...] = ()  # the agent loop over the history, one ``loop.Play`` per mode
 
     @property
     def returned(self) -> bool:

@@ -216,9 +216,24 @@ def compact(history: Sequence[Message], keep_turns: int = 10, *, budget_tokens: 
         live_tokens = count_tokens(live)
         if live_tokens > budget_tokens:
             raise LiveTaskOverBudget(live_tokens, budget_tokens, len(live))
-        while settled and count_tokens(settled) + live_tokens > budget_tokens:
+        # The cut is the one the task's first call made: settled history and the task's request
+        # alone decide it, so it stays put while the task runs (its thinking is bound to it).
+        request_tokens = count_tokens(_opening_request(live))
+        while settled and count_tokens(settled) + request_tokens > budget_tokens:
             cut = 1
             while cut < len(settled) and not _opens_window(settled, cut):
                 cut += 1
             settled = settled[cut:]  # drop the oldest whole settled task
+        settled_tokens = count_tokens(settled)
+        if settled_tokens + live_tokens > budget_tokens:
+            raise LiveTaskOverBudget(live_tokens, budget_tokens, len(live), settled_tokens)
     return settled + live
+
+
+def _opening_request(live: Sequence[Message]) -> Sequence[Message]:
+    """Returns the messages of the task in flight before its first assistant turn: what its
+    first call sent after settled history."""
+    for i, message in enumerate(live):
+        if message.get("role") == "assistant":
+            return live[:i]
+    return live

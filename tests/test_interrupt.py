@@ -16,7 +16,7 @@ from .conftest import ROOT
 
 SPEC = ROOT / "specs" / "real-failures.yaml"
 
-# Calls the reference, and on its fourth call presses Ctrl-C: SIGINT to the whole process group, as
+# Calls the reference (one call a scenario: no second call, no agent loop), and on its fourth call presses Ctrl-C: SIGINT to the whole process group, as
 # a terminal sends it (the command and its workers).
 TARGET = '''
 import os, signal, time
@@ -44,7 +44,7 @@ def test_ctrl_c_in_a_run_with_workers_reports_what_finished(tmp_path: Path) -> N
     # A limit far past any call's time on a busy machine: only the interruption can end this run early
     # (with the default 5 s, three slow calls could give the target up before its fourth call).
     done = subprocess.run([sys.executable, "-P", "-c", code, "run", "--no-progress", "-j", "1", "--time-limit", "90",
-                           "--no-idempotence", "--specs", str(SPEC), "--target", "presses_ctrl_c:compact"],
+                           "--no-idempotence", "--models", "older", "--specs", str(SPEC), "--target", "presses_ctrl_c:compact"],
                           cwd=tmp_path, env=env, text=True, capture_output=True, timeout=120,
                           start_new_session=True, check=False)
     assert done.returncode == 130, done.stdout + done.stderr

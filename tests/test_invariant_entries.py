@@ -21,13 +21,17 @@ def test_the_catalog_is_built_on_the_entries_in_their_order() -> None:
         assert inv.check is getattr(invariants, entry.check_name) and callable(inv.check)
 
 
+LOOP = {"thinking.replayed-intact", "thinking.prefix-unchanged", "thinking.chain-unbroken"}
+
+
 def test_the_runners_special_checks_are_named_by_flags() -> None:
     assert invariants.CRASH_CHECK.id == the_one("reports_crash").id == "call.completes"
     assert invariants.OUTPUT_GUARD.id == the_one("guards_output").id == "output.well-formed"
     assert [e.id for e in ENTRIES if e.lists_mutation] == ["input.unmutated"]
     assert [e.id for e in ENTRIES if e.second_call] == ["output.idempotent"]
     assert {e.id for e in ENTRIES if not e.needs_output} == {"call.completes", "input.unmutated",
-                                                               "reference.exact-output"}
+                                                               "reference.exact-output", *LOOP}
+    assert {e.id for e in ENTRIES if e.loop} == LOOP  # judged on the loop's earlier calls when the last gave nothing
 
 
 def test_a_flag_the_runner_needs_once_held_twice_or_never_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

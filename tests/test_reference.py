@@ -80,12 +80,30 @@ def test_budget_smaller_than_the_live_task_raises() -> None:
 
 
 def test_budget_drops_oldest_settled_tasks_first() -> None:
-    history = settled_task(1) + settled_task(2) + live_task(1)
+    history = settled_task(1) + settled_task(2) + live_task(0)  # the task's first call
     full = compact(history, keep_turns=20)
     budget = reference.estimate_tokens(full[4:])  # room for task 2 and the live task, not task 1
     out = compact(history, keep_turns=20, budget_tokens=budget)
     assert out == full[4:]
     assert out[0]["content"] == "task 2"
+
+
+def test_budget_cut_holds_for_the_whole_task_then_refuses() -> None:
+    """The settled cut a budget makes at a task's first call is the cut of every later call of
+    that task (its thinking is bound to it); once the task outgrows it, the reference refuses."""
+    settled = settled_task(1) + settled_task(2)
+    settled[0] = {"role": "user", "content": "task 1 " + "x" * 800}  # the oldest task is the large one
+    cut = compact(settled + live_task(0), keep_turns=20)[4:-1]  # task 2 without its reasoning
+    budget = reference.estimate_tokens(cut + live_task(3))  # room for task 2 beside 3 steps, never for task 1
+    cuts = []
+    for steps in range(4):
+        out = compact(settled + live_task(steps), keep_turns=20, budget_tokens=budget)
+        cuts.append(out[: len(out) - len(live_task(steps))])
+    assert all(cut == cuts[0] for cut in cuts) and cuts[0][0]["content"] == "task 2"
+    with pytest.raises(LiveTaskOverBudget) as info:
+        compact(settled + live_task(4), keep_turns=20, budget_tokens=budget)
+    assert info.value.settled_tokens == reference.estimate_tokens(cuts[0])
+    assert "settled history it started with" in str(info.value)
 
 
 def test_reordered_store_raises() -> None:
@@ -170,7 +188,7 @@ def test_the_window_never_opens_on_a_notice_inside_a_settled_step() -> None:
 def test_budget_trimming_never_opens_on_a_notice_inside_a_step() -> None:
     task = settled_task(2)
     task.insert(2, notice(1))
-    history = task + settled_task(3) + live_task(1)
+    history = task + settled_task(3) + live_task(0)
     full = compact(history, keep_turns=20)
     budget = reference.estimate_tokens(full) - 1  # one token short: the oldest whole task goes
     assert compact(history, keep_turns=20, budget_tokens=budget)[0]["content"] == "task 3"

@@ -13,7 +13,8 @@ GENERATED = {"generate_specs": ["arithmetic.yaml"],
              "generate_blind_spot_specs": ["blind-spots.yaml"],
              "generate_live_specs": ["live-content.yaml", "live-media.yaml", "live-turns.yaml"],
              "generate_portable_specs": ["portable.yaml"],
-             "generate_settled_split_specs": ["paused-split.yaml", "moved-notices.yaml"]}
+             "generate_settled_split_specs": ["paused-split.yaml", "moved-notices.yaml"],
+             "generate_loop_specs": ["loop-scripts.yaml"]}
 
 
 def _generator(name: str) -> ModuleType:

@@ -168,13 +168,15 @@ def _has_compaction(message: Message) -> bool:
 
 
 def expected(history: list[Message], live_start: int, kept_from: int, keep_turns: int,
-             budget: int | None = None) -> list[Message]:
-    """Returns the reference output by the rule of ``specs/README.md``: ``kept_from`` is where the
-    untouched messages begin (``live_start``, or the last task's first message when the history ends
-    on an assistant turn)."""
+             budget: int | None = None) -> list[Message] | None:
+    """Returns the reference output by the rule of ``specs/README.md`` (``None`` when it refuses: a
+    task in flight that outgrew the budget beside the settled cut of its first call): ``kept_from``
+    is where the untouched messages begin (``live_start``, or the last task's first message when the
+    history ends on an assistant turn)."""
     live = history[kept_from:]
     if budget is not None and estimate_tokens(live) > budget:
-        assert live_start == len(history), "a task in flight over budget is refused, not written here"
+        if live_start != len(history):
+            return None  # a task in flight alone over the budget: refused
         kept_from, live = len(history), []  # nothing in flight: the last task is settled history too
     first = max(0, kept_from - keep_turns)
     window = next((i for i in range(first, kept_from) if _opens(history, i)), kept_from)
@@ -185,11 +187,15 @@ def expected(history: list[Message], live_start: int, kept_from: int, keep_turns
     settled += history[window:kept_from]
     settled = [m for m in (strip_reasoning(x) for x in settled) if m is not None]
     if budget is not None:
-        while settled and estimate_tokens(settled) + estimate_tokens(live) > budget:
+        # the cut the task's first call made: settled history beside the task's request alone
+        first_answer = next((i for i, m in enumerate(live) if m["role"] == "assistant"), len(live))
+        while settled and estimate_tokens(settled) + estimate_tokens(live[:first_answer]) > budget:
             cut = 1
             while cut < len(settled) and not _opens(settled, cut):
                 cut += 1
             settled = settled[cut:]
+        if estimate_tokens(settled) + estimate_tokens(live) > budget:
+            return None  # the task outgrew it: refused, never re-trimmed under the task
     return settled + live
 
 
@@ -214,7 +220,12 @@ def scenario(sid: str, description: str, features: list[str], settled: list[list
     tags = set(features) | ({"inflight"} if in_flight else set()) | ({"budget"} if budget is not None else set())
     out: Scenario = {"id": f"{FAMILY}.{sid}", "description": description, "family": FAMILY,
                      "features": sorted(tags), "history": history, "params": params, "truth": truth,
-                     "expect": {"output": expected(history, live_start, kept_from, keep_turns, budget)}}
+                     "expect": {}}
+    output = expected(history, live_start, kept_from, keep_turns, budget)
+    if output is None:
+        out["expect"].update(raises="LiveTaskOverBudget", refusal_allowed=True)
+    else:
+        out["expect"]["output"] = output
     if skip:
         out["expect"]["skip"] = skip
     if refusal_allowed:
@@ -397,10 +408,10 @@ def notices() -> list[Scenario]:
             notice(seed, 2), user([tool_result(use, "build ok")]),
             assistant([thinking("Report.", f"{seed}:answer"), text("The build is green.")])]
     settled = settled_history(seed) + [task]
-    live = [user("Did the rollout finish?")]
-    live += step(seed, 0, "run_command", {"command": "kubectl rollout status deploy/web"}, "rollout complete")
+    live = [user("Did the rollout finish?")]  # the task's first call: where a budget may cut settled history
     out.append(scenario("inside-a-step-settled-budget",
-                        "a budget drops the oldest settled tasks around a step with a notice inside it",
+                        "at a task's first call, a budget drops the oldest settled tasks around a step with a notice "
+                        "inside it",
                         tags, settled, live, 20, budget=_budget_keeping(settled, live, 1), note=INSIDE_NOTE,
                         refusal_allowed=True))
     return out

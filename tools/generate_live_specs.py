@@ -270,8 +270,10 @@ def live_content() -> list[Scenario]:
             live.append(assistant([thinking("Now the profile.", f"{sid}:t9"),
                                    tool_use(call, "profile", {"target": "loader", "seconds": 30})]))
             unanswered = (call,)
-        budget = 2 * estimate_tokens(live) + 3000 + 1000 * k  # clear margin: half the live characters and more
-        out.append(build(sid, f"a budget with room for the {size} KB task in flight drops the oldest of five 10 KB "
+        # the task's first call drops the oldest settled task; the task then outgrows the budget beside the
+        # rest, and settled history is never re-trimmed under a task in flight: the reference refuses
+        budget = 9 * estimate_tokens([m for task in settled for m in task]) // 10 + 10 * k
+        out.append(build(sid, f"a {size} KB task in flight outgrows the budget its first call met by dropping "
                          "settled tasks", fam, ["tool-use", "thinking", "budget", "large-result"]
                          + (["result-list", "image", "document", "citations"] if tail == "list" else []),
                          settled, live, 30, unanswered=unanswered, budget_tokens=budget))

@@ -52,9 +52,15 @@ def build(sid: str, description: str, family: str, features: list[str], settled:
     kept_from = next((i for i in range(first, boundary) if is_request(history[i])), boundary)
     kept = [m for m in (strip_reasoning(x) for x in history[kept_from:boundary]) if m is not None]
     params: dict[str, Any] = {"keep_turns": keep_turns}
+    expect: dict[str, Any] = {}
     if budget_tokens is not None:
         params["budget_tokens"] = budget_tokens
         kept = _fit(sid, kept, live, budget_tokens)
+        if estimate_tokens(kept) + estimate_tokens(live) > budget_tokens:
+            expect = {"refusal_allowed": True, "raises": "LiveTaskOverBudget"}
+        else:  # clear margin for a correct compactor counting tokens its own way: half the live characters
+            assert 2 * budget_tokens >= sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":")))
+                                            for m in live), sid
     truth: dict[str, Any] = {"live_start": boundary}
     if unanswered:
         truth["unanswered"] = list(unanswered)
@@ -62,19 +68,20 @@ def build(sid: str, description: str, family: str, features: list[str], settled:
         truth["note"] = note
     scenario: dict[str, Any] = {"id": sid, "description": description, "family": family,
                                 "features": sorted(set(features) | {"inflight"}), "history": history,
-                                "params": params, "truth": truth, "expect": {"output": kept + live}}
+                                "params": params, "truth": truth, "expect": expect or {"output": kept + live}}
     if comment:
         scenario["comment"] = comment
     return scenario
 
 
 def _fit(sid: str, settled: list[Message], live: list[Message], budget: int) -> list[Message]:
-    """Returns ``settled`` without its oldest whole tasks until it fits ``budget`` beside ``live``, by
-    the documented estimate (characters of compact JSON over 4)."""
-    live_tokens = estimate_tokens(live)
-    assert 2 * budget >= sum(len(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) for m in live), sid
+    """Returns ``settled`` without its oldest whole tasks until it fits ``budget`` beside the task's
+    request (what the task's first call sent after it, by the documented estimate: characters of
+    compact JSON over 4). That cut holds for the whole task: the task's thinking is bound to it."""
+    first_answer = next((i for i, m in enumerate(live) if m["role"] == "assistant"), len(live))
+    request_tokens = estimate_tokens(live[:first_answer])
     before = len(settled)
-    while settled and estimate_tokens(settled) + live_tokens > budget:
+    while settled and estimate_tokens(settled) + request_tokens > budget:
         cut = 1
         while cut < len(settled) and not is_request(settled[cut]):
             cut += 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..loop import prompt_cache
+
 import json
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,11 @@ def as_data(report: Report) -> dict[str, Any]:
     records = [r.to_dict() for r in results]
     summary = summarize(results)
     summary["not_run"] = sum(1 for r in results if r.outcome == "skip" and r.details.get("blocked_by"))
+    cache = prompt_cache(report.observations)
+    if cache:  # what a prompt cache makes of each target's requests in the agent loop, by mode
+        summary["prompt_cache"] = {target: {mode: {"calls": use.calls, "sent": use.sent, "reused": use.reused,
+                                                   "written": use.written} for mode, use in modes.items()}
+                                   for target, modes in cache.items()}
     return {
         "targets": report.targets,
         "records": records,

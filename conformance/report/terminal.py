@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..loop import cache_line, prompt_cache
+
 from collections.abc import Sequence
 
 from .._text import fit, plural
@@ -167,6 +169,7 @@ def render(report: Report, verbose: bool = False, header: Sequence[str] = ()) ->
     where = {s.id: f"{s.path}:{s.line}" for s in report.scenarios}
     sizes = {s.id: len(s.history) for s in report.scenarios}
     no_output = without_output(report.results)
+    cache = prompt_cache(report.observations)
     for target in report.targets:
         mine = [r for r in report.results if r.target == target]
         summary = summarize_shown(mine)
@@ -178,6 +181,8 @@ def render(report: Report, verbose: bool = False, header: Sequence[str] = ()) ->
         out.append("")
         out.extend(_table("invariant", summary["invariants"],
                           [i.id for i in CATALOG] + ["expectations.gap-still-open"], columns))
+        if target in cache:
+            out.extend(fit([cache_line(cache[target])]))
         if NO_OUTPUT in columns:
             out.extend(fit([f"({NO_OUTPUT}: checks that passed on a call that returned nothing, as it raised, "
                             "hung or declined; they are not counted as passes)"]))

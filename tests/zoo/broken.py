@@ -495,7 +495,52 @@ def keep_request_and_answer(history: History) -> History:
     return kept + history[start:]
 
 
+def _tasks(settled: History) -> list[History]:
+    """Returns settled history cut at each user request that follows an answer with no call waiting."""
+    tasks: list[History] = []
+    waiting = False
+    for message in settled:
+        request = message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
+        if not tasks or (request and not waiting):
+            tasks.append([])
+        tasks[-1].append(message)
+        if message["role"] == "assistant":
+            waiting = any(b["type"] == "tool_use" for b in blocks_of(message))
+        elif not request:
+            waiting = False
+    return tasks
+
+
+def window_keeps_settled_reasoning(history: History) -> History:
+    """Keeps the last two whole settled tasks with their reasoning: the window moves at each new
+    task, so their thinking comes back after a changed prefix."""
+    start = live_start(history)
+    return [m for task in _tasks(history[:start])[-2:] for m in task] + history[start:]
+
+
+def strip_then_put_back(history: History) -> History:
+    """Strips settled reasoning at a task's first call only, and sends everything on later calls:
+    the thinking of the task was produced without the settled blocks it then puts back."""
+    start = live_start(history)
+    if start != len(history) - 1:
+        return list(history)
+    return [m for m in (without_reasoning(x) for x in history[:start]) if m is not None] + history[start:]
+
+
+def trim_thinking_text(history: History) -> History:
+    """Trims the whitespace around every thinking text, replaying blocks the model never produced."""
+    def trimmed(block: dict[str, Any]) -> dict[str, Any]:
+        if block.get("type") == "thinking" and block.get("thinking") != block.get("thinking", "").strip():
+            return {**block, "thinking": block["thinking"].strip()}
+        return block
+    return [{**m, "content": [trimmed(b) for b in m["content"]]} if isinstance(m["content"], list) else m
+            for m in history]
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
+    "window_keeps_settled_reasoning": ("thinking.prefix-unchanged",),
+    "strip_then_put_back": ("thinking.chain-unbroken",),
+    "trim_thinking_text": ("thinking.replayed-intact",),
     "essay_whitelist": ("live.untouched-suffix",),
     "keep_last_n": ("live.untouched-suffix", "tools.results-answer-previous"),
     "strip_all_thinking": ("reasoning.live-preserved",),
@@ -547,6 +592,8 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
 # settled-block rewrites of ``_settled_blocks`` are one class, caught by one invariant), so kill rates
 # are reported by class as well as by compactor (``benchmarks/kill_rate.py``, docs/fuzz.md)
 DEFECT_CLASS: dict[str, str] = {
+    **dict.fromkeys(["window_keeps_settled_reasoning", "strip_then_put_back", "trim_thinking_text"],
+                    "breaks the prefix check of replayed thinking"),
     **dict.fromkeys(["essay_whitelist", "keep_last_n", "cap_live_task", "boundary_off_by_one", "prune_large_text"],
                     "cuts into the task in flight"),
     **dict.fromkeys(["strip_all_thinking", "rewrite_thinking", "essay_reference"],

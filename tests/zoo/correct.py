@@ -132,3 +132,17 @@ def settled_media_dropped(history: History) -> History:
     settled = [m if isinstance(m["content"], str) else {**m, "content": [_without_media(b) for b in m["content"]]}
                for m in history[:start]]
     return settled + history[start:]
+
+
+def boundary_tasks(history: History) -> History:
+    """The example that changes settled history only at task boundaries and strips the reasoning it
+    keeps (``examples/preserved_thinking/boundary_tasks.py``): correct for current models too."""
+    from examples.preserved_thinking.boundary_tasks import compact
+
+    return compact(history)
+
+
+# correct as current Claude models judge them, replayed thinking included; the others move their
+# cut of settled history while a task runs (a window or budget that counts the task in flight, a
+# boundary read anew at each call), which only models without the prefix check accept
+SURVIVE_PREFIX_CHECK = frozenset({"noop", "deep_copy", "boundary_tasks"})

@@ -1,0 +1,451 @@
+"""The agent loop: a scenario's history played as the conversation the model produced, and the
+provider's prefix check of the thinking each request replays.
+
+Every assistant turn of a history is an answer the model gave; the loop calls the target before
+each of them, keeping the request the agent would send, in the two ways agents keep history:
+
+- ``stateless``: the agent keeps the whole conversation and compacts it before each call;
+- ``stateful``: the agent keeps what it sent plus the answer (and the messages that came after it),
+  and compacts that.
+
+A thinking block (``thinking`` or ``redacted_thinking``) is born in the request that produced it.
+Current Claude models check every such block sent back against that birth (the research note
+``preserved-thinking.md`` and https://platform.claude.com/docs/en/build-with-claude/preserved-thinking):
+
+- the block comes back byte-identical (``thinking.replayed-intact``);
+- what precedes it (every earlier message and the blocks before it in its message; key order and
+  ``cache_control`` aside, reasoning aside) is what preceded it when it was produced
+  (``thinking.prefix-unchanged``);
+- the thinking blocks before it are an unbroken tail of the ones that preceded it then: leading
+  removals are allowed, a gap, an insertion or a block put back after removal are not
+  (``thinking.chain-unbroken``).
+
+The newest ``compaction`` block before a block restarts both comparisons: only what follows it is
+compared. Nothing here asks where a task begins: the check is the provider's, and it is judged from
+what was sent and what was answered alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import transcript as tx
+
+MODES = ("stateless", "stateful")
+WHAT_THE_PROVIDER_DOES = ("current Claude models (Fable, Mythos 5.1+; Opus, Sonnet, Haiku 5.5) answer a 400 "
+                          "(\"bound to a different conversation\"), or under drop_block drop it and later thinking")
+FIX = ("fix: change settled history only at a task boundary, strip reasoning from the turns kept past "
+       "the change, or let the API compact")
+
+Call = Callable[[list[dict[str, Any]]], "Answer"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one call of the target gave: the request to send, or why there is none."""
+
+    request: list[Any] | None
+    problem: str = ""  # why the call gave no request (it raised, hung, or returned no list)
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call of the loop: the request the agent sends before the script's message ``answer``
+    (the assistant turn the model gave in reply; ``None`` for the last request, which has none)."""
+
+    number: int  # 1-based, in the order the agent makes them
+    answer: int | None
+    request: list[Any]
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """What a prompt cache makes of the loop's requests: over every call after the first, the
+    characters of canonical JSON sent, those that are a prefix of the previous request (what a
+    cache reuses) and the rest (what each call writes to it anew)."""
+
+    calls: int = 0
+    sent: int = 0
+    reused: int = 0
+
+    @property
+    def written(self) -> int:
+        """Returns the characters the calls wrote to the cache: sent and not reused."""
+        return self.sent - self.reused
+
+    @property
+    def share(self) -> float:
+        """Returns the share of what was sent that the cache could reuse (1.0 when nothing was sent)."""
+        return self.reused / self.sent if self.sent else 1.0
+
+    def __add__(self, other: CacheUse) -> CacheUse:
+        return CacheUse(self.calls + other.calls, self.sent + other.sent, self.reused + other.reused)
+
+
+@dataclass(frozen=True)
+class Play:
+    """The calls of one mode of the loop over a script, why it stopped early ('' when it did not),
+    and what a prompt cache makes of its requests."""
+
+    mode: str
+    steps: tuple[Step, ...] = ()
+    stopped: str = ""
+    timed_out: bool = False
+    cache: CacheUse = CacheUse()
+
+
+def cache_use(steps: Sequence[Step]) -> CacheUse:
+    """Returns what a prompt cache reuses of each request after the first: its longest common
+    prefix with the previous request, as canonical JSON message by message."""
+    seen: dict[int, tuple[Any, str]] = {}
+
+    def texts(request: Sequence[Any]) -> list[str]:
+        out = []
+        for message in request:
+            hit = seen.get(id(message))
+            if hit is None or hit[0] is not message:
+                hit = seen[id(message)] = (message, tx.canonical(message))
+            out.append(hit[1])
+        return out
+
+    total = CacheUse()
+    previous: list[str] | None = None
+    for step in steps:
+        now = texts(step.request)
+        if previous is not None:
+            reused = 0
+            for a, b in zip(now, previous):
+                if a != b:
+                    reused += len(os.path.commonprefix([a, b]))
+                    break
+                reused += len(a)
+            total += CacheUse(1, sum(map(len, now)), reused)
+        previous = now
+    return total
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A replayed thinking block that fails one part of the prefix check."""
+
+    invariant: str
+    message: str
+
+
+def answer_turns(history: Sequence[Any]) -> list[int]:
+    """Returns the indexes of the assistant turns the loop calls the target before: every assistant
+    message that has a message of another role before it (leading assistant turns are given)."""
+    out: list[int] = []
+    seen_other = False
+    for index, message in enumerate(history):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role == "assistant" and seen_other:
+            out.append(index)
+        elif role != "assistant":
+            seen_other = True
+    return out
+
+
+def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | None = None) -> Play:
+    """Returns the loop of ``mode`` over ``history``: ``call(messages)`` compacts what the agent
+    keeps before each assistant turn and once more at the end (``final``, when given, stands for
+    that last stateless call, which is the history itself). The loop stops at the first call that
+    gives no request: later turns would answer a request the agent could not send."""
+    turns = answer_turns(history)
+    steps: list[Step] = []
+    kept: list[Any] = []
+    previous = 0
+    for number, index in enumerate([*turns, None], start=1):
+        end = len(history) if index is None else index
+        if mode == "stateless":
+            kept = list(history[:end])
+        else:
+            kept = kept + list(history[previous:end])
+        answer = final if (index is None and final is not None and mode == "stateless") else call(kept)
+        if answer.request is None:
+            where = "the last request" if index is None else f"the request before messages[{index}]"
+            return Play(mode, tuple(steps), f"call {number} ({where}) gave no request: {answer.problem}",
+                        answer.timed_out, cache_use(steps))
+        steps.append(Step(number, index, answer.request))
+        if index is not None:
+            kept = list(answer.request)
+            previous = index
+    return Play(mode, tuple(steps), cache=cache_use(steps))
+
+
+def prompt_cache(observations: Mapping[tuple[str, str], Any]) -> dict[str, dict[str, CacheUse]]:
+    """Returns, per target and mode, what a prompt cache makes of the loop's requests over every
+    scenario of a run (``observations``: (target, scenario) -> an observation with ``plays``)."""
+    out: dict[str, dict[str, CacheUse]] = {}
+    for (target, _), obs in observations.items():
+        for played in getattr(obs, "plays", ()):
+            if played.cache.calls:
+                mine = out.setdefault(target, {})
+                mine[played.mode] = mine.get(played.mode, CacheUse()) + played.cache
+    return out
+
+
+def cache_line(by_mode: Mapping[str, CacheUse]) -> str:
+    """Returns one line of what a prompt cache makes of a target's requests in the agent loop."""
+    parts = [f"{mode} {use.share:.0%} reused, {use.written / max(use.calls, 1) / 1000:.1f} kB written a call"
+             for mode, use in by_mode.items()]
+    return "prompt cache in the agent loop (each request against the one before it): " + "; ".join(parts)
+
+
+# --- the prefix check ---------------------------------------------------------------------------
+
+def _without_cache_control(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_without_cache_control(v) for v in value]
+    return value
+
+
+def _content(message: Any) -> list[Any]:
+    """Returns a message's blocks; a string content reads as one text block."""
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else []
+
+
+def _kind(block: Any) -> Any:
+    """Returns a block's ``type`` (``None`` for what is not a mapping)."""
+    return block.get("type") if block.__class__ is dict or isinstance(block, Mapping) else None
+
+
+def _is_thinking(block: Any) -> bool:
+    return _kind(block) in tx.REASONING_TYPES
+
+
+def _normal(block: Any) -> str:
+    """Returns a block's canonical JSON with every ``cache_control`` key left out."""
+    text = tx.canonical(block)
+    return tx.canonical(_without_cache_control(block)) if '"cache_control"' in text else text
+
+
+def identity(block: Mapping[str, Any]) -> str:
+    """Returns what names a thinking block: its ``signature`` (``thinking``) or ``data``
+    (``redacted_thinking``), or its canonical JSON when it has neither."""
+    key = block.get("signature") if block.get("type") == "thinking" else block.get("data")
+    return f"{block.get('type')}:{key}" if isinstance(key, str) and key else tx.canonical(block)
+
+
+_MOD = (1 << 61) - 1  # prefixes compare by a polynomial hash of their items: O(1) for any span
+_BASE = 1_000_003
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of a prefix, in the check's normal form: a message's role, or one of its blocks
+    that is not reasoning (key order and ``cache_control`` aside), and where it stands."""
+
+    text: str
+    message: int  # its message in its request (or, past the end, the answer)
+    block: int | None
+
+
+@dataclass
+class _Walk:
+    """What precedes each block of a message list, walking it in order: the items so far, a hash
+    of each of their prefixes, the thinking chain, and where the newest compaction block restarts
+    both (item and chain lengths just after it)."""
+
+    items: list[Item] = field(default_factory=list)
+    hashes: list[int] = field(default_factory=lambda: [0])
+    powers: list[int] = field(default_factory=lambda: [1])
+    chain: list[str] = field(default_factory=list)
+    restart: tuple[int, int] = (0, 0)
+    seen: dict[int, tuple[Any, str]] = field(default_factory=dict)  # block id -> (block, its normal form)
+
+    def normal(self, block: Any) -> str:
+        """Returns ``_normal(block)``, once per block object a judgement meets (calls often send
+        the very same objects again)."""
+        hit = self.seen.get(id(block))
+        if hit is not None and hit[0] is block:
+            return hit[1]
+        text = _normal(block)
+        self.seen[id(block)] = (block, text)  # the block is held, so its id is not reused meanwhile
+        return text
+
+    def add(self, item: Item) -> None:
+        self.items.append(item)
+        self.hashes.append((self.hashes[-1] * _BASE + (hash(item.text) & _MOD)) % _MOD)
+        self.powers.append(self.powers[-1] * _BASE % _MOD)
+
+    def span(self, start: int, end: int) -> int:
+        """Returns the hash of ``items[start:end]``."""
+        return (self.hashes[end] - self.hashes[start] * self.powers[end - start]) % _MOD
+
+
+@dataclass(frozen=True)
+class Birth:
+    """Where a thinking block was produced: the walk of its request and answer up to it (its prefix
+    is ``walk.items[start:end]``) and the chain of thinking before it then."""
+
+    step: int
+    answer: int
+    block: int
+    produced: str  # its canonical JSON as the model gave it
+    walk: _Walk
+    start: int
+    end: int
+    chain: tuple[str, ...]
+
+    @property
+    def prefix(self) -> list[Item]:
+        """Returns the items that preceded the block when it was produced."""
+        return self.walk.items[self.start:self.end]
+
+
+def _walk(messages: Sequence[Any], start_message: int = 0,
+          walk: _Walk | None = None) -> Iterator[tuple[int, int, Any, _Walk]]:
+    """Yields ``(message, block, block, walk)`` for every block, ``walk`` holding what precedes it."""
+    walk = walk if walk is not None else _Walk()
+    for offset, message in enumerate(messages):
+        i = start_message + offset
+        blocks = _content(message)
+        role = message.get("role") if isinstance(message, Mapping) else None
+        opened = False
+        for j, block in enumerate(blocks):
+            yield i, j, block, walk
+            if _is_thinking(block):
+                walk.chain.append(identity(block))
+                continue
+            if not opened:
+                walk.add(Item(f"role:{role}", i, None))
+                opened = True
+            text = walk.normal(block)
+            walk.add(Item(text, i, j))
+            if _kind(block) == "compaction":
+                walk.restart = (len(walk.items), len(walk.chain))
+
+
+def _birth(step: int, answer: int, j: int, block: Any, walk: _Walk) -> Birth:
+    return Birth(step, answer, j, tx.canonical(block), walk, walk.restart[0], len(walk.items),
+                 tuple(walk.chain[walk.restart[1]:]))
+
+
+def _given_births(history: Sequence[Any], first_turn: int | None) -> dict[str, list[Birth]]:
+    """Returns the births of the thinking in assistant turns given before the first call (a
+    history that opens on an assistant turn): produced after what precedes them in the script."""
+    out: dict[str, list[Birth]] = {}
+    end = first_turn if first_turn is not None else len(history)
+    for i, j, block, state in _walk(history[:end]):
+        if _is_thinking(block):
+            out.setdefault(identity(block), []).append(_birth(0, i, j, block, state))
+    return out
+
+
+def _is_suffix(short: Sequence[str], long: Sequence[str]) -> bool:
+    return len(short) <= len(long) and list(long[len(long) - len(short):]) == list(short)
+
+
+def _describe(item: Item | None, where: str) -> str:
+    if item is None:
+        return "nothing"
+    if item.block is None:
+        return f"{where}[{item.message}] (a {item.text[5:]} message)"
+    kind = item.text.split('"type":"', 1)[-1].split('"', 1)[0] if '"type":"' in item.text else "block"
+    return f"{where}[{item.message}].content[{item.block}] ({kind})"
+
+
+def _first_change(now: list[Item], then: list[Item]) -> tuple[Item | None, Item | None]:
+    """Returns the first items where two prefixes differ, from their start, as the provider
+    names it (``None`` on a side that ended first)."""
+    for k in range(min(len(now), len(then))):
+        if now[k].text != then[k].text:
+            return now[k], then[k]
+    return (now[len(then)] if len(now) > len(then) else None), (then[len(now)] if len(then) > len(now) else None)
+
+
+def prefix_problems(history: Sequence[Any], played: Play) -> list[Problem]:
+    """Returns every failure of the prefix check over the requests of ``played``: each thinking
+    block a request replays, judged against the request that produced it."""
+    turns = answer_turns(history)
+    born = _given_births(history, turns[0] if turns else None)
+    problems: list[Problem] = []
+    seen: dict[int, tuple[Any, str]] = {}
+    for step in played.steps:  # in order: a block is judged against the births of earlier calls
+        walk = _Walk(seen=seen)
+        problems.extend(_step_problems(step, played.mode, born, walk))
+        if step.answer is not None:  # the answer's thinking is born after all the request holds
+            for _, j, block, state in _walk([history[step.answer]], start_message=len(step.request), walk=walk):
+                if _is_thinking(block):
+                    born.setdefault(identity(block), []).append(_birth(step.number, step.answer, j, block, state))
+    return problems
+
+
+def _label(step: Step, mode: str) -> str:
+    where = "the last request" if step.answer is None else f"the request answered by messages[{step.answer}]"
+    return f"call {step.number} ({mode}, {where})"
+
+
+def _matches(walk: _Walk, birth: Birth) -> bool:
+    """Returns whether a block's prefix now (``walk``) is its prefix at birth: equal, or after a
+    compaction block, equal to the tail of what preceded it then (the kept turns of an
+    API-written summary)."""
+    start, end = walk.restart[0], len(walk.items)
+    length = end - start
+    if walk.restart == (0, 0):
+        return length == birth.end - birth.start and walk.span(start, end) == birth.walk.span(birth.start, birth.end)
+    return length <= birth.end - birth.start and walk.span(start, end) == birth.walk.span(birth.end - length, birth.end)
+
+
+def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], walk: _Walk) -> list[Problem]:
+    out: list[Problem] = []
+    label = _label(step, mode)
+    for i, j, block, walk in _walk(step.request, walk=walk):
+        if not _is_thinking(block):
+            continue
+        kind = block.get("type")
+        births_of = [b for b in born.get(identity(block), []) if b.step < step.number]
+        where = f"request[{i}].content[{j}] ({kind})"
+        if not births_of:
+            out.append(Problem("thinking.replayed-intact",
+                               f"{label} sends {where}, a thinking block the model did not produce before this "
+                               f"call in this conversation; {WHAT_THE_PROVIDER_DOES}"))
+            continue
+        text = tx.canonical(block)
+        intact = [b for b in births_of if b.produced == text]
+        if not intact:
+            first = births_of[-1]
+            out.append(Problem("thinking.replayed-intact",
+                               f"{label} sends {where} changed from what the model produced at call {first.step} "
+                               f"(messages[{first.answer}].content[{first.block}]); {WHAT_THE_PROVIDER_DOES}"))
+            continue
+        prefix_ok = [b for b in intact if _matches(walk, b)]
+        if not prefix_ok:
+            birth = intact[-1]
+            items = walk.items[walk.restart[0]:]
+            then = birth.prefix[len(birth.prefix) - len(items):] if walk.restart != (0, 0) else birth.prefix
+            now_item, then_item = _first_change(items, then)
+            out.append(Problem("thinking.prefix-unchanged",
+                               f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
+                               f".content[{birth.block}]; what precedes it changed since then, first at "
+                               f"{_describe(now_item, 'request')} (at call {birth.step}: "
+                               f"{_describe(then_item, 'request')}); {WHAT_THE_PROVIDER_DOES}; {FIX}"))
+            continue
+        chain = walk.chain[walk.restart[1]:]
+        if not any(_is_suffix(chain, b.chain) for b in prefix_ok):
+            birth = prefix_ok[-1]
+            missing = [c for c in birth.chain if c not in chain]
+            extra = [c for c in chain if c not in birth.chain]
+            why = ("a thinking block put back, or one it never followed, stands before it" if extra else
+                   "a thinking block that preceded it is missing from the middle of the chain" if missing else
+                   "the thinking blocks before it are out of their order")
+            out.append(Problem("thinking.chain-unbroken",
+                               f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
+                               f".content[{birth.block}]: {why} ({len(chain)} thinking blocks before it now, "
+                               f"{len(birth.chain)} when it was produced); {WHAT_THE_PROVIDER_DOES}; {FIX}"))
+    return out
+
+
+def has_thinking(history: Sequence[Any]) -> bool:
+    """Returns whether any message of ``history`` holds a thinking block (else no request can replay one)."""
+    return any(_is_thinking(b) for m in history for b in _content(m))

@@ -1,0 +1,186 @@
+"""The agent loop and the provider's prefix check, on the research note's examples: each client edit
+the docs call invalid fails the check it breaks, each one they call valid passes; a refusal at the
+last call still leaves the earlier calls judged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import RunOptions, check_scenario, from_callable, loop
+from conformance.spec import Expectations, Scenario, Truth
+
+Message = dict[str, Any]
+
+
+def think(sig: str) -> Message:
+    return {"type": "thinking", "thinking": "", "signature": sig}
+
+
+def user(text: str) -> Message:
+    return {"role": "user", "content": text}
+
+
+def answer(sig: str, text: str) -> Message:
+    return {"role": "assistant", "content": [think(sig), {"type": "text", "text": text}]}
+
+
+def step(sig: str, n: int) -> list[Message]:
+    return [{"role": "assistant", "content": [think(sig), {"type": "tool_use", "id": f"toolu_{n}", "name": "run",
+                                                           "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "ok"}]}]
+
+
+# two settled tasks, then a task in flight of three steps
+SCRIPT: list[Message] = [user("What does utils.py do?"), answer("SIG_A", "It parses config files."),
+                         user("And main.py?"), answer("SIG_B", "It starts the server."),
+                         user("Fix the failing test."), *step("SIG_C", 1), *step("SIG_D", 2), *step("SIG_E", 3)]
+LIVE = 4
+
+
+def problems(compact: Any, history: list[Message] = SCRIPT) -> dict[str, list[str]]:
+    """Returns the prefix-check failures of ``compact`` played over ``history``, by invariant, both modes."""
+    out: dict[str, list[str]] = {}
+    for mode in loop.MODES:
+        played = loop.play(history, mode, lambda messages: loop.Answer(compact(list(messages))))
+        assert not played.stopped
+        for problem in loop.prefix_problems(history, played):
+            out.setdefault(problem.invariant, []).append(problem.message)
+    return out
+
+
+def strip(message: Message) -> Message | None:
+    if isinstance(message["content"], str):
+        return message
+    kept = [b for b in message["content"] if b["type"] != "thinking"]
+    return {**message, "content": kept} if kept else None
+
+
+def boundary(history: list[Message]) -> int:
+    """The script's truth: the task in flight starts at its request (LIVE), or at the last request."""
+    return max(i for i, m in enumerate(history) if m["role"] == "user" and isinstance(m["content"], str))
+
+
+def test_keeping_everything_passes() -> None:
+    assert problems(list) == {}
+
+
+def test_stripping_settled_reasoning_at_every_call_passes() -> None:  # S2: a leading run removed, never put back
+    def compact(history: list[Message]) -> list[Message]:
+        start = boundary(history)
+        return [m for m in map(strip, history[:start]) if m is not None] + history[start:]
+    assert problems(compact) == {}
+
+
+def test_a_summary_written_at_the_task_boundary_passes() -> None:  # S1
+    def compact(history: list[Message]) -> list[Message]:
+        start = boundary(history)
+        return ([user("[summary of the settled tasks]")] if start else []) + history[start:]
+    assert problems(compact) == {}
+
+
+def test_a_summary_with_kept_settled_reasoning_fails_the_prefix() -> None:  # F1: keep-tail with a client summary
+    def compact(history: list[Message]) -> list[Message]:
+        start = boundary(history)
+        keep = 2 if len(history) - start < 4 else 0  # the window shrinks as the task grows
+        return [user("[summary]")] + history[max(0, start - keep):]
+    found = problems(compact)
+    assert "thinking.prefix-unchanged" in found
+    first = found["thinking.prefix-unchanged"][0]
+    assert "replays request[" in first and "produced at call" in first and "first at request[" in first
+    assert "400" in first and "drop_block" in first and "task boundary" in first
+
+
+def test_shortening_a_settled_tool_result_mid_task_fails_the_blocks_after_it() -> None:  # F2
+    history = [user("List /data."), *step("SIG_A", 1), answer("SIG_B", "40,000 files."), user("Delete the .tmp files."),
+               *step("SIG_C", 2), *step("SIG_D", 3)]
+
+    def compact(h: list[Message]) -> list[Message]:
+        if len(h) < 7:
+            return list(h)
+        return [h[0], h[1], {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                                          "content": "[cleared]"}]}, *h[3:]]
+    found = problems(compact, history)
+    assert found.keys() == {"thinking.prefix-unchanged"}
+    assert all("SIG_A" not in m for m in found["thinking.prefix-unchanged"])  # no signature is quoted
+
+
+def test_stripping_then_putting_back_fails_the_chain() -> None:  # F4
+    def compact(history: list[Message]) -> list[Message]:
+        start = boundary(history)
+        if start == len(history) - 1:  # the task's first call: settled reasoning stripped
+            return [m for m in map(strip, history[:start]) if m is not None] + history[start:]
+        return list(history)  # later calls: put back
+    found = problems(compact)
+    assert found.keys() == {"thinking.chain-unbroken"}
+    assert "put back" in found["thinking.chain-unbroken"][0]
+
+
+def test_a_gap_in_the_middle_of_the_chain_fails() -> None:
+    def compact(history: list[Message]) -> list[Message]:
+        out = list(history)
+        for i, m in enumerate(out):  # the first step's thinking goes once a later step exists
+            if isinstance(m["content"], list) and m["content"][0] == think("SIG_C") and len(history) > 8:
+                out[i] = strip(m)
+        return out
+    found = problems(compact)
+    assert "thinking.chain-unbroken" in found and "missing from the middle" in found["thinking.chain-unbroken"][0]
+
+
+def test_an_edited_thinking_block_fails_replayed_intact() -> None:
+    def compact(history: list[Message]) -> list[Message]:
+        return [{**m, "content": [{**b, "thinking": "edited"} if b["type"] == "thinking" else b for b in m["content"]]}
+                if isinstance(m["content"], list) else m for m in history]
+    assert "thinking.replayed-intact" in problems(compact)
+
+
+def test_cache_control_and_key_order_are_not_edits() -> None:
+    def compact(history: list[Message]) -> list[Message]:
+        out = [dict(reversed(list(m.items()))) for m in history]
+        if isinstance(history[0]["content"], str):  # (a stateful agent sends its own output back)
+            out[0] = {"role": "user", "content": [{"type": "text", "text": history[0]["content"],
+                                                   "cache_control": {"type": "ephemeral"}}]}
+        return out
+    assert problems(compact) == {}
+
+
+def test_the_newest_compaction_block_restarts_the_comparison() -> None:
+    summary = {"role": "assistant", "content": [{"type": "compaction", "content": "summary", "encrypted_content": "x"}]}
+    history = [user("Start."), answer("SIG_A", "Done."), user("Next."), summary, *step("SIG_B", 1), *step("SIG_C", 2)]
+
+    def compact(h: list[Message]) -> list[Message]:  # what precedes the compaction block is pruned
+        at = next((i for i, m in enumerate(h) if m is summary), None)
+        return h[at:] if at is not None and len(h) > at + 2 else list(h)
+    assert problems(compact, history) == {}
+
+    def edit_after(h: list[Message]) -> list[Message]:  # an edit after the compaction block still counts
+        out = compact(h)
+        if len(out) > 4:
+            out[2] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}
+        return out
+    assert "thinking.prefix-unchanged" in problems(edit_after, history)
+
+
+def _scenario(history: list[Message], refusal_allowed: bool) -> Scenario:
+    return Scenario("loop.refuses-last", "test", "loop", history, Truth(LIVE),
+                    expect=Expectations(refusal_allowed=refusal_allowed))
+
+
+def test_a_refusal_at_the_last_call_leaves_the_earlier_calls_judged() -> None:
+    def retrims_then_refuses(history: list[Message]) -> list[Message]:
+        if len(history) == len(SCRIPT):
+            raise ValueError("over budget")  # a refusal, allowed by the scenario
+        start = boundary(history)
+        keep = max(0, 4 - (len(history) - start))  # settled history shrinks as the task grows
+        return [m for m in map(strip, history[max(0, start - keep):start]) if m is not None] + history[start:]
+    results = check_scenario(from_callable(retrims_then_refuses), _scenario(SCRIPT, True), RunOptions(in_process=True))
+    outcome = {r.invariant: r.outcome for r in results}
+    assert outcome["call.completes"] == "pass" and outcome["thinking.prefix-unchanged"] == "fail"
+
+
+@pytest.mark.parametrize("prefix_check", [True, False])
+def test_older_models_drop_the_loop_checks(prefix_check: bool) -> None:
+    results = check_scenario(from_callable(list), _scenario(SCRIPT, False),
+                             RunOptions(in_process=True, prefix_check=prefix_check))
+    assert any(r.invariant.startswith("thinking.") for r in results) is prefix_check
