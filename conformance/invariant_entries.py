@@ -94,6 +94,10 @@ ENTRIES: tuple[Entry, ...] = (
           "an unbroken tail of those that preceded it when it was produced: leading ones may go, none from the "
           "middle, none put back.", check_name="thinking_chain_unbroken",
           needs_output=False, loop=True),
+    Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
+          "given the harness's recording stand-in) never gives it reasoning: no prompt holds the text of a "
+          "thinking block or the data of a redacted_thinking block (the provider refuses it as reasoning "
+          "extraction, and it is a way out for reasoning).", check_name="summary_no_reasoning"),
     Entry("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
           "reasoned, the output ends on that turn unchanged.", check_name="latest_turn_intact"),
     Entry("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "

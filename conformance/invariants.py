@@ -19,6 +19,7 @@ from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Scenario
 from .target import Observation
 from ._memo import of_history, of_pair
+from .redaction import secrets_in
 from .wellformed import new_malformations
 
 Check = Callable[[Scenario, Observation], list[str]]
@@ -651,6 +652,34 @@ def thinking_prefix_unchanged(scenario: Scenario, obs: Observation) -> list[str]
 
 def thinking_chain_unbroken(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.chain-unbroken")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Yields every string inside a JSON-like value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def summary_no_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
+    if not obs.summarized:
+        return []
+    texts = {t for t in secrets_in(scenario.history) if len(t) >= 8}  # (shorter ones match by chance)
+    problems = []
+    for k, prompt in enumerate(obs.summarized):
+        held = {t for t in texts for s in _strings(prompt) if t in s}
+        if held:
+            shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
+            problems.append(f"summarizer prompt {k + 1} of {len(obs.summarized)} holds the reasoning of "
+                            f"{plural(len(held), 'block')} of the history: {shown}; strip thinking and "
+                            "redacted_thinking before summarising")
+    return problems
 
 
 def _built(entry: Entry) -> Invariant:

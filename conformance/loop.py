@@ -207,11 +207,8 @@ def _without_cache_control(value: Any) -> Any:
 
 
 def _content(message: Any) -> list[Any]:
-    """Returns a message's blocks; a string content reads as one text block."""
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return content if isinstance(content, list) else []
+    """Returns a message's blocks (``transcript.blocks``); what is not a message has none."""
+    return tx.blocks(message) if message.__class__ is dict or isinstance(message, Mapping) else []
 
 
 def _kind(block: Any) -> Any:

@@ -359,6 +359,8 @@ def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions,
     results = check_scenario(target, scenario, options, obs)
     if isinstance(obs.output, list) and len(obs.output) > longest_output(len(scenario.history)):
         obs = replace(obs, output=f"<a list of {len(obs.output)} items, checked in the worker, not sent back>")
+    if obs.summarized:  # judged here: what the summarizer was asked holds the history's reasoning
+        obs = replace(obs, summarized=())
     if obs.plays:  # judged here: only why each loop stopped goes back
         obs = replace(obs, plays=tuple(replace(p, steps=()) for p in obs.plays))
     if not outputs:

@@ -170,6 +170,7 @@ class Observation:
     mutation: tuple[str, ...] = ()  # when ``mutated``: what changed in the input, reasoning redacted
     timing: CallTime | None = None  # what the call's time limit counted and did not (see ``clock``)
     plays: tuple[Any, ...] = ()  # the agent loop over the history, one ``loop.Play`` per mode
+    summarized: tuple[Any, ...] = ()  # the prompts the target gave the harness's summarizer (``call_guarded``)
 
     @property
     def returned(self) -> bool:
@@ -182,12 +183,34 @@ class Observation:
         return self.error_type is not None and not self.timed_out and not self.crashed
 
 
+SUMMARIZER = "summarize"  # the keyword a target names to be given the harness's recording summarizer
+
+
+class RecordingSummarizer:
+    """The stand-in for the model call of a target that summarises: it keeps every prompt it is
+    given and answers a summary that depends on the prompt alone (so an unchanged prompt gets the
+    same summary, as a cached one would)."""
+
+    def __init__(self) -> None:
+        self.prompts: list[Any] = []
+
+    def __call__(self, prompt: Any, *args: Any, **kwargs: Any) -> str:
+        """Returns a summary text naming the prompt's fingerprint; records the prompt."""
+        self.prompts.append(transcript.deep_copy(prompt) if isinstance(prompt, (list, dict)) else prompt)
+        return f"[summary {transcript.fingerprint(transcript.canonical(prompt))}]"
+
+
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
                  time_limit: float = DEFAULT_TIME_LIMIT) -> Observation:
-    """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``."""
+    """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``; a
+    target whose signature names ``summarize`` is given a ``RecordingSummarizer`` there, and what
+    it was asked is in ``summarized``."""
     snapshot = transcript.Snapshot(history)  # ``history`` itself stays untouched
     given = snapshot.copy
     kwargs = target.params_for(params)
+    summarizer = RecordingSummarizer() if target.accepts is not None and SUMMARIZER in target.accepts else None
+    if summarizer is not None:
+        kwargs[SUMMARIZER] = summarizer
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -209,7 +232,8 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
                            crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
-    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
+    return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing,
+                       summarized=tuple(summarizer.prompts) if summarizer is not None else ())
 
 
 def _not_counted(timing: CallTime) -> str:

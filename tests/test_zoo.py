@@ -66,7 +66,7 @@ def test_every_invariant_has_a_broken_compactor() -> None:
 
 @pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy",
                                   "budget_chars_3", "budget_chars_4", "budget_chars_5",
-                                  "last_settled_task", "settled_media_dropped", "boundary_tasks"])
+                                  "last_settled_task", "settled_media_dropped", "boundary_tasks", "model_summary"])
 def test_correct_compactor_passes_every_must(name: str) -> None:
     """Each passes every MUST: those of ``correct.SURVIVE_PREFIX_CHECK`` as current models judge
     them (the agent loop included), the others as models without the prefix check do."""

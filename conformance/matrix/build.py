@@ -22,6 +22,7 @@ from ..transcript import same_json
 from ..peers import Peer
 from ..runner import RunOptions, run
 from ..spec import Scenario
+from ..loop import prompt_cache
 from ..worker import preloading
 
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False)
@@ -56,7 +57,9 @@ def peer_row(peer: Peer, scenarios: Sequence[Scenario], options: RunOptions = OP
         failures={inv: len(ids) for inv, ids in sorted(failing.items(), key=lambda kv: (-len(kv[1]), kv[0]))},
         smallest={inv: min(ids, key=lambda i: (len(by_id[i].history), i)) for inv, ids in sorted(failing.items())},
         reproduces=sorted({str((by_id[i].source or {}).get("ref")) for i in scenarios_failing
-                           if str((by_id[i].source or {}).get("ref", "")).startswith("F")}))
+                           if str((by_id[i].source or {}).get("ref", "")).startswith("F")}),
+        prompt_cache={mode: {"reused": round(use.share, 3), "written_per_call": use.written // max(use.calls, 1)}
+                      for mode, use in prompt_cache(report.observations).get(report.targets[0], {}).items()})
     return row
 
 
@@ -74,16 +77,23 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _cache_cell(cache: dict[str, Any]) -> str:
+    """Returns the share of each request that is a prefix of the previous one, per loop mode."""
+    return " / ".join(f"{cache[mode]['reused']:.0%}" for mode in ("stateless", "stateful") if mode in cache) or "—"
+
+
 def summary_table(matrix: dict[str, Any]) -> list[str]:
     """Returns the Markdown summary table: one row per peer."""
-    lines = ["| library | version | component | setting | verdict | MUST failures by invariant | reproduces |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| library | version | component | setting | verdict | MUST failures by invariant | reproduces "
+             "| prompt cache reused (stateless / stateful) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in matrix["rows"]:
         failures = ", ".join(f"`{inv}` {n}" for inv, n in row.get("failures", {}).items()) or "none"
         if not row["installed"]:
             failures = "—"
         lines.append(f"| {row['library']} | {row['version'] or '—'} | `{row['component']}` | {_cell(row['setting'])} "
-                     f"| {verdict(row)} | {failures} | {', '.join(row.get('reproduces', [])) or '—'} |")
+                     f"| {verdict(row)} | {failures} | {', '.join(row.get('reproduces', [])) or '—'} "
+                     f"| {_cache_cell(row.get('prompt_cache') or {})} |")
     return lines
 
 

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from ._history import REASONING, History, blocks_of, live_start, without_reasoning
+from .correct import _settled_tasks
 
 KEEP = {"text", "tool_use", "tool_result"}
 
@@ -495,27 +496,11 @@ def keep_request_and_answer(history: History) -> History:
     return kept + history[start:]
 
 
-def _tasks(settled: History) -> list[History]:
-    """Returns settled history cut at each user request that follows an answer with no call waiting."""
-    tasks: list[History] = []
-    waiting = False
-    for message in settled:
-        request = message["role"] == "user" and not any(b["type"] == "tool_result" for b in blocks_of(message))
-        if not tasks or (request and not waiting):
-            tasks.append([])
-        tasks[-1].append(message)
-        if message["role"] == "assistant":
-            waiting = any(b["type"] == "tool_use" for b in blocks_of(message))
-        elif not request:
-            waiting = False
-    return tasks
-
-
 def window_keeps_settled_reasoning(history: History) -> History:
     """Keeps the last two whole settled tasks with their reasoning: the window moves at each new
     task, so their thinking comes back after a changed prefix."""
     start = live_start(history)
-    return [m for task in _tasks(history[:start])[-2:] for m in task] + history[start:]
+    return [m for task in _settled_tasks(history[:start])[-2:] for m in task] + history[start:]
 
 
 def strip_then_put_back(history: History) -> History:
@@ -537,7 +522,17 @@ def trim_thinking_text(history: History) -> History:
             for m in history]
 
 
+def summary_of_everything(history: History, summarize: Any = None) -> History:
+    """Summarises settled history with a model call whose prompt is the settled messages as they
+    are, reasoning included (a request the provider refuses as reasoning extraction)."""
+    start = live_start(history)
+    if start == 0 or summarize is None:
+        return list(history)
+    return [{"role": "user", "content": summarize(history[:start])}, *history[start:]]
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
+    "summary_of_everything": ("summary.no-reasoning",),
     "window_keeps_settled_reasoning": ("thinking.prefix-unchanged",),
     "strip_then_put_back": ("thinking.chain-unbroken",),
     "trim_thinking_text": ("thinking.replayed-intact",),
@@ -594,6 +589,7 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
 DEFECT_CLASS: dict[str, str] = {
     **dict.fromkeys(["window_keeps_settled_reasoning", "strip_then_put_back", "trim_thinking_text"],
                     "breaks the prefix check of replayed thinking"),
+    "summary_of_everything": "gives a summarizer the reasoning of the history",
     **dict.fromkeys(["essay_whitelist", "keep_last_n", "cap_live_task", "boundary_off_by_one", "prune_large_text"],
                     "cuts into the task in flight"),
     **dict.fromkeys(["strip_all_thinking", "rewrite_thinking", "essay_reference"],

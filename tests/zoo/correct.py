@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ._history import History, blocks_of, ends_settled, in_doubt, live_start
+from ._history import History, blocks_of, ends_settled, in_doubt, live_start, without_reasoning
 
 
 def noop(history: History) -> History:
@@ -140,6 +140,19 @@ def boundary_tasks(history: History) -> History:
     from examples.preserved_thinking.boundary_tasks import compact
 
     return compact(history)
+
+
+def model_summary(history: History, summarize: Any = None) -> History:
+    """Summarises settled history with a model call (the harness's stand-in) on its messages without
+    their reasoning, at task boundaries only: what precedes the task in flight depends on settled
+    history alone."""
+    start = live_start(history)
+    if start == 0 or summarize is None or in_doubt(history, start):
+        return list(history)
+    if history[0]["role"] == "user" and str(history[0]["content"]).startswith("[summary ") and start == 1:
+        return list(history)  # the summary a stateful agent sends back
+    prompt = [m for m in (without_reasoning(x) for x in history[:start]) if m is not None]
+    return [{"role": "user", "content": summarize(prompt)}, *history[start:]]
 
 
 # correct as current Claude models judge them, replayed thinking included; the others move their
