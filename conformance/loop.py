@@ -249,93 +249,162 @@ class Item:
 
 @dataclass
 class _Walk:
-    """What precedes each block of a message list, walking it in order: the items so far, a hash
-    of each of their prefixes, the thinking chain, and where the newest compaction block restarts
-    both (item and chain lengths just after it)."""
+    """What precedes each block of a message list, item by item (to name a change): the items so
+    far, the thinking chain, and where the newest compaction block restarts both (item and chain
+    lengths just after it)."""
 
     items: list[Item] = field(default_factory=list)
-    hashes: list[int] = field(default_factory=lambda: [0])
-    powers: list[int] = field(default_factory=lambda: [1])
     chain: list[str] = field(default_factory=list)
     restart: tuple[int, int] = (0, 0)
-    seen: dict[int, tuple[Any, str]] = field(default_factory=dict)  # block id -> (block, its normal form)
-
-    def normal(self, block: Any) -> str:
-        """Returns ``_normal(block)``, once per block object a judgement meets (calls often send
-        the very same objects again)."""
-        hit = self.seen.get(id(block))
-        if hit is not None and hit[0] is block:
-            return hit[1]
-        text = _normal(block)
-        self.seen[id(block)] = (block, text)  # the block is held, so its id is not reused meanwhile
-        return text
-
-    def add(self, item: Item) -> None:
-        self.items.append(item)
-        self.hashes.append((self.hashes[-1] * _BASE + (hash(item.text) & _MOD)) % _MOD)
-        self.powers.append(self.powers[-1] * _BASE % _MOD)
-
-    def span(self, start: int, end: int) -> int:
-        """Returns the hash of ``items[start:end]``."""
-        return (self.hashes[end] - self.hashes[start] * self.powers[end - start]) % _MOD
 
 
-@dataclass(frozen=True)
-class Birth:
-    """Where a thinking block was produced: the walk of its request and answer up to it (its prefix
-    is ``walk.items[start:end]``) and the chain of thinking before it then."""
-
-    step: int
-    answer: int
-    block: int
-    produced: str  # its canonical JSON as the model gave it
-    walk: _Walk
-    start: int
-    end: int
-    chain: tuple[str, ...]
-
-    @property
-    def prefix(self) -> list[Item]:
-        """Returns the items that preceded the block when it was produced."""
-        return self.walk.items[self.start:self.end]
-
-
-def _walk(messages: Sequence[Any], start_message: int = 0,
-          walk: _Walk | None = None) -> Iterator[tuple[int, int, Any, _Walk]]:
+def _walk(messages: Sequence[Any], start_message: int = 0) -> Iterator[tuple[int, int, Any, _Walk]]:
     """Yields ``(message, block, block, walk)`` for every block, ``walk`` holding what precedes it."""
-    walk = walk if walk is not None else _Walk()
+    walk = _Walk()
     for offset, message in enumerate(messages):
         i = start_message + offset
-        blocks = _content(message)
-        role = message.get("role") if isinstance(message, Mapping) else None
+        role = message.get("role") if message.__class__ is dict or isinstance(message, Mapping) else None
         opened = False
-        for j, block in enumerate(blocks):
+        for j, block in enumerate(_content(message)):
             yield i, j, block, walk
             if _is_thinking(block):
                 walk.chain.append(identity(block))
                 continue
             if not opened:
-                walk.add(Item(f"role:{role}", i, None))
+                walk.items.append(Item(f"role:{role}", i, None))
                 opened = True
-            text = walk.normal(block)
-            walk.add(Item(text, i, j))
+            walk.items.append(Item(_normal(block), i, j))
             if _kind(block) == "compaction":
                 walk.restart = (len(walk.items), len(walk.chain))
 
 
-def _birth(step: int, answer: int, j: int, block: Any, walk: _Walk) -> Birth:
-    return Birth(step, answer, j, tx.canonical(block), walk, walk.restart[0], len(walk.items),
-                 tuple(walk.chain[walk.restart[1]:]))
+@dataclass(frozen=True)
+class Birth:
+    """Where a thinking block was produced: the hash and length of what preceded it then (from the
+    newest compaction block on), the chain of thinking before it, and the messages it stood in
+    (``source``, its own last) to name a change."""
+
+    step: int
+    answer: int
+    block: int
+    produced: str  # its canonical JSON as the model gave it
+    hash: int
+    length: int
+    chain: tuple[str, ...]
+    source: tuple[Any, ...]
+    offset: int  # the index of ``source[0]`` in the request it was part of
+
+    def prefix(self) -> list[Item]:
+        """Returns the items that preceded the block when it was produced (from the newest
+        compaction block on)."""
+        return _items_before(self.source, len(self.source) - 1, self.block, self.offset)
 
 
-def _given_births(history: Sequence[Any], first_turn: int | None) -> dict[str, list[Birth]]:
+def _items_before(messages: Sequence[Any], i: int, j: int, offset: int = 0) -> list[Item]:
+    """Returns the items that precede block ``j`` of ``messages[i]``, from the newest compaction
+    block before it on (``offset``: the index of ``messages[0]`` in its request)."""
+    for mi, mj, _, walk in _walk(messages[: i + 1], start_message=offset):
+        if mi == i + offset and mj == j:
+            return walk.items[walk.restart[0]:]
+    return []
+
+
+# --- the check's fast path: each message's part of a prefix hash, computed once per message object --
+
+_POWERS = [1]
+
+
+def _power(n: int) -> int:
+    """Returns ``_BASE ** n`` modulo ``_MOD``."""
+    while len(_POWERS) <= n:
+        _POWERS.append(_POWERS[-1] * _BASE % _MOD)
+    return _POWERS[n]
+
+
+# a message in the check's normal form: ("items", hash, count) for a run of items (its role first),
+# ("think", block index, identity, block, its canonical JSON) for a thinking block, ("restart",) after a compaction block
+_Event = tuple[Any, ...]
+
+
+def _events(message: Any) -> tuple[_Event, ...]:
+    out: list[_Event] = []
+    role = message.get("role") if message.__class__ is dict or isinstance(message, Mapping) else None
+    run_hash, run_len, opened = 0, 0, False
+    for j, block in enumerate(_content(message)):
+        if _is_thinking(block):
+            if run_len:
+                out.append(("items", run_hash, run_len))
+                run_hash, run_len = 0, 0
+            out.append(("think", j, identity(block), block, tx.canonical(block)))
+            continue
+        texts = [] if opened else [f"role:{role}"]
+        opened = True
+        texts.append(_normal(block))
+        for text in texts:
+            run_hash, run_len = (run_hash * _BASE + (hash(text) & _MOD)) % _MOD, run_len + 1
+        if _kind(block) == "compaction":
+            out.append(("items", run_hash, run_len))
+            run_hash, run_len = 0, 0
+            out.append(("restart",))
+    if run_len:
+        out.append(("items", run_hash, run_len))
+    return tuple(out)
+
+
+@dataclass
+class _Scan:
+    """A request read message by message: the hash and count of its items so far, the thinking
+    chain, and the same three just after the newest compaction block."""
+
+    seen: dict[int, tuple[Any, tuple[_Event, ...]]]
+    hash: int = 0
+    length: int = 0
+    chain: list[str] = field(default_factory=list)
+    restart: tuple[int, int, int] = (0, 0, 0)  # hash, length, chain length after the newest compaction
+
+    def events(self, message: Any) -> tuple[_Event, ...]:
+        """Returns ``_events(message)``, once per message object (calls often send the same objects)."""
+        hit = self.seen.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = self.seen[id(message)] = (message, _events(message))  # held: its id is not reused meanwhile
+        return hit[1]
+
+    def span(self) -> tuple[int, int]:
+        """Returns the hash and count of the items since the newest compaction block."""
+        r_hash, r_len, _ = self.restart
+        n = self.length - r_len
+        return (self.hash - r_hash * _power(n)) % _MOD, n
+
+    def thinking(self, messages: Sequence[Any], start_message: int = 0) -> Iterator[tuple[int, int, str, Any, str]]:
+        """Yields ``(message, block index, identity, block, its canonical JSON)`` for each thinking
+        block, the scan holding what precedes it."""
+        for offset, message in enumerate(messages):
+            for event in self.events(message):
+                if event[0] == "items":
+                    self.hash = (self.hash * _power(event[2]) + event[1]) % _MOD
+                    self.length += event[2]
+                elif event[0] == "think":
+                    yield start_message + offset, event[1], event[2], event[3], event[4]
+                    self.chain.append(event[2])
+                else:
+                    self.restart = (self.hash, self.length, len(self.chain))
+
+
+def _birth(step: int, answer: int, j: int, produced: str, scan: _Scan, source: Sequence[Any], offset: int) -> Birth:
+    span_hash, span_len = scan.span()
+    return Birth(step, answer, j, produced, span_hash, span_len, tuple(scan.chain[scan.restart[2]:]),
+                 tuple(source), offset)
+
+
+def _given_births(history: Sequence[Any], first_turn: int | None,
+                  seen: dict[int, tuple[Any, tuple[_Event, ...]]]) -> dict[str, list[Birth]]:
     """Returns the births of the thinking in assistant turns given before the first call (a
     history that opens on an assistant turn): produced after what precedes them in the script."""
     out: dict[str, list[Birth]] = {}
     end = first_turn if first_turn is not None else len(history)
-    for i, j, block, state in _walk(history[:end]):
-        if _is_thinking(block):
-            out.setdefault(identity(block), []).append(_birth(0, i, j, block, state))
+    scan = _Scan(seen)
+    for i, j, key, _, produced in scan.thinking(history[:end]):
+        out.setdefault(key, []).append(_birth(0, i, j, produced, scan, history[: i + 1], 0))
     return out
 
 
@@ -365,16 +434,16 @@ def prefix_problems(history: Sequence[Any], played: Play) -> list[Problem]:
     """Returns every failure of the prefix check over the requests of ``played``: each thinking
     block a request replays, judged against the request that produced it."""
     turns = answer_turns(history)
-    born = _given_births(history, turns[0] if turns else None)
+    seen: dict[int, tuple[Any, tuple[_Event, ...]]] = {}
+    born = _given_births(history, turns[0] if turns else None, seen)
     problems: list[Problem] = []
-    seen: dict[int, tuple[Any, str]] = {}
     for step in played.steps:  # in order: a block is judged against the births of earlier calls
-        walk = _Walk(seen=seen)
-        problems.extend(_step_problems(step, played.mode, born, walk))
+        scan = _Scan(seen)
+        problems.extend(_step_problems(step, played.mode, born, scan))
         if step.answer is not None:  # the answer's thinking is born after all the request holds
-            for _, j, block, state in _walk([history[step.answer]], start_message=len(step.request), walk=walk):
-                if _is_thinking(block):
-                    born.setdefault(identity(block), []).append(_birth(step.number, step.answer, j, block, state))
+            source = [*step.request, history[step.answer]]
+            for _, j, key, _, produced in scan.thinking([history[step.answer]], start_message=len(step.request)):
+                born.setdefault(key, []).append(_birth(step.number, step.answer, j, produced, scan, source, 0))
     return problems
 
 
@@ -383,32 +452,29 @@ def _label(step: Step, mode: str) -> str:
     return f"call {step.number} ({mode}, {where})"
 
 
-def _matches(walk: _Walk, birth: Birth) -> bool:
-    """Returns whether a block's prefix now (``walk``) is its prefix at birth: equal, or after a
-    compaction block, equal to the tail of what preceded it then (the kept turns of an
-    API-written summary)."""
-    start, end = walk.restart[0], len(walk.items)
-    length = end - start
-    if walk.restart == (0, 0):
-        return length == birth.end - birth.start and walk.span(start, end) == birth.walk.span(birth.start, birth.end)
-    return length <= birth.end - birth.start and walk.span(start, end) == birth.walk.span(birth.end - length, birth.end)
+def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int) -> bool:
+    """Returns whether a block's prefix now is its prefix at birth: equal, or after a compaction
+    block, equal to the tail of what preceded it then (the kept turns of an API-written summary)."""
+    span_hash, span_len = scan.span()
+    if scan.restart[1] == 0 and not scan.restart[2]:
+        return span_len == birth.length and span_hash == birth.hash
+    now = [item.text for item in _items_before(request, i, j)]  # rare: compared item by item
+    then = [item.text for item in birth.prefix()]
+    return _is_suffix(now, then)
 
 
-def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], walk: _Walk) -> list[Problem]:
+def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan: _Scan) -> list[Problem]:
     out: list[Problem] = []
     label = _label(step, mode)
-    for i, j, block, walk in _walk(step.request, walk=walk):
-        if not _is_thinking(block):
-            continue
+    for i, j, key, block, text in scan.thinking(step.request):
         kind = block.get("type")
-        births_of = [b for b in born.get(identity(block), []) if b.step < step.number]
+        births_of = [b for b in born.get(key, []) if b.step < step.number]
         where = f"request[{i}].content[{j}] ({kind})"
         if not births_of:
             out.append(Problem("thinking.replayed-intact",
                                f"{label} sends {where}, a thinking block the model did not produce before this "
                                f"call in this conversation; {WHAT_THE_PROVIDER_DOES}"))
             continue
-        text = tx.canonical(block)
         intact = [b for b in births_of if b.produced == text]
         if not intact:
             first = births_of[-1]
@@ -416,11 +482,12 @@ def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], walk:
                                f"{label} sends {where} changed from what the model produced at call {first.step} "
                                f"(messages[{first.answer}].content[{first.block}]); {WHAT_THE_PROVIDER_DOES}"))
             continue
-        prefix_ok = [b for b in intact if _matches(walk, b)]
+        prefix_ok = [b for b in intact if _matches(scan, b, step.request, i, j)]
         if not prefix_ok:
             birth = intact[-1]
-            items = walk.items[walk.restart[0]:]
-            then = birth.prefix[len(birth.prefix) - len(items):] if walk.restart != (0, 0) else birth.prefix
+            items, then = _items_before(step.request, i, j), birth.prefix()
+            if scan.restart != (0, 0, 0):
+                then = then[len(then) - len(items):]
             now_item, then_item = _first_change(items, then)
             out.append(Problem("thinking.prefix-unchanged",
                                f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
@@ -428,7 +495,7 @@ def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], walk:
                                f"{_describe(now_item, 'request')} (at call {birth.step}: "
                                f"{_describe(then_item, 'request')}); {WHAT_THE_PROVIDER_DOES}; {FIX}"))
             continue
-        chain = walk.chain[walk.restart[1]:]
+        chain = scan.chain[scan.restart[2]:]
         if not any(_is_suffix(chain, b.chain) for b in prefix_ok):
             birth = prefix_ok[-1]
             missing = [c for c in birth.chain if c not in chain]
