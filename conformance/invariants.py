@@ -13,7 +13,7 @@ from typing import Any
 
 
 from ._text import a_type, article, plural
-from . import loop
+from . import loop, prefix_check
 from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Scenario
@@ -638,8 +638,8 @@ def _loop_failures(scenario: Scenario, obs: Observation, invariant: str) -> list
     return found
 
 
-def _loop_problems(history: Sequence[Any], plays: Sequence[loop.Play]) -> list[loop.Problem]:
-    return [p for played in plays for p in loop.prefix_problems(history, played)]
+def _loop_problems(history: Sequence[Any], plays: Sequence[loop.Play]) -> list[prefix_check.Problem]:
+    return [p for played in plays for p in prefix_check.prefix_problems(history, played)]
 
 
 def thinking_replayed_intact(scenario: Scenario, obs: Observation) -> list[str]:

@@ -317,9 +317,20 @@ _CALL_CHECKS = tuple(inv.id for inv in CATALOG if inv.reports_crash or inv.secon
 
 
 def _here(target: Target, scenario: Scenario, options: RunOptions) -> tuple[Observation, list[CheckResult]]:
-    """Returns the observation and records of ``scenario`` on ``target`` called in this process."""
+    """Returns the observation (``judged``) and records of ``scenario`` on ``target`` called in this process."""
     obs = observe(target, scenario, options)
-    return obs, check_scenario(target, scenario, options, obs)
+    return judged(obs), check_scenario(target, scenario, options, obs)
+
+
+def judged(obs: Observation) -> Observation:
+    """Returns ``obs`` without what only its checks read, so a run keeps no more than its outputs:
+    the loop's requests (why each mode stopped and its cache figure stay) and the summarizer's prompts
+    (they hold the history's reasoning when a target fails ``summary.no-reasoning``)."""
+    if obs.summarized:
+        obs = replace(obs, summarized=())
+    if any(p.steps for p in obs.plays):
+        obs = replace(obs, plays=tuple(replace(p, steps=()) for p in obs.plays))
+    return obs
 
 
 def _abandoned(value: tuple[Observation, list[CheckResult]]) -> bool:
@@ -359,10 +370,7 @@ def _run_item(shipped: str | Target, scenario: Scenario, options: RunOptions,
     results = check_scenario(target, scenario, options, obs)
     if isinstance(obs.output, list) and len(obs.output) > longest_output(len(scenario.history)):
         obs = replace(obs, output=f"<a list of {len(obs.output)} items, checked in the worker, not sent back>")
-    if obs.summarized:  # judged here: what the summarizer was asked holds the history's reasoning
-        obs = replace(obs, summarized=())
-    if obs.plays:  # judged here: only why each loop stopped goes back
-        obs = replace(obs, plays=tuple(replace(p, steps=()) for p in obs.plays))
+    obs = judged(obs)
     if not outputs:
         obs = replace(obs, output=None, second=replace(obs.second, output=None) if obs.second else None)
     return _picklable(obs), results

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance import RunOptions, check_scenario, from_callable, loop
+from conformance import RunOptions, check_scenario, from_callable, loop, prefix_check
 from conformance.spec import Expectations, Scenario, Truth
 
 Message = dict[str, Any]
@@ -45,7 +45,7 @@ def problems(compact: Any, history: list[Message] = SCRIPT) -> dict[str, list[st
     for mode in loop.MODES:
         played = loop.play(history, mode, lambda messages: loop.Answer(compact(list(messages))))
         assert not played.stopped
-        for problem in loop.prefix_problems(history, played):
+        for problem in prefix_check.prefix_problems(history, played):
             out.setdefault(problem.invariant, []).append(problem.message)
     return out
 
