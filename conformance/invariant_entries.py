@@ -26,10 +26,11 @@ class Entry:
       output are not run and name this one as what blocked them;
     - ``lists_mutation``: its failure lists what the target changed in its input;
     - ``second_call``: it judges a second call on the output, dropped with ``--no-idempotence``;
-    - ``loop``: it judges the requests of the agent loop played over the history (``loop.play``),
-      the provider's prefix check of replayed thinking, dropped with ``--models older``. It runs when
-      the last call gave no output too (earlier calls of the loop still sent requests), and is not
-      run when the loop sent none or the output is unreadable.
+    - ``loop``: it judges the requests of the agent loop played over the history (``loop.play``). It
+      runs when the last call gave no output too (earlier calls of the loop still sent requests), and
+      is not run when the loop sent none or the output is unreadable;
+    - ``prefix_check``: it is the provider's prefix check of replayed thinking, dropped with
+      ``--models older``.
     """
 
     id: str
@@ -42,6 +43,7 @@ class Entry:
     lists_mutation: bool = False
     second_call: bool = False
     loop: bool = False
+    prefix_check: bool = False
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -84,16 +86,19 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("thinking.replayed-intact", "MUST", "In the agent loop (the target called before every assistant "
           "turn, stateless and stateful), every thinking block a request sends back is byte-identical to one the "
           "model produced earlier in the conversation.", check_name="thinking_replayed_intact",
-          needs_output=False, loop=True),
+          needs_output=False, loop=True, prefix_check=True),
     Entry("thinking.prefix-unchanged", "MUST", "In the agent loop, what precedes a replayed thinking block "
           "(every earlier message and the blocks before it; key order, cache_control and reasoning aside) is what "
           "preceded it in the request that produced it; after a compaction block, only what follows it is "
           "compared.", check_name="thinking_prefix_unchanged",
-          needs_output=False, loop=True),
+          needs_output=False, loop=True, prefix_check=True),
     Entry("thinking.chain-unbroken", "MUST", "In the agent loop, the thinking blocks before a replayed one are "
           "an unbroken tail of those that preceded it when it was produced: leading ones may go, none from the "
           "middle, none put back.", check_name="thinking_chain_unbroken",
-          needs_output=False, loop=True),
+          needs_output=False, loop=True, prefix_check=True),
+    Entry("loop.every-call", "MUST", "Where a scenario declares where every task begins (truth.tasks), every "
+          "one-call MUST invariant holds at every call of the stateless agent loop too, each call judged with the "
+          "truth of its own task.", check_name="every_call", needs_output=False, loop=True),
     Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
           "given the harness's recording stand-in) never gives it reasoning: no prompt holds the text of a "
           "thinking block or the data of a redacted_thinking block (the provider refuses it as reasoning "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -16,7 +16,7 @@ from ._text import a_type, article, plural
 from . import loop, prefix_check
 from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
-from .spec import Scenario
+from .spec import Expectations, Scenario, Truth
 from .target import Observation
 from ._memo import of_history, of_pair
 from .redaction import secrets_in
@@ -626,7 +626,7 @@ def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
         "  " + line for line in message_diff(want[k], got[k])]
 
 
-_SHOWN = 4  # loop failures quoted in a record; the rest are counted
+_SHOWN = 2  # loop failures quoted in a record; the rest are counted
 
 
 def _loop_failures(scenario: Scenario, obs: Observation, invariant: str) -> list[str]:
@@ -652,6 +652,37 @@ def thinking_prefix_unchanged(scenario: Scenario, obs: Observation) -> list[str]
 
 def thinking_chain_unbroken(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.chain-unbroken")
+
+
+def every_call(scenario: Scenario, obs: Observation) -> list[str]:
+    if not scenario.truth.tasks:
+        return []
+    checks = [inv for inv in CATALOG if inv.level == "MUST" and inv.needs_output and not inv.loop]
+    problems = []
+    for played in obs.plays:
+        if played.mode != "stateless":
+            continue
+        for step in played.steps:
+            if step.answer is None:
+                continue  # the last request is the scenario's own call, judged by each invariant
+            at = replace(scenario, history=scenario.history[:step.answer],
+                         truth=Truth(scenario.truth.live_start_before(step.answer), tasks=scenario.truth.tasks),
+                         expect=Expectations(skip=scenario.expect.skip))
+            seen = Observation(output=step.request)
+            for inv in checks:
+                if inv.id in scenario.expect.skip:
+                    continue
+                try:
+                    found = inv.check(at, seen)
+                except Exception as exc:  # noqa: BLE001 - garbage output must not crash the run
+                    found = [f"the output could not be checked: {type(exc).__name__}: {exc}"]
+                if found:
+                    problems.append(f"call {step.number} (the request answered by messages[{step.answer}], "
+                                    f"its task in flight from messages[{at.truth.live_start}]) fails {inv.id}: "
+                                    f"{found[0].splitlines()[0]}")
+    if len(problems) > _SHOWN:
+        problems = problems[:_SHOWN] + [f"... and {len(problems) - _SHOWN} more"]
+    return problems
 
 
 def _strings(value: Any) -> Iterator[str]:

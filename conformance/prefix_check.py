@@ -243,6 +243,16 @@ def _describe(item: Item | None, where: str) -> str:
     return f"{where}[{item.message}].content[{item.block}] ({kind})"
 
 
+def _change(now: Item | None, then: Item | None, step: int) -> str:
+    """Returns the first change of a prefix in words: what stands there now and what stood there
+    in the request of call ``step``."""
+    if now is None:
+        return f"{_describe(then, 'request')} of call {step}'s request is gone, with what followed it"
+    if then is None:
+        return f"{_describe(now, 'request')} now stands before it, where call {step}'s request had nothing"
+    return f"first at {_describe(now, 'request')} (at call {step}: {_describe(then, 'request')})"
+
+
 def _first_change(now: list[Item], then: list[Item]) -> tuple[Item | None, Item | None]:
     """Returns the first items where two prefixes differ, from their start, as the provider
     names it (``None`` on a side that ended first)."""
@@ -311,12 +321,10 @@ def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan:
             items, then = _items_before(step.request, i, j), birth.prefix()
             if scan.restart != (0, 0, 0):
                 then = then[len(then) - len(items):]
-            now_item, then_item = _first_change(items, then)
             out.append(Problem("thinking.prefix-unchanged",
                                f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
-                               f".content[{birth.block}]; what precedes it changed since then, first at "
-                               f"{_describe(now_item, 'request')} (at call {birth.step}: "
-                               f"{_describe(then_item, 'request')}); {WHAT_THE_PROVIDER_DOES}; {FIX}"))
+                               f".content[{birth.block}]; what precedes it changed since then: "
+                               f"{_change(*_first_change(items, then), birth.step)}; {WHAT_THE_PROVIDER_DOES}; {FIX}"))
             continue
         chain = scan.chain[scan.restart[2]:]
         if not any(_is_suffix(chain, b.chain) for b in prefix_ok):

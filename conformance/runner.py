@@ -50,6 +50,8 @@ class RunOptions:
     prefix_check: bool = True  # judge as current models do (the prefix check of replayed thinking); False: older models
 
 
+REFUSAL_WOULD_PASS = ("this scenario allows a refusal: where the order hides the task boundary, raising "
+                      "an error that is not a programming error (ValueError, RuntimeError, your own) passes")
 RunReport = Report  # what ``run`` returns: the one report model of every command (command_report)
 
 
@@ -97,7 +99,7 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
                 continue
         if inv.second_call and not options.idempotence:
             continue
-        if inv.loop and not options.prefix_check:
+        if inv.prefix_check and not options.prefix_check:
             continue
         chosen.append(inv)
     return chosen
@@ -115,8 +117,9 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
         with window(limit, obs, messages=len(obs.output)):
             second = call_guarded(target, obs.output, scenario.params, limit)
         obs = replace(obs, second=second)
-    if (not obs.timed_out and loop.has_thinking(scenario.history)
-            and any(inv.loop for inv in applicable(scenario, target, options))):
+    looped = [inv for inv in applicable(scenario, target, options) if inv.loop]  # (prefix checks need thinking)
+    if not obs.timed_out and any(loop.has_thinking(scenario.history) if inv.prefix_check else scenario.truth.tasks
+                                 for inv in looped):
         obs = replace(obs, plays=play_loop(target, scenario, options, obs))
     return obs
 
@@ -218,6 +221,8 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
             lines = "\n".join(violations).splitlines()
             if inv.lists_mutation:
                 lines += list(obs.mutation)
+            if scenario.expect.refusal_allowed and inv.level == "MUST":
+                lines.append(REFUSAL_WOULD_PASS)
             results.append(record("fail", lines[0], lines[1:], extra=sides(scenario, obs, lines[0], inv.id)))
     return results
 

@@ -35,6 +35,12 @@ class Truth:
 
     live_start: int
     unanswered: tuple[str, ...] = ()
+    tasks: tuple[int, ...] = ()  # where each task begins: the truth of every call of the agent loop
+
+    def live_start_before(self, answer: int) -> int:
+        """Returns where the task in flight begins in the request answered by message ``answer``:
+        the last task start before it (0 when none is declared before it)."""
+        return max((t for t in self.tasks if t < answer), default=0)
 
 
 @dataclass(frozen=True)
@@ -253,6 +259,11 @@ def _semantic_problems(raw: dict[str, Any], invariant_ids: Collection[str]) -> l
     elif truth["live_start"] > len(history):
         problems.append((("truth", "live_start"),
                          f"{truth['live_start']} is past the end of {article(f'{len(history)}-message history')}"))
+    tasks = truth.get("tasks", [])
+    if tasks and (tasks != sorted(tasks) or tasks[-1] > len(history) or
+                  (truth["live_start"] < len(history) and truth["live_start"] not in tasks)):
+        problems.append((("truth", "tasks"), "task starts must be in order, within the history, and name "
+                                             "live_start when a task is in flight"))
     declared = set(truth.get("unanswered", ()))
     if declared:
         actual = set(transcript.unanswered_tool_uses(history))
@@ -278,7 +289,7 @@ def _build(raw: dict[str, Any], path: Path, line: int) -> Scenario:
     invariants = expect.get("invariants")
     return Scenario(
         id=raw["id"], description=raw["description"], family=raw["family"], history=raw["history"],
-        truth=Truth(truth["live_start"], tuple(truth.get("unanswered", ()))),
+        truth=Truth(truth["live_start"], tuple(truth.get("unanswered", ())), tuple(truth.get("tasks", ()))),
         features=tuple(raw.get("features", ())), params=dict(raw.get("params", {})),
         expect=Expectations(
             invariants=tuple(invariants) if invariants is not None else None,

@@ -353,10 +353,14 @@ def opens_new_request(message: Message) -> bool:
 
 
 def find_live_start(history: Sequence[Message]) -> int:
-    """Returns the index where the task in flight begins; ``len(history)`` when it ends settled.
+    """Returns the index where the task in flight begins by the boundary rule read from the history
+    alone; ``len(history)`` when it ends settled.
 
     A settled turn is a final answer that is the last message or is followed (system messages
     aside) by a new user request; one followed by more assistant work or tool results is not.
+    It is not the scenarios' truth: a scenario declares its own (``truth.live_start``), and where
+    an order hides the boundary (interleaved tasks, a reordered store, a client prefill) the two
+    differ and ``truth.note`` says why. There a compactor may refuse instead (the scenario allows it).
     """
     for i in range(len(history) - 1, -1, -1):
         if not is_final_answer(history[i]):

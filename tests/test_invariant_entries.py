@@ -21,7 +21,8 @@ def test_the_catalog_is_built_on_the_entries_in_their_order() -> None:
         assert inv.check is getattr(invariants, entry.check_name) and callable(inv.check)
 
 
-LOOP = {"thinking.replayed-intact", "thinking.prefix-unchanged", "thinking.chain-unbroken"}
+PREFIX = {"thinking.replayed-intact", "thinking.prefix-unchanged", "thinking.chain-unbroken"}
+LOOP = {*PREFIX, "loop.every-call"}
 
 
 def test_the_runners_special_checks_are_named_by_flags() -> None:
@@ -32,6 +33,7 @@ def test_the_runners_special_checks_are_named_by_flags() -> None:
     assert {e.id for e in ENTRIES if not e.needs_output} == {"call.completes", "input.unmutated",
                                                                "reference.exact-output", *LOOP}
     assert {e.id for e in ENTRIES if e.loop} == LOOP  # judged on the loop's earlier calls when the last gave nothing
+    assert {e.id for e in ENTRIES if e.prefix_check} == PREFIX  # what --models older leaves out
 
 
 def test_a_flag_the_runner_needs_once_held_twice_or_never_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

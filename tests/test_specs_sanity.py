@@ -76,3 +76,17 @@ def test_every_shipped_family_is_a_file_of_the_table_in_specs_readme(shipped: Lo
     for scenario in shipped.scenarios:
         assert f"| `{scenario.family}.yaml` | `{scenario.family}` |" in table, scenario.id
         assert scenario.path.endswith(f"{scenario.family}.yaml"), scenario.id
+
+
+def test_a_compactor_built_on_find_live_start_is_told_that_refusing_would_pass(shipped: LoadResult) -> None:
+    """The exported rule reads the boundary from the history alone; where the order hides it, the
+    scenario's truth differs and allows a refusal, and each failure there says so."""
+    from conformance import RunOptions, check_scenario, from_callable
+    from conformance.runner import REFUSAL_WOULD_PASS
+
+    scenario = next(s for s in shipped.scenarios if s.id == "limits.interleaved-late-result")
+    assert scenario.expect.refusal_allowed and find_live_start(scenario.history) != scenario.truth.live_start
+    results = check_scenario(from_callable(lambda h: h[find_live_start(h):], "built_on_find_live_start"), scenario,
+                             RunOptions(in_process=True))
+    failed = [r for r in results if r.level == "MUST" and r.outcome == "fail"]
+    assert failed and all(REFUSAL_WOULD_PASS in r.details.get("diff", []) for r in failed)

@@ -202,7 +202,7 @@ def expected(history: list[Message], live_start: int, kept_from: int, keep_turns
 def scenario(sid: str, description: str, features: list[str], settled: list[list[Message]], last: list[Message],
              keep_turns: int, *, in_flight: bool = True, unanswered: tuple[str, ...] = (), note: str | None = None,
              budget: int | None = None, skip: dict[str, str] | None = None,
-             refusal_allowed: bool = False) -> Scenario:
+             refusal_allowed: bool = False, declare_tasks: bool = False) -> Scenario:
     """Returns one scenario: settled tasks, then ``last`` (the task in flight, or with ``in_flight``
     false a last task that settles the history), its truth by construction and the rule's output."""
     history = [m for task in settled for m in task] + last
@@ -217,6 +217,9 @@ def scenario(sid: str, description: str, features: list[str], settled: list[list
         truth["unanswered"] = list(unanswered)
     if note:
         truth["note"] = note
+    if declare_tasks:  # where every task begins: the truth of each call of the agent loop
+        starts = [sum(len(task) for task in settled[:k]) for k in range(len(settled))]
+        truth["tasks"] = starts + [start]
     tags = set(features) | ({"inflight"} if in_flight else set()) | ({"budget"} if budget is not None else set())
     out: Scenario = {"id": f"{FAMILY}.{sid}", "description": description, "family": FAMILY,
                      "features": sorted(tags), "history": history, "params": params, "truth": truth,

@@ -12,7 +12,8 @@ opening the history, and budgets: one the task fits beside the cut its first cal
 outgrows (the reference refuses rather than re-trim settled history under it).
 
 Each history is put together from settled tasks and one last task, so the boundary is known by
-construction; the reference output is the documented rule of ``specs/README.md`` applied to that
+construction, and so is where every task begins (``truth.tasks``: the truth of each call of the
+loop, where every one-call invariant is checked too); the reference output is the documented rule of ``specs/README.md`` applied to that
 structure (``scenario`` of ``generate_blind_spot_specs``). Nothing here imports the harness or the
 reference.
 
@@ -90,7 +91,7 @@ def scripts() -> list[Scenario]:
     def add(sid: str, description: str, features: list[str], history_settled: list[list[Message]],
             last: list[Message], keep: int, **kwargs: Any) -> None:
         out.append(_filed(scenario(sid, description, ["thinking", "tool-use", *features], history_settled, last,
-                                   keep, **kwargs)))
+                                   keep, declare_tasks=True, **kwargs)))
 
     seed = "five-tasks-six-steps-empty"
     add("empty-thinking-five-tasks-six-steps", "four settled tasks and a 6-step task in flight, every thinking "

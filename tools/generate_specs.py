@@ -177,6 +177,8 @@ def render(scenarios: list[dict[str, Any]], header: str, dump: Callable[[Any], s
             lines.append(f"    unanswered: {flow(list(truth['unanswered']))}")
         if truth.get("note"):
             lines.append(f"    note: {flow(truth['note'])}")
+        if truth.get("tasks"):
+            lines.append(f"    tasks: {flow(list(truth['tasks']))}")
         expect = s.get("expect") or {}
         if expect:
             lines.append("  expect:")

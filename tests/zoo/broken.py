@@ -531,7 +531,14 @@ def summary_of_everything(history: History, summarize: Any = None) -> History:
     return [{"role": "user", "content": summarize(history[:start])}, *history[start:]]
 
 
+def cuts_live_while_short(history: History) -> History:
+    """A window sized for long histories that keeps only the last two messages of a short one: every
+    call of a long task's first steps cuts the task in flight, the last call does not."""
+    return history[-2:] if len(history) < 10 else list(history)
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
+    "cuts_live_while_short": ("loop.every-call",),
     "summary_of_everything": ("summary.no-reasoning",),
     "window_keeps_settled_reasoning": ("thinking.prefix-unchanged",),
     "strip_then_put_back": ("thinking.chain-unbroken",),
@@ -590,6 +597,7 @@ DEFECT_CLASS: dict[str, str] = {
     **dict.fromkeys(["window_keeps_settled_reasoning", "strip_then_put_back", "trim_thinking_text"],
                     "breaks the prefix check of replayed thinking"),
     "summary_of_everything": "gives a summarizer the reasoning of the history",
+    "cuts_live_while_short": "cuts into the task in flight at earlier calls of the loop",
     **dict.fromkeys(["essay_whitelist", "keep_last_n", "cap_live_task", "boundary_off_by_one", "prune_large_text"],
                     "cuts into the task in flight"),
     **dict.fromkeys(["strip_all_thinking", "rewrite_thinking", "essay_reference"],
