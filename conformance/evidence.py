@@ -41,13 +41,18 @@ def _pick(messages: Sequence[Any], index: int, block: int | None) -> tuple[bool,
     return True, message, ""
 
 
+# a change to the input itself, and a call of the agent loop (its input is not the scenario's history)
+_NOT_QUOTED = frozenset({"input.unmutated", "loop.every-call"})
+
+
 def sides(scenario: Scenario, obs: Observation, first_line: str, invariant: str = "") -> dict[str, str]:
     """Returns ``{"expected": ..., "returned": ...}`` for a violation whose first line names a
     message of the input and/or the output; either key is absent when there is nothing to quote.
 
-    A change to the input itself (``input.unmutated``) is not quoted against the output.
+    A change to the input itself (``input.unmutated``) is not quoted against the output, nor a
+    failure at a call of the agent loop (``loop.every-call``), whose input is not the scenario's.
     """
-    if invariant == "input.unmutated":
+    if invariant in _NOT_QUOTED:
         return {}
     output = obs.output if isinstance(obs.output, list) else []
     refs: dict[str, tuple[int, int | None]] = {}

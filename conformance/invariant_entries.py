@@ -97,8 +97,8 @@ ENTRIES: tuple[Entry, ...] = (
           "middle, none put back.", check_name="thinking_chain_unbroken",
           needs_output=False, loop=True, prefix_check=True),
     Entry("loop.every-call", "MUST", "Where a scenario declares where every task begins (truth.tasks), every "
-          "one-call MUST invariant holds at every call of the stateless agent loop too, each call judged with the "
-          "truth of its own task.", check_name="every_call", needs_output=False, loop=True),
+          "one-call MUST invariant holds at every call of the agent loop too, stateless and stateful, each call "
+          "judged with the truth of its own task.", check_name="every_call", needs_output=False, loop=True),
     Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
           "given the harness's recording stand-in) never gives it reasoning: no prompt holds the text of a "
           "thinking block or the data of a redacted_thinking block (the provider refuses it as reasoning "

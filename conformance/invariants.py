@@ -654,19 +654,36 @@ def thinking_chain_unbroken(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.chain-unbroken")
 
 
+def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[loop.Step, list[Any], int]]:
+    """Yields each call of the loop but the last (the scenario's own) with the history it was given
+    and where the task in flight begins in it: by ``truth.tasks`` in the script; in what a stateful
+    agent kept, as many messages from its end as that task has so far, when it kept them as they
+    came (else an earlier call failed already, and this one is not judged)."""
+    history, previous = scenario.history, None
+    for step in played.steps:
+        if step.answer is None:
+            return
+        task = scenario.truth.live_start_before(step.answer)
+        if played.mode == "stateless" or previous is None:
+            given, start = history[:step.answer], task
+        else:
+            given = [*previous.request, *history[previous.answer:step.answer]]
+            start = len(given) - (step.answer - task)
+            if start < 0 or not tx.same_json(given[start:], history[task:step.answer]):
+                start = -1
+        previous = step
+        if start >= 0:
+            yield step, given, start
+
+
 def every_call(scenario: Scenario, obs: Observation) -> list[str]:
     if not scenario.truth.tasks:
         return []
     checks = [inv for inv in CATALOG if inv.level == "MUST" and inv.needs_output and not inv.loop]
     problems = []
     for played in obs.plays:
-        if played.mode != "stateless":
-            continue
-        for step in played.steps:
-            if step.answer is None:
-                continue  # the last request is the scenario's own call, judged by each invariant
-            at = replace(scenario, history=scenario.history[:step.answer],
-                         truth=Truth(scenario.truth.live_start_before(step.answer), tasks=scenario.truth.tasks),
+        for step, given, start in _calls_with_truth(scenario, played):
+            at = replace(scenario, history=given, truth=Truth(start, tasks=scenario.truth.tasks),
                          expect=Expectations(skip=scenario.expect.skip))
             seen = Observation(output=step.request)
             for inv in checks:
@@ -677,9 +694,9 @@ def every_call(scenario: Scenario, obs: Observation) -> list[str]:
                 except Exception as exc:  # noqa: BLE001 - garbage output must not crash the run
                     found = [f"the output could not be checked: {type(exc).__name__}: {exc}"]
                 if found:
-                    problems.append(f"call {step.number} (the request answered by messages[{step.answer}], "
-                                    f"its task in flight from messages[{at.truth.live_start}]) fails {inv.id}: "
-                                    f"{found[0].splitlines()[0]}")
+                    problems.append(f"call {step.number} ({played.mode}, the request answered by "
+                                    f"messages[{step.answer}], its task in flight from input[{start}]) fails "
+                                    f"{inv.id}: {found[0].splitlines()[0]}")
     if len(problems) > _SHOWN:
         problems = problems[:_SHOWN] + [f"... and {len(problems) - _SHOWN} more"]
     return problems
