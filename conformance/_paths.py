@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -11,3 +12,11 @@ def shipped(name: str) -> Path:
     """Returns the shipped folder ``name`` (``specs`` or ``cassettes``) of this installation."""
     inside = _PACKAGE / "_shipped" / name
     return inside if inside.is_dir() else _PACKAGE.parent / name
+
+
+def outside_cwd(entry: str) -> bool:
+    """Returns whether an import path entry is not the current folder, or names it on purpose
+    (in ``PYTHONPATH``, as a checkout under development does)."""
+    here = os.getcwd()
+    chosen = {os.path.abspath(e) for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e}
+    return entry not in ("", ".") and (os.path.abspath(entry) != here or here in chosen)

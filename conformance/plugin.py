@@ -89,6 +89,15 @@ def pytest_collection(session: pytest.Session) -> None:
         session.config.stash[_COLLECTION] = _load(session.config, names)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Returns True for every path pytest walks on its own (``testpaths``, or the current folder)
+    when a target is given, so that ``pytest --conformance-target X`` runs the conformance items
+    alone, in a project's checkout as outside it; paths named on the command line are walked."""
+    if config.stash.get(_COLLECTION, None) is None:
+        return None
+    return True if config.args_source is not pytest.Config.ArgsSource.ARGS else None
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """Returns a ``SpecFile`` for a spec file of the run that pytest reaches, so that the node ids
     printed for failures (``specs/x.yaml::scenario-id``) can be given back to pytest, and ``--lf`` works."""
@@ -127,7 +136,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _load(config: pytest.Config, names: list[str]) -> _Collection:
     """Returns the loaded specs and targets of a run; raises ``pytest.UsageError`` on bad options."""
-    spec_paths = config.getoption("conformance_specs") or [shipped("specs")]
+    spec_paths = config.getoption("conformance_specs") or _named_spec_files(config) or [shipped("specs")]
     try:
         targets = [resolve(name) for name in names]
         files = discover(spec_paths)
@@ -159,6 +168,16 @@ def _load(config: pytest.Config, names: list[str]) -> _Collection:
         by_file[Path(path).resolve()] = ([s for s in scenarios if s.path == str(path)],
                                          [e for e in everything.errors if e.path == str(path)])
     return _Collection(by_file, targets, named_targets, gaps, options, fmt)
+
+
+def _named_spec_files(config: pytest.Config) -> list[Path]:
+    """Returns the spec files named by pytest's arguments (``specs/x.yaml``, ``specs/x.yaml::id``), so
+    that a printed node id runs again without ``--conformance-specs``, whichever copy of the specs
+    the run that printed it had loaded."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return []
+    named = (Path(str(arg).split("::", 1)[0]) for arg in config.args)
+    return [path for path in named if path.suffix in (".yaml", ".yml") and path.is_file()]
 
 
 def _spec_file(parent: pytest.Collector, path: Path, state: _Collection) -> SpecFile:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._gc import import_paused
+from ._paths import outside_cwd
 from ._text import a_type, plural
 from . import transcript
 from .clock import CallTime, join_within
@@ -73,14 +74,6 @@ def _shipped_reference(spec: str) -> tuple[str, str]:
     return f"{REFERENCE}:{attr}", f"{REFERENCE_MODULE}:{attr}"
 
 
-def _outside_cwd(entry: str) -> bool:
-    """Returns whether an import path entry is not the current folder, or names it on purpose
-    (in ``PYTHONPATH``, as a checkout under development does)."""
-    here = os.getcwd()
-    chosen = {os.path.abspath(e) for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e}
-    return entry not in ("", ".") and (os.path.abspath(entry) != here or here in chosen)
-
-
 def own_modules_first() -> None:
     """Imports this project's own top-level modules (``OWN_MODULES``) from where they are
     installed, never from a file of the current folder, so that a ``conformance_reference.py``
@@ -89,7 +82,7 @@ def own_modules_first() -> None:
     if not missing:
         return
     saved = list(sys.path)
-    sys.path[:] = [entry for entry in saved if _outside_cwd(entry)]
+    sys.path[:] = [entry for entry in saved if outside_cwd(entry)]
     try:
         for name in missing:
             try:

@@ -80,6 +80,12 @@ def target_traceback(exc: BaseException, harness_frames: int = 1) -> str:
     outermost frames: the last ``MAX_FRAMES`` frames of the target's code, long lines cut,
     credentials scrubbed."""
     tb = _skip(exc.__traceback__, harness_frames)
+    if tb is not None and tb is exc.__traceback__ and tb.tb_next is None and harness_frames > 0:
+        # raised by the call itself (a target of the wrong arity, say): no frame of the target to show
+        text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+        return scrub_credentials(f"{text}\n(raised by the call itself, in no Python frame of the target: a "
+                                 "target of the wrong arity, or one written in C; a target is called as "
+                                 "target(history, **options))")
     lines = _without_clock("".join(traceback.format_exception(type(exc), exc, tb, limit=-MAX_FRAMES)).splitlines())
     cut = [line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE} more chars)"
            for line in lines]

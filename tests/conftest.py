@@ -24,6 +24,9 @@ sys.dont_write_bytecode = False
 # only when configured, which no test does. The pytest-xdist workers and the commands the tests start
 # inherit it.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+# The validated-spec cache of the runs the tests start goes in the checkout's own (ignored) cache
+# folder, never the user's: the pytest-xdist workers and the commands the tests start inherit it
+os.environ.setdefault("CONFORMANCE_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".conformance_cache" / "specs"))
 
 from conformance import LoadResult, load  # noqa: E402  # after the line above, so that it is cached too
 from conformance._gc import gc_paused  # noqa: E402

@@ -284,3 +284,31 @@ def test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_past
                                              encoding="utf-8")
     again = pytester.run(sys.executable, "-c", _WITHOUT_XDIST, *args, str(checkout / printed[0]))
     again.assert_outcomes(failed=1)
+
+
+def test_a_project_with_testpaths_runs_the_conformance_items_alone(pytester: pytest.Pytester, spec_dir: str) -> None:
+    # a project's own tests (its testpaths, or the current folder) are not run beside the scenarios
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    (pytester.mkdir("tests") / "test_own.py").write_text("def test_own():\n    assert False\n", encoding="utf-8")
+    (pytester.path / "test_top.py").write_text("def test_top():\n    assert False\n", encoding="utf-8")
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    (pytester.path / "tox.ini").unlink()
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    # tests named on the command line still run
+    result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
+                                "tests/test_own.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+
+
+def test_a_printed_node_id_runs_again_without_the_specs_option(pytester: pytest.Pytester, spec_dir: str) -> None:
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", "--conformance-specs", spec_dir,
+                                "-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=1, failed=1)
+    failed = [line.split()[1] for line in result.outlines if line.startswith("FAILED ")]
+    assert failed == ["specs/tiny.yaml::tiny.inflight"]
+    result = pytester.runpytest("--conformance-target", "zoo_targets:strip", failed[0], "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)

@@ -123,3 +123,9 @@ def test_with_no_home_folder_there_is_no_cache_and_the_specs_still_load(tmp_path
     monkeypatch.setattr(Path, "home", staticmethod(no_home))
     assert spec_cache.folder() is None
     assert load_file(_write(tmp_path, "tiny.yaml", GOOD)).scenarios
+
+
+def test_the_test_suite_keeps_its_spec_cache_in_the_checkout() -> None:
+    # set by tests/conftest.py before anything is loaded, so nothing goes to the user's cache folder
+    folder = spec_cache.folder()
+    assert folder is not None and Path(__file__).resolve().parents[1] / ".conformance_cache" in folder.parents

@@ -71,3 +71,27 @@ def test_target_reference_is_the_shipped_reference_whatever_is_on_the_path(shado
     done = _conformance(shadowed, "run", "--no-provider", "--no-progress", "-j", "1", "--specs", str(SPEC),
                         "--target", "reference:garbage")
     assert done.returncode == 2 and "has no attribute 'garbage'" in done.stderr, done.stderr
+
+
+def test_workers_import_the_project_from_where_it_is_installed_not_from_the_current_folder(tmp_path: Path) -> None:
+    # run from a folder holding a `conformance/` package (as a checkout with a plain install does):
+    # the fork server and its workers import the installed one; the target still imports from the folder
+    fake = tmp_path / "conformance"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("SHADOW = True\n", encoding="utf-8")
+    (tmp_path / "mytarget.py").write_text(
+        "import sys\n\ndef compact(history, **kwargs):\n"
+        "    if getattr(sys.modules['conformance'], 'SHADOW', False):\n"
+        "        raise RuntimeError('the worker imported the current folder')\n"
+        "    return list(history)\n", encoding="utf-8")
+    launcher = tmp_path / "bin" / "conformance"  # as the installed console script starts: no -P flag
+    launcher.parent.mkdir()
+    launcher.write_text("import sys\nfrom conformance.cli import main\nif __name__ == '__main__':\n    sys.exit(main())\n",
+                        encoding="utf-8")
+    spec = ROOT / "specs" / "edges.yaml"
+    done = subprocess.run([sys.executable, str(launcher), "run", "--no-provider", "--no-progress", "-j", "2",
+                           "--specs", str(spec), "--target", "mytarget:compact"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, text=True, capture_output=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "mytarget:compact: CONFORMS" in done.stdout

@@ -41,6 +41,18 @@ def test_the_guarded_call_keeps_only_the_targets_frames() -> None:
     assert obs.error_traceback.splitlines()[-1] == "ValueError: bad "
 
 
+def _no_history() -> list:
+    return []
+
+
+def test_a_target_of_the_wrong_arity_shows_no_harness_frame() -> None:
+    obs = call_guarded(from_callable(_no_history), [{"role": "user", "content": "hi"}], {})
+    assert obs.error_traceback is not None
+    assert "conformance/target.py" not in obs.error_traceback and 'File "' not in obs.error_traceback
+    assert obs.error_traceback.startswith("TypeError: _no_history() takes 0 positional arguments")
+    assert "target(history, **options)" in obs.error_traceback
+
+
 def test_deep_recursion_is_cut_to_the_last_frames() -> None:
     try:
         _fails_at_depth(MAX_FRAMES * 3)

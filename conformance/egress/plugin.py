@@ -38,6 +38,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="per-call time limit")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Returns True for every path pytest walks on its own (``testpaths``, the current folder) when an
+    egress target is given, so that the route runs its items alone; named paths are walked."""
+    if not config.getoption("egress_target"):
+        return None
+    return True if config.args_source is not pytest.Config.ArgsSource.ARGS else None
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> Iterator[None]:

@@ -12,7 +12,8 @@ from .._paths import shipped
 def cmd_explain(args: argparse.Namespace) -> int:
     """Prints one scenario or probe, or with ``--interaction N`` one interaction of a recording;
     returns 1 when it explains a failure ``run`` or ``analyze`` would exit 1 for (a MUST check of
-    ``--target`` on the scenario that fails, an interaction that reached into a task in flight),
+    ``--target`` on the scenario that fails, an interaction that reached into a task in flight, a
+    probe recording that contradicts its prediction),
     2 when the id, the file or the index is unusable (a one-line error), else 0."""
     from pathlib import Path
 
@@ -40,8 +41,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         if args.target:
             print("note: --target applies to scenarios; a probe runs against the provider", file=sys.stderr)
-        print(explain_probe(subject))
-    return 0
+        outcomes: list[str] = []
+        print(explain_probe(subject, outcomes=outcomes))
+        return 1 if "fail" in outcomes else 0  # a recording that contradicts its prediction, as `verify` exits
 
 
 def _explain_interaction(args: argparse.Namespace) -> int:

@@ -156,8 +156,11 @@ def _item_label(item: dict[str, Any]) -> str:
     return f"{kind} {item.get('call_id') or item.get('id') or ''}".rstrip()
 
 
-def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> str:
-    """Returns the terminal explanation of an OpenAI probe: calls, input items, live span, prediction, recordings."""
+def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = None,
+                         outcomes: list[str] | None = None) -> str:
+    """Returns the terminal explanation of an OpenAI probe: calls, input items, live span, prediction,
+    recordings; appends the outcome of each recording (``pass``, ``fail``: a contradiction, ...) to
+    ``outcomes`` when given."""
     items = probe.full_input()
     lines = [f"probe {probe.id}  ({probe.path}:{probe.line})", f"  {probe.description}",
              f"  family {probe.family} · {probe.config_label()}",
@@ -178,6 +181,8 @@ def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = Non
               f"recorded: no recording of this probe (run `conformance record --probe {probe.id}`)"]
     for path in files:
         result = check_cassette(path, {probe.id: probe})
+        if outcomes is not None:
+            outcomes.append(result.outcome)
         d = result.details
         source = " (local emulator, not the real service)" if result.target.startswith("emulator") else ""
         lines.append(f"  {result.target}{source}: {path}")
@@ -189,10 +194,13 @@ def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = Non
     return "\n".join(lines[:1] + fit(lines[1:]))
 
 
-def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> str:
-    """Returns the terminal explanation of a provider probe: request, messages, live span, prediction, recordings."""
+def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None,
+                  outcomes: list[str] | None = None) -> str:
+    """Returns the terminal explanation of a provider probe: request, messages, live span, prediction,
+    recordings; appends the outcome of each recording (``pass``, ``fail``: a contradiction, ...) to
+    ``outcomes`` when given."""
     if getattr(probe, "provider", "anthropic") == "openai":
-        return explain_openai_probe(probe, cassette_roots)
+        return explain_openai_probe(probe, cassette_roots, outcomes)
     messages = probe.messages()
     live = probe.live
     edits = (probe.request.get("context_management") or {}).get("edits") or []
@@ -209,12 +217,14 @@ def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None) -> s
     if getattr(probe, "script", None) is not None:
         lines.append("  (the history is built live when recorded: the assistant turns above are the shape the "
                      "server must produce)")
-    lines += ["", *recorded_lines(probe, cassette_roots)]
+    lines += ["", *recorded_lines(probe, cassette_roots, outcomes)]
     return "\n".join(lines[:1] + fit(lines[1:]))
 
 
-def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> list[str]:
-    """Returns what the recordings of ``probe`` under ``cassette_roots`` (default: the shipped ones) show."""
+def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None,
+                   outcomes: list[str] | None = None) -> list[str]:
+    """Returns what the recordings of ``probe`` under ``cassette_roots`` (default: the shipped ones)
+    show; appends each recording's outcome to ``outcomes`` when given."""
     from ..provider import default_cassettes
     from ..provider.table import problem_line
     from ..provider.verify import check_cassette
@@ -226,6 +236,8 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None) -> 
     lines = ["recorded:"]
     for path in files:
         result = check_cassette(path, {probe.id: probe})
+        if outcomes is not None:
+            outcomes.append(result.outcome)
         d = result.details
         source = " (local emulator, not the real service)" if result.target.startswith("emulator") else ""
         lines.append(f"  {result.target}{source}: {path}")

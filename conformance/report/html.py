@@ -49,6 +49,18 @@ def _why(view: Mapping[str, Any]) -> str:
     return f'<p class="why">{" · ".join(parts)}</p>' if parts else ""
 
 
+def _gating_note(view: Mapping[str, Any]) -> str:
+    """Returns the line saying why the gating count differs from the fail and error counts beside it
+    (as the terminal's total line counts them), or "" when they agree."""
+    totals = view["totals"]
+    shown = totals.get("fail", 0) + totals.get("error", 0) + totals.get("xpass", 0)
+    if shown == view["gating"]:
+        return ""
+    return (f'<p class="why" id="gating-note">{view["gating"]} of the {shown} fail, error and xpass results below '
+            f'fail the run: those of MUST checks and recorded provider contradictions; a SHOULD failure does not '
+            f'(the terminal counts every fail)</p>')
+
+
 def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
     ok = view["ok"]
     chips = "".join(f'<span class="chip o-{o}"><b>{view["totals"][o]}</b> {o}</span>'
@@ -67,7 +79,8 @@ def _banner(view: Mapping[str, Any], header: Mapping[str, Any]) -> str:
         scope = "".join(f" · {n} {what}" for n, what in ((len(view["targets"]), "targets"),
                                                            (len(view["scenarios"]), "scenarios")) if n)
         big = (f'<p class="big"><span id="checks">{view["checks"]}</span> checks · <span id="gating">'
-               f'{view["gating"]}</span> gating failures{scope} · exit code {view["exit_code"]}</p>')
+               f'{view["gating"]}</span> gating failures{scope} · exit code {view["exit_code"]}</p>'
+               f'{_gating_note(view)}')
     return (f'<header class="banner {"ok" if ok else "bad"}" id="verdict">'
             f'<h1>{e(view["verdict"])}</h1>{_why(view)}{big}'
             f'{f"<p class=chips>{chips}</p>" if chips else ""}<p class="meta">{meta}</p></header>')

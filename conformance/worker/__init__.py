@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
+from .._paths import outside_cwd
 from ..clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
@@ -225,9 +227,14 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
             continue
         if message is None:
             return
-        key, fn, args, (cwd, path, environ) = message
+        key, (cwd, path, environ), job = message
         _current_key = key
-        _follow(cwd, path, environ)
+        _follow(cwd, path, environ)  # first: the job may name modules found only on the parent's path
+        try:
+            fn, args = pickle.loads(job)
+        except Exception as exc:  # noqa: BLE001 - a job that does not unpickle here
+            conn.send(("failed", key, f"the job could not be loaded in the worker: {type(exc).__name__}: {exc}"))
+            continue
         try:
             value = fn(*args)
             conn.send(("done", key, value))
@@ -269,7 +276,8 @@ def warm_up() -> None:
     if ctx.get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+        with _unreadable_main_hidden():
+            forkserver.ensure_running()
 
 
 def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Future[Any]:
@@ -411,7 +419,26 @@ def describe_exit(code: int | None) -> str:
 @contextmanager
 def _unreadable_main_hidden() -> Iterator[None]:
     """Hides the main module's ``__file__`` while a worker starts when it names no file (a program
-    read from stdin): the worker would try to import it and die."""
+    read from stdin): the worker would try to import it and die. The current folder is left off the
+    import path the worker (or the fork server) starts with, unless ``PYTHONPATH`` names it, so that
+    it imports this project from where it is installed, never from a checkout it runs in; each job
+    puts the folder back for the target's own imports (``_follow``)."""
+    saved, safe = list(sys.path), os.environ.get("PYTHONSAFEPATH")
+    sys.path[:] = [entry for entry in saved if outside_cwd(entry)]  # what a spawned worker starts with
+    os.environ["PYTHONSAFEPATH"] = "1"  # the fork server's `python -c` puts no current folder first
+    try:
+        with _main_file_hidden():
+            yield
+    finally:
+        sys.path[:] = saved + [entry for entry in sys.path if entry not in saved]
+        if safe is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = safe
+
+
+@contextmanager
+def _main_file_hidden() -> Iterator[None]:
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     if main is None or path is None or os.path.exists(path):
@@ -445,7 +472,8 @@ class _Worker:
 
     def assign(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
         # pickles first: a job that does not pickle leaves the worker idle
-        self.conn.send((key, fn, tuple(args), (os.getcwd(), list(sys.path), dict(os.environ))))
+        job = pickle.dumps((fn, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)  # loaded once its paths are set
+        self.conn.send((key, (os.getcwd(), list(sys.path), dict(os.environ)), job))
         self.key, self.busy, self.deadline, self.partial = key, True, None, None
 
     def kill(self) -> None:

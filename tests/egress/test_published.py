@@ -69,6 +69,15 @@ def test_the_pytest_route(pytester: pytest.Pytester, name: str, outcome: str) ->
     assert counts.get(outcome, 0) >= 4, result.stdout.str()[-2000:]
 
 
+def test_the_pytest_route_runs_its_items_alone(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(vendor=HELD_OUT)
+    pytester.makepyfile(test_own="def test_own():\n    assert False\n")
+    result = pytester.runpytest_inprocess("-p", "conformance.plugin", "--egress-target", "vendor:clean",
+                                           "--egress-surface", "log", "-q", "-p", "no:cacheprovider")
+    counts = result.parseoutcomes()
+    assert counts.get("passed", 0) >= 4 and "failed" not in counts, result.stdout.str()[-2000:]
+
+
 def test_egress_matrix_with_a_library_not_installed_writes_nothing_and_exits_2(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """As `conformance matrix` does: no file of "not installed" rows, exit 2 naming the library."""

@@ -266,6 +266,26 @@ def test_a_rejection_for_another_reason_contradicts_the_prediction(probe_id: str
         assert "rejected for another reason" in result.message and error["message"] in result.message
 
 
+def test_explain_of_a_probe_exits_1_when_its_recording_contradicts_it(shipped_copy: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import conformance.provider
+    from conformance.cli import main
+
+    monkeypatch.setattr(conformance.provider, "default_cassettes", lambda: shipped_copy)
+    assert main(["explain", "clear-thinking.requires-thinking"]) == 0
+    path = shipped_copy / "clear-thinking.requires-thinking.yaml"
+    data = load_yaml(path.read_text())
+    for item in data["interactions"]:
+        if item["response"]["status"]["code"] == 400:
+            item["response"]["body"]["string"] = json.dumps({"type": "error", "request_id": "req_scrubbed", "error": {
+                "type": "invalid_request_error", "message": "messages.1.content.0: Invalid `signature` in `thinking` block"}})
+    path.write_text(cassettes.dump(data))
+    assert main(["explain", "clear-thinking.requires-thinking"]) == 1
+    assert "CONTRADICTS the prediction" in capsys.readouterr().out
+
+
 def test_the_thinking_template_sent_as_written_is_refused_for_its_signatures(tmp_path: Path,
                                                                              probes: dict[str, Probe]) -> None:
     import dataclasses

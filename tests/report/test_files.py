@@ -235,3 +235,15 @@ def test_a_target_that_always_raises_passes_nothing_in_the_reports(tmp_path: Pat
     assert " pass" not in summary.splitlines()[2].split("(")[1].split(")")[0]  # the head line counts no pass
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "no-output</span>" in page and not re.search(r"<b>\d+</b> pass</span>", page)
+
+
+def test_the_page_says_why_its_gating_count_differs_from_the_fail_count(mixed_dir: Path) -> None:
+    footer, _, page = _footer_counts_in_every_file(mixed_dir)
+    counts = footer["counts"]
+    shown = counts.get("fail", 0) + counts.get("error", 0) + counts.get("xpass", 0)
+    note = re.search(r'<p class="why" id="gating-note">([^<]*)</p>', page)
+    if shown == footer["gating_failures"]:
+        assert note is None
+    else:
+        assert note and note.group(1).startswith(f'{footer["gating_failures"]} of the {shown} ')
+        assert "SHOULD" in note.group(1)
