@@ -7,6 +7,7 @@ arguments and returns the exit code: 0 ok, 1 a failure or contradiction, 2 a usa
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -221,7 +222,14 @@ def cmd_lint_config(args: argparse.Namespace) -> int:
     path = Path(args.file)
     check_outputs([json_output(args.json, refuse=_not_findings)], [path])
     linter = next((p for p in base.all_providers() if not p.implicit and p.claims_config(path)), base.implicit())
-    return linter.lint_config(path, args.max_task_steps, args.json)
+    if args.model is None:
+        return linter.lint_config(path, args.max_task_steps, args.json)
+    if "model" not in inspect.signature(linter.lint_config).parameters:
+        print(f"conformance lint-config: --model: the {linter.name} configuration in {path} is linted without a "
+              "model (its lint reads none)", file=sys.stderr)
+        return 2
+    lint_with_model: Any = linter.lint_config  # (a provider whose lint reads a model takes it as ``model``)
+    return int(lint_with_model(path, args.max_task_steps, args.json, model=args.model))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -270,6 +278,9 @@ def register(subparsers: Any, open_report: OpenReport) -> None:
                     help="the longest task your agent runs, in tool steps (a safer clear_tool_uses needs it)")
     lc.add_argument("--json", metavar="FILE",
                     help="write the findings as JSON to FILE ('-': print them instead of the table)")
+    lc.add_argument("--model", metavar="NAME",
+                    help="the model the configuration is sent to, as the requests name it: also say what that model "
+                         "does under the configuration (where the provider's lint reads a model)")
     lc.set_defaults(func=cmd_lint_config)
 
     an = subparsers.add_parser("analyze", help="judge recorded traffic of any project (VCR, HAR, nock, JSON lines...): "

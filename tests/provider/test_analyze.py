@@ -184,7 +184,8 @@ def test_threshold_compaction_inside_a_tool_loop_names_what_it_folded(tmp_path: 
                 message(compaction_block(), {"type": "text", "text": "B done"},
                         iterations=[{"type": "compaction", "input_tokens": 60000}, {"type": "message", "input_tokens": 300}]))
     assert found.verdict == "reached-live-task"
-    assert "compaction over 60000 input tokens, then the answer from 300" in found.evidence[0]
+    assert "the compaction pass cost 60000 input tokens" in found.evidence[0]
+    assert "then the answer was computed from 300" in found.evidence[0]
     assert "the request (message 6), 1 tool use(s) b1, 1 tool result(s)" in found.evidence[1]
 
 

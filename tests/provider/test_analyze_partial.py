@@ -46,7 +46,7 @@ PASSES = [{"type": "compaction", "input_tokens": 99195, "output_tokens": 81}, {"
 
 @pytest.mark.parametrize("body, verdict, says", [
     (_message(SUMMARY, {"type": "text", "text": "Hi"}, report={"applied_edits": []}, iterations=PASSES),
-     "reached-live-task", "compaction over 99195 input tokens, then the answer from 162"),
+     "reached-live-task", "the compaction pass cost 99195 input tokens"),
     (_message(report={"applied_edits": []}), "no-edit", "applied_edits is empty: nothing was edited"),
     (_message(report={"applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 2,
                                          "cleared_input_tokens": 900}]}), "cannot-tell", "without the request"),

@@ -163,7 +163,8 @@ def test_a_folder_with_a_reached_recording_and_an_unreadable_file_exits_1_and_li
 
 def test_the_evidence_names_the_trigger_and_what_applied_edits_said() -> None:
     (found,) = analyze_file(REAL / "ruby_llm" / "anthropic_compacts_a_long_conversation.yml").judgements
-    assert "compaction over 99195 input tokens, then the answer from 162; trigger 50000 input tokens; " \
+    assert "the compaction pass cost 99195 input tokens (the summarising call's own usage, not the size of the " \
+           "context it folded away), then the answer was computed from 162; trigger 50000 input tokens; " \
            "applied_edits: []" in found.evidence[0]
     assert found.evidence[1] == "folded into the summary: the request (message 0)"
 

@@ -202,6 +202,27 @@ def _iteration_tokens(iteration: Mapping[str, Any]) -> int:
             + int(iteration.get("cache_creation_input_tokens") or 0))
 
 
+def iterations_said(passes: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str, Any]]) -> str:
+    """Returns what ``usage.iterations`` shows, in words: a ``compaction`` entry is the cost of the
+    summarising call (SDK 2.14 docstring: "NOT the size of the context that was compacted away", which
+    can be far larger), the last ``message`` entry the prompt the answer was computed from."""
+    said = (f"usage.iterations: the compaction pass cost {_iteration_tokens(passes[0])} input tokens (the "
+            "summarising call's own usage, not the size of the context it folded away)")
+    return said + (f", then the answer was computed from {_iteration_tokens(answers[-1])}" if answers else "")
+
+
+def below_trigger(request: Mapping[str, Any], passes: Sequence[Mapping[str, Any]], trigger: int) -> bool:
+    """Returns whether a threshold compaction fired below its trigger: the request, as estimated, is
+    below it (beyond the estimate's tolerance) and no compaction pass read that many tokens either. A
+    pass's tokens are the summarising call's cost and may be far fewer than the context it closed, so
+    a small pass never shows the trigger was missed; one that read the trigger's worth shows it was
+    reached (a recording whose request text was trimmed keeps its reported passes)."""
+    tokens = sem.request_tokens(request)
+    if tokens + sem.tolerance(tokens, 0) >= trigger:
+        return False
+    return not any(_iteration_tokens(p) >= trigger for p in passes)
+
+
 def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_start: int,
                positions: list[tuple[int, int]] | None = None) -> Finding | None:
     """Returns what a compaction in the response folded of the task in flight, or None without one
@@ -219,8 +240,7 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
     evidence = ["compaction block in the response"]
     if passes:
         answers = [i for i in iterations if i.get("type") == "message"]
-        evidence[0] += f"; usage.iterations: compaction over {_iteration_tokens(passes[0])} input tokens" + (
-            f", then the answer from {_iteration_tokens(answers[-1])}" if answers else "")
+        evidence[0] += "; " + iterations_said(passes, answers)
     problems = []
     if iterations and not passes:
         problems.append("usage.iterations has no compaction pass")
@@ -236,9 +256,11 @@ def compaction(request: Mapping[str, Any], response: Mapping[str, Any], live_sta
             problems.append(f"on-demand compaction ended with stop_reason {response.get('stop_reason')!r}")
     elif edit is None:
         problems.append("a compaction block came back but the request asked for no compaction")
-    elif passes and _iteration_tokens(passes[0]) < sem.compact_trigger(edit):
-        problems.append(f"compacted at {_iteration_tokens(passes[0])} input tokens, below the trigger "
-                        f"{sem.compact_trigger(edit)}")
+    elif below_trigger(request, passes, sem.compact_trigger(edit)):
+        tokens = sem.request_tokens(request)
+        problems.append(f"compacted a request of about {tokens} input tokens, below the trigger "
+                        f"{sem.compact_trigger(edit)} (the compaction pass's own tokens cannot show the context "
+                        "reached it: they are the cost of the summarising call)")
     positions = compaction_positions(messages) if positions is None else positions
     first = positions[-1][0] if positions else 0
     parts = folded(messages, first, live_start)
@@ -366,8 +388,7 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
         answers = [i for i in iterations if i.get("type") == "message"]
         line = f"the response holds a compaction block at content[{positions[0]}]"
         if passes:
-            line += f"; usage.iterations: compaction over {_iteration_tokens(passes[0])} input tokens" + (
-                f", then the answer from {_iteration_tokens(answers[-1])}" if answers else "")
+            line += "; " + iterations_said(passes, answers)
         if len(positions) > 1 or positions[0] != 0:  # not the documented shape: said, not guessed
             return Finding(CANNOT_TELL, [line, "the compaction block does not open the response (or there are several): "
                                                "what it folded cannot be told without the request"])

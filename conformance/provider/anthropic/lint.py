@@ -14,6 +14,11 @@ configuration that avoids it and itself lints clean.
 Assumed about a task in flight, as the probes define it: it starts after the latest assistant
 message with text and no tool call, so each of its assistant messages calls a tool. A step is one
 tool use, so parallel calls count one each (as ``verify`` counts a task's size).
+
+A configuration given as a request fragment may also hold ``thinking`` (its ``block_binding``) and
+``model``: ``lint_binding`` says that ``drop_block`` hides a client's edit of the history before a
+thinking block rather than fixing it, and, with a model named (``--model`` or the fragment's
+``model``), what that model does when a thinking block sent back fails its prefix check.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from ..._text import article, fit, plural
 from ..._yamlsource import read_text
 from ...errors import SpecError
 from .._lint import LintFinding
+from . import lint_binding
 from . import semantics as sem
 from ..probes import subschema_validator
 
@@ -52,6 +58,7 @@ class Finding(LintFinding):
     safer_edit: dict[str, Any] | None = None  # replaces the edit in the safer configuration; None drops it
     needs_task_size: bool = False  # the safer form depends on the task size, which was not given
     reading: str = ""  # the reading of the documentation the answer rests on, where it is not spelled out
+    on_failed_check: str = ""  # thinking.block_binding read with a model: what that model does on a failed check
 
 
 @dataclass(frozen=True)
@@ -268,15 +275,34 @@ def _finding(edit: Mapping[str, Any] | None, limit: int | None, compaction: Mapp
     return Finding(kind, _label(edit), True, _shape(edit, steps), avoid, steps, safer, ask)
 
 
+FRAGMENT_KEYS = ("context_management", "compaction", "thinking", "model")  # a request fragment, not a bare object
+
+
 def as_request(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Returns the configuration as a request fragment with ``context_management`` and/or ``compaction``."""
-    if "context_management" in config or "compaction" in config:
+    """Returns the configuration as a request fragment with ``context_management``, ``compaction``,
+    ``thinking`` and ``model`` as given."""
+    if any(key in config for key in FRAGMENT_KEYS):
         return dict(config)
     return {"context_management": dict(config)}
 
 
-def lint(config: dict[str, Any], max_task_steps: int | None = None) -> tuple[list[Finding], str | None]:
-    """Returns the findings per edit (and the on-demand parameter) and, when the API would reject
+def binding_finding(request: Mapping[str, Any], model: str | None) -> Finding | None:
+    """Returns the finding on ``thinking.block_binding`` (``drop_block`` hides a client's edit: it
+    reaches), with what ``model`` does on a failed prefix check when one is named; None when the
+    configuration sets no ``thinking`` and names no model."""
+    if "thinking" not in request and not model:
+        return None
+    setting = lint_binding.behavior(request)
+    advice = lint_binding.advise(setting, model)
+    label = f"prefix_mismatch_behavior {setting or 'unset'}" + (f", model {model}" if model else "")
+    return Finding(lint_binding.EDIT, label, advice.reaches, advice.situation, advice.avoid, None, advice.safer,
+                   on_failed_check=lint_binding.on_failed_check(model, setting) if model else "")
+
+
+def lint(config: dict[str, Any], max_task_steps: int | None = None,
+         model: str | None = None) -> tuple[list[Finding], str | None]:
+    """Returns the findings per edit (and the on-demand parameter, and ``thinking.block_binding``,
+    read with ``model`` or else the configuration's own ``model``) and, when the API would reject
     the configuration, why."""
     request = as_request(config)
     edits = sem.edits_of(request)
@@ -286,6 +312,10 @@ def lint(config: dict[str, Any], max_task_steps: int | None = None) -> tuple[lis
     findings = [finding(edit, max_task_steps) for edit in edits]
     if request.get("compaction") is not None:
         findings.append(finding(None, max_task_steps, request["compaction"]))
+    named = model or (str(request["model"]) if request.get("model") else None)
+    bound = binding_finding(request, named)
+    if bound is not None:
+        findings.append(bound)
     return findings, (rejected[1] if rejected else None)
 
 
@@ -293,25 +323,28 @@ def safer_config(config: dict[str, Any], findings: list[Finding]) -> dict[str, A
     """Returns the configuration with each reaching edit replaced by its safer form or dropped, in the
     shape it was given."""
     request = copy.deepcopy(as_request(config))
-    by_edit = [f for f in findings if f.edit != "compaction"]
+    by_edit = [f for f in findings if f.edit not in ("compaction", lint_binding.EDIT)]
     if "context_management" in request:
         edits = [f.safer_edit for f in by_edit if f.safer_edit is not None]
         request["context_management"] = {**request["context_management"], "edits": edits}
     if any(f.edit == "compaction" and f.reaches for f in findings):
         request.pop("compaction", None)
-    if "context_management" in config or "compaction" in config:
+    for f in findings:
+        if f.edit == lint_binding.EDIT and f.reaches and f.safer_edit is not None:
+            request["thinking"] = {**request.get("thinking", {}), "block_binding": dict(f.safer_edit)}
+    if any(key in config for key in FRAGMENT_KEYS):
         return request
     return request.get("context_management", {"edits": []})
 
 
 def checked_safer_config(config: dict[str, Any], findings: list[Finding],
-                         max_task_steps: int | None) -> dict[str, Any] | None:
+                         max_task_steps: int | None, model: str | None = None) -> dict[str, Any] | None:
     """Returns the safer configuration when it lints clean itself (and the API accepts it), else None
     (also when it depends on a task size that was not given)."""
     if any(f.needs_task_size for f in findings):
         return None
     safer = safer_config(config, findings)
-    again, rejected = lint(safer, max_task_steps)
+    again, rejected = lint(safer, max_task_steps, model)
     return None if rejected or any(f.reaches for f in again) else safer
 
 
@@ -342,16 +375,19 @@ def load_config(path: Path) -> dict[str, Any]:
     return data
 
 
-def render(findings: list[Finding], config: dict[str, Any] | None = None, max_task_steps: int | None = None) -> str:
-    """Returns the findings as text a user can act on and, when an edit reaches, the safer configuration."""
+def render(findings: list[Finding], config: dict[str, Any] | None = None, max_task_steps: int | None = None,
+           model: str | None = None) -> str:
+    """Returns the findings as text a user can act on and, when an edit reaches, the safer configuration
+    (linted with ``model``, as the findings were)."""
     lines = []
     for f in findings:
         lines += fit([f"{f.edit} ({f.label})", f"  reaches into a task in flight: {'yes' if f.reaches else 'no'}",
                       f"  smallest such task: {f.smallest_task}", f"  to avoid it: {f.avoid}",
-                      *([f"  reading: {f.reading}"] if f.reading else [])])
+                      *([f"  reading: {f.reading}"] if f.reading else []),
+                      *([f"  on a failed prefix check: {f.on_failed_check}"] if f.on_failed_check else [])])
     if config is not None and any(f.reaches for f in findings):
         scope = f" for tasks up to --task-size {max_task_steps} tool steps" if max_task_steps is not None else ""
-        safer = checked_safer_config(config, findings, max_task_steps)
+        safer = checked_safer_config(config, findings, max_task_steps, model)
         asking = sorted({f.edit for f in findings if f.needs_task_size})
         if asking:
             lines += fit([f"safer configuration: needs the task size. {', '.join(asking)} stays useful only with a "

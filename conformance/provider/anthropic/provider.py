@@ -98,8 +98,11 @@ class AnthropicProvider:
         """Returns False: Anthropic's lint reads every configuration no other provider claims."""
         return False
 
-    def lint_config(self, path: Path, max_task_steps: int | None, as_json: str | bool | None) -> int:
-        """Prints the lint of a ``context_management`` object; returns 0, 1 (reaches live work) or 2."""
+    def lint_config(self, path: Path, max_task_steps: int | None, as_json: str | bool | None,
+                    model: str | None = None) -> int:
+        """Prints the lint of a ``context_management`` object or request fragment (its
+        ``thinking.block_binding`` read with ``model`` when one is named); returns 0, 1 (reaches
+        live work, or ``drop_block`` hides an edit) or 2."""
         from .._lint import emit
         from .lint import lint, load_config, render
 
@@ -108,11 +111,12 @@ class AnthropicProvider:
         except SpecError as exc:
             print(f"conformance lint-config: {exc}", file=sys.stderr)
             return 2
-        findings, rejected = lint(config, max_task_steps)
+        findings, rejected = lint(config, max_task_steps, model)
         if rejected:
             print(f"conformance lint-config: the API rejects this configuration: {rejected}", file=sys.stderr)
             return 2
-        return emit(findings, render(findings, config, max_task_steps), as_json) or (1 if any(f.reaches for f in findings) else 0)
+        table = render(findings, config, max_task_steps, model)
+        return emit(findings, table, as_json) or (1 if any(f.reaches for f in findings) else 0)
 
     def judge(self) -> Judge:
         """Returns the Messages API judge of ``conformance analyze``."""
