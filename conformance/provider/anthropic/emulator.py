@@ -223,7 +223,8 @@ def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str,
                     starts_turn or INTERLEAVED_BETA in betas):
                 thought = deliberation(body, digest, 1 if starts_turn else 4)
                 signature = sign(thought)
-                if binding.runs_check(str(body.get("model", ""))):  # bound to the request as the client sent it
+                if binding.runs_check(str(body.get("model", ""))) or "prefix-check-every-model" in faults:
+                    # bound to the request as the client sent it
                     turn = [*sent["messages"], {"role": "assistant", "content": content}]
                     signature = binding.sign(thought, binding.prefix(sent, turn, len(turn) - 1, len(content)))
                 content.append({"type": "thinking", "signature": signature, "thinking": thought})
@@ -260,7 +261,8 @@ def prefix_check(body: dict[str, Any], betas: set[str], faults: set[str], counti
     if "edits-invalidate-thinking" in faults and not counting:
         outcome = edits.apply(body, faults)
         every = bool(outcome.applied_edits) or outcome.compacted
-    checked = binding.check(body, betas, every_block_fails=every)
+    checked = binding.check(body, betas, every_block_fails=every, off="prefix-check-off" in faults,
+                            every_model="prefix-check-every-model" in faults)
     if checked.error is not None:
         raise _bad(checked.error)
     return checked

@@ -228,8 +228,10 @@ def _thinking_after_compaction(messages: list[dict[str, Any]]) -> list[tuple[int
     return [(i, j, b) for i, j, b in found[last + 1:] if b.get("type") in THINKING]
 
 
-def check(body: dict[str, Any], betas: set[str], every_block_fails: bool = False) -> Result:
-    """Returns the prefix check of a request. ``every_block_fails`` (a fault) fails every thinking block sent."""
+def check(body: dict[str, Any], betas: set[str], every_block_fails: bool = False, off: bool = False,
+          every_model: bool = False) -> Result:
+    """Returns the prefix check of a request. Faults: ``every_block_fails`` fails every thinking block
+    sent, ``off`` runs no check on any model, ``every_model`` runs it on every model."""
     given = body.get("thinking")
     thinking: dict[str, Any] = given if isinstance(given, dict) else {}
     binding = thinking.get("block_binding")
@@ -238,7 +240,7 @@ def check(body: dict[str, Any], betas: set[str], every_block_fails: bool = False
         where = f"thinking.{thinking['type']}." if thinking.get("type") else "thinking."
         return Result(f"{where}block_binding: Extra inputs are not permitted")
     result = Result(reported=header)
-    if not runs_check(str(body.get("model", ""))):
+    if off or not (every_model or runs_check(str(body.get("model", "")))):
         return result
     messages = body["messages"]
     blocks = _thinking_after_compaction(messages)
