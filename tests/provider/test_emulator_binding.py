@@ -85,7 +85,7 @@ def test_a_system_change_names_the_system_prompt() -> None:
     assert refused.json()["error"]["message"].endswith(binding.SYSTEM_CHANGED)
 
 
-def test_drop_block_drops_the_failing_block_and_every_later_one() -> None:
+def test_drop_block_drops_the_blocks_after_the_edit_and_none_before() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
         edited = copy.deepcopy(history)
@@ -190,3 +190,44 @@ def test_count_tokens_runs_the_same_check() -> None:
                                     "tools": TOOLS, "thinking": {**THINKING, "block_binding": {
                                         "prefix_mismatch_behavior": "error"}}})
     assert counted.status_code == 400 and "bound to a different conversation" in json.dumps(counted.json())
+
+
+def test_a_tampered_bound_signature_is_refused_even_under_drop_block() -> None:
+    with Emulator() as emulator:
+        history = _conversation(emulator)
+        block = history[1]["content"][0]
+        assert block["signature"].startswith(binding.SIGNATURE_PREFIX)
+        block["signature"] = block["signature"][:-1] + ("0" if block["signature"][-1] != "0" else "1")
+        refused = _post(emulator, history, betas=(binding.BETA,), behavior="drop_block")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == "messages.1.content.0: Invalid `signature` in `thinking` block"
+
+
+def test_a_block_sent_back_after_a_drop_stays_dropped_and_the_new_one_holds() -> None:
+    with Emulator() as emulator:
+        edited = _edited(_conversation(emulator))
+        first = _post(emulator, edited, betas=(binding.BETA,), behavior="drop_block").json()
+        edited += [{"role": "assistant", "content": first["content"]}, {"role": "user", "content": "Next."}]
+        again = _post(emulator, edited, betas=(binding.BETA,), behavior="drop_block").json()
+    assert [t["path"] for t in first["input_transformations"]] == ["messages.1.content.0", "messages.3.content.0"]
+    # the blocks produced before the edit fail on every request; the one produced after it is bound to it
+    assert [t["path"] for t in again["input_transformations"]] == ["messages.1.content.0", "messages.3.content.0"]
+
+
+def test_the_rest_of_the_turns_thinking_run_goes_with_a_failing_block() -> None:
+    asked = {"role": "user", "content": "What is open?"}
+    base = {"model": CHECKING, "system": "s", "tools": [], "thinking": {"type": "adaptive", "block_binding": {
+        "prefix_mismatch_behavior": "drop_block"}}}
+    first = {"type": "thinking", "thinking": "a"}
+    first["signature"] = binding.sign("a", binding.prefix({**base, "messages": [asked]},
+                                                          [asked, {"role": "assistant", "content": []}], 1, 0))
+    reworded = {"role": "user", "content": "What is open now?"}
+    answer = {"role": "assistant", "content": [first, {"type": "thinking", "thinking": "b"},
+                                                {"type": "text", "text": "x"}]}
+    body = {**base, "messages": [reworded, answer, {"role": "user", "content": "more"}]}
+    # the second block is bound to the reworded request: alone it passes
+    answer["content"][1]["signature"] = binding.sign("b", binding.prefix(body, body["messages"], 1, 1))
+    assert binding.mismatch(binding.birth(answer["content"][1]["signature"], "b") or {},
+                            binding.prefix(body, body["messages"], 1, 1), body["messages"]) is None
+    found = binding.check(body, {binding.BETA})
+    assert found.dropped == ["messages.1.content.0", "messages.1.content.1"] and found.error is None

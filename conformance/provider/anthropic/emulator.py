@@ -1,7 +1,8 @@
 """A local stand-in for the beta Messages API that applies the context edits as documented.
 
 Serves ``POST /v1/messages`` and ``POST /v1/messages/count_tokens`` on 127.0.0.1 with responses
-the SDK parses in strict mode. Named faults (``emulator_edits.FAULTS``) make it misbehave on
+the SDK parses in strict mode. On the model families that run it, it runs the prefix check of
+preserved thinking (``emulator_binding``). Named faults (``emulator_edits.FAULTS``) make it misbehave on
 purpose so tests can show the analyzer catches each one. Run it with
 ``python -m conformance.provider.anthropic.emulator --port 8089 [--fault NAME ...]``.
 """

@@ -14,8 +14,9 @@ own HMAC, a short digest of each part of the block's prefix and of each thinking
 so a later request of the same conversation is checked against the request that produced the block
 (the first change is named by its path). A failed check answers the documented 400 under
 ``error`` (the default: the emulator answers as for an account created on or after 2026-08-31,
-where the check is enforced on every model that runs it), or under ``drop_block`` drops the block
-and every thinking block after it and, with the binding beta header, lists each in
+where the check is enforced on every model that runs it), or under ``drop_block`` drops each failing
+block with the rest of its turn's consecutive thinking blocks (a block produced after the change is
+bound to the changed prefix and passes) and, with the binding beta header, lists each in
 ``input_transformations`` (``thinking_dropped``, ``prefix_binding_mismatch``). Written apart from
 ``semantics`` and ``judge_thinking`` on purpose: the analyzer must not agree with itself.
 """
@@ -243,25 +244,30 @@ def check(body: dict[str, Any], betas: set[str], every_block_fails: bool = False
     if off or not (every_model or runs_check(str(body.get("model", "")))):
         return result
     messages = body["messages"]
-    blocks = _thinking_after_compaction(messages)
-    for n, (i, j, block) in enumerate(blocks):
+    behavior = binding.get("prefix_mismatch_behavior", "error") if isinstance(binding, dict) else "error"
+    dropped: set[tuple[int, int]] = set()
+    for i, j, block in _thinking_after_compaction(messages):
         born = birth(str(block.get("signature", "")), str(block.get("thinking", "")))
         if every_block_fails:
             sentence: str | None = ""
-        elif born is None:
-            continue  # not bound (produced where the check does not run): nothing to compare with
+        elif born is None or (i, j) in dropped:
+            continue  # not bound (produced where the check does not run), or dropped with the block before it
         else:
             sentence = mismatch(born, prefix(body, messages, i, j), messages)
         if sentence is None:
             continue
-        behavior = binding.get("prefix_mismatch_behavior", "error") if isinstance(binding, dict) else "error"
-        if behavior == "drop_block":
-            result.dropped = [f"messages.{a}.content.{b}" for a, b, _ in blocks[n:]]
+        if behavior != "drop_block":
+            parts = [f"messages.{i}.content.{j}: {ERROR_HEAD}", *([] if header else [ERROR_NEEDS_BETA]),
+                     *([sentence] if sentence else [])]
+            result.error = " ".join(parts)
             return result
-        parts = [f"messages.{i}.content.{j}: {ERROR_HEAD}", *([] if header else [ERROR_NEEDS_BETA]),
-                 *([sentence] if sentence else [])]
-        result.error = " ".join(parts)
-        return result
+        dropped.add((i, j))
+        rest = _blocks(messages[i])[j + 1:]  # the rest of that turn's consecutive thinking blocks go with it
+        for k, later in enumerate(rest, start=j + 1):
+            if later.get("type") not in THINKING:
+                break
+            dropped.add((i, k))
+    result.dropped = [f"messages.{i}.content.{j}" for i, j in sorted(dropped)]
     return result
 
 
