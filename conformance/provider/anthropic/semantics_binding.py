@@ -13,7 +13,8 @@ and compaction change the server's copy, not what was sent: they never fail the 
 
 The single-call form of the check (research note, section 6.2): the history as built is what every
 thinking block in it was produced after, so the first difference between it and the request sent is
-where the prefix broke.
+where the prefix broke. Not modelled here (no probe sends them): a compaction block in the request,
+from which the checked prefix restarts, and a thinking block left out from the middle or put back.
 """
 
 from __future__ import annotations
