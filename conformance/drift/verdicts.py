@@ -3,8 +3,9 @@
 Each recording is replayed through ``conformance.provider.verify.check_cassette`` (the same replay and
 analyzer ``conformance verify`` runs). From two judgements of one probe, breaking is: a recording
 that passed its prediction and now contradicts it (or can no longer be judged), a changed verdict,
-any change in which items of the task in flight are cleared or summarised, and a rejection whose
-reason changed (error type or code; the message when no code names the reason). Across a folder, a
+any change in which items of the task in flight are cleared or summarised, any change in what the
+prefix check of preserved thinking did to the thinking sent back (a 400 that became a drop, a block
+dropped that now passes, ...), and a rejection whose reason changed (error type or code; the message when no code names the reason). Across a folder, a
 strategy whose smallest reached task in flight shrinks is breaking too. Token counts and ids are
 never compared here.
 """
@@ -80,6 +81,27 @@ def _live_items(details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
             "thinking_turns": list(details.get("reached_thinking_turns") or [])}
 
 
+BOUND_ELSEWHERE = "is bound to a different conversation"  # how a failed prefix check's 400 reads
+
+
+def _binding(details: Mapping[str, Any]) -> str | None:
+    """Returns what the prefix check of preserved thinking did to the thinking a request sent back, in
+    words: ``rejected (...)``, ``dropped <paths>``, ``let through <paths>`` or ``passed``; None for a
+    provider without that check (an OpenAI probe)."""
+    if details.get("provider") == "openai":
+        return None
+    evidence = details.get("evidence") or {}
+    message = str((evidence.get("rejection") or {}).get("message") or "")
+    if BOUND_ELSEWHERE in message:
+        return "rejected (a thinking block is bound to a different conversation)"
+    listed = [e for e in evidence.get("input_transformations") or [] if isinstance(e, Mapping)]
+    dropped = [str(e.get("path")) for e in listed if e.get("type") == "thinking_dropped"]
+    allowed = [str(e.get("path")) for e in listed if e.get("type") == "thinking_mismatch_allowed"]
+    said = [*([f"dropped {', '.join(dropped)}"] if dropped else []), *([f"let through {', '.join(allowed)}"]
+                                                                         if allowed else [])]
+    return "; ".join(said) or "passed"
+
+
 def judge(path: Path, probes: dict[str, Any]) -> Judgement:
     """Returns the analyzer's judgement of one cassette as plain data: ``outcome`` (pass, fail, error),
     ``verdict``, ``message``, the strategy (``family``, ``config``), the ``live_task`` size, the
@@ -96,7 +118,7 @@ def judge(path: Path, probes: dict[str, Any]) -> Judgement:
         found.update(family=result.family, config=details.get("config"), live_task=details.get("live_task"),
                      live=_live_items(details, probes.get(result.scenario)),
                      reason=(_openai_reason if details.get("provider") == "openai" else _error_reason)(
-                         details.get("evidence") or {}))
+                         details.get("evidence") or {}), binding=_binding(details))
     return found
 
 
@@ -118,6 +140,9 @@ def changes(before: Judgement | None, after: Judgement | None) -> list[tuple[str
     if before["live"] != after["live"]:
         found.append(("live_items_changed", "what is cleared of the task in flight changed",
                       before["live"], after["live"]))
+    if before.get("binding") is not None and after.get("binding") is not None and before["binding"] != after["binding"]:
+        found.append(("thinking_binding_changed", "what the prefix check did to the thinking sent back changed",
+                      before["binding"], after["binding"]))
     was, now = before.get("reason"), after.get("reason")
     if was is not None and now is not None and _reason_changed(was, now):
         found.append(("rejection_reason_changed", "the rejection's reason changed", _reason(was), _reason(now)))

@@ -71,7 +71,7 @@ def test_record_reports_an_unreachable_server(tmp_path: Path, monkeypatch: pytes
 def test_verify_shipped_exit_0_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(CASSETTES), "--specs", str(SPECS)]) == 0
     out = capsys.readouterr().out
-    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 15 findings, 50 pass (local emulator" in out
+    assert "REACHES TASK IN FLIGHT" in out and "YES from 3 steps" in out and "verify: 16 findings, 57 pass (local emulator" in out
     assert "avoided in: compaction.after-settled-answer (settled-only)" in out  # on demand, right after an answer
     assert "YES from 0 steps/0 turns" in out and "summarised the request of the task in flight (message 6)" in out
     prose = " ".join(out.split())  # each reading is stated once, below the table it decides

@@ -27,7 +27,8 @@ def test_shipped_probes_cover_every_edit_and_verdict(probes: dict[str, Probe]) -
     kinds = {e["type"] for p in probes.values() for e in sem.edits_of(p.request)}
     assert kinds == set(sem.EDIT_TYPES)
     assert any(p.request.get("compaction") for p in probes.values())
-    assert {p.predict["verdict"] for p in probes.values()} == {"settled-only", "reached-live-task", "no-edit", "rejected"}
+    assert {p.predict["verdict"] for p in probes.values()} == {"settled-only", "reached-live-task", "no-edit", "rejected",
+                                                               "live-reasoning-lost"}
     assert any(len(sem.edits_of(p.request)) > 1 for p in probes.values())
 
 

@@ -11,7 +11,7 @@ from conformance.provider.anthropic.regenerate import main
 from .conftest import CASSETTES, differing
 
 
-@pytest.mark.slow  # records all 32 probes against a fresh emulator: about five seconds
+@pytest.mark.slow  # records all 39 probes against a fresh emulator: about five seconds
 def test_regenerate_reproduces_the_committed_cassettes(tmp_path: Path) -> None:
     assert main(["--out", str(tmp_path), "--quiet"]) == 0
     fresh = {p.relative_to(tmp_path): p.read_bytes() for p in sorted(tmp_path.rglob("*.yaml"))}

@@ -39,7 +39,8 @@ def test_shipped_cassettes_match_their_predictions(probes: dict[str, Probe]) -> 
     assert len(results) == len(probes)
     assert all(r.outcome == "pass" and r.invariant == VERDICT for r in results), [r.message for r in results if r.outcome != "pass"]
     assert {r.target for r in results} == {"emulator"}
-    assert {r.details["verdict"] for r in results} == {"settled-only", "reached-live-task", "no-edit", "rejected"}
+    assert {r.details["verdict"] for r in results} == {"settled-only", "reached-live-task", "no-edit", "rejected",
+                                                       "live-reasoning-lost"}
     for r in results:
         assert r.kind == "probe" and r.level == "MUST" and set(r.details) >= {
             "verdict", "predicted", "cleared_tool_use_ids", "cleared_thinking_turns", "reached_live", "evidence"}
@@ -61,6 +62,9 @@ CAUGHT = {
     "ignore-clear-at-least": ("clear-tool-uses.clear-at-least-too-high", "reached-live-task"),
     "compact-open-tool-call": ("compaction.open-tool-call", "reached-live-task"),
     "count-tokens-ignores-edits": ("clear-tool-uses.keep-equals-live-task", "inconsistent"),
+    "edits-invalidate-thinking": ("clear-tool-uses.preserved-thinking-never-invalidates", "live-reasoning-lost"),
+    "prefix-check-off": ("thinking-binding.edit-settled-mid-task-drop-block", "no-edit"),
+    "prefix-check-every-model": ("thinking-binding.model-without-the-check", "rejected"),
 }
 BROKEN = {
     "unknown-edit-type": ("clear-tool-uses.keep-equals-live-task", "unknown applied edit type 'clear_tool_results_20270101'"),

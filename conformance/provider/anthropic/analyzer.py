@@ -225,6 +225,8 @@ def _transformations(message: BetaMessage, probe: Probe, found: Analysis) -> str
         if kind not in (DROPPED, ALLOWED) or match is None:
             found.unexplained.append(f"input_transformations entry {kind} at {path!r} is not one the analyzer models")
             continue
+        if kind == DROPPED:
+            found.dropped_thinking.append(str(path))
         live = int(match.group(1)) >= probe.live.from_message
         if not live:
             verdicts.append(SETTLED)

@@ -1,7 +1,8 @@
 """A local stand-in for the beta Messages API that applies the context edits as documented.
 
 Serves ``POST /v1/messages`` and ``POST /v1/messages/count_tokens`` on 127.0.0.1 with responses
-the SDK parses in strict mode. Named faults (``emulator_edits.FAULTS``) make it misbehave on
+the SDK parses in strict mode. On the model families that run it, it runs the prefix check of
+preserved thinking (``emulator_binding``). Named faults (``emulator_edits.FAULTS``) make it misbehave on
 purpose so tests can show the analyzer catches each one. Run it with
 ``python -m conformance.provider.anthropic.emulator --port 8089 [--fault NAME ...]``.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 from .. import _emulator_server as _serving
 from .._emulator_server import SERVER_HEADER
+from . import emulator_binding as binding
 from . import emulator_edits as edits
 from . import emulator_stream as streamed
 
@@ -83,8 +85,9 @@ def check_signatures(messages: list[dict[str, Any]]) -> None:
     for m_index, message in enumerate(messages):
         for b_index, block in enumerate(_blocks(message)):
             kind = block.get("type")
-            if kind == "thinking" and not hmac.compare_digest(str(block.get("signature", "")),
-                                                              sign(str(block.get("thinking", "")))):
+            signature, text = str(block.get("signature", "")), str(block.get("thinking", ""))
+            if kind == "thinking" and not hmac.compare_digest(signature, sign(text)) and binding.birth(
+                    signature, text) is None:
                 raise _bad(f"messages.{m_index}.content.{b_index}: Invalid `signature` in `thinking` block")
             if kind == "redacted_thinking":
                 raise _bad(f"messages.{m_index}.content.{b_index}: Invalid `data` in `redacted_thinking` block")
@@ -185,8 +188,14 @@ def deliberation(body: dict[str, Any], digest: str, divisor: int = 1) -> str:
     return f"Emulator deliberation {digest[:16]}: {filler}"
 
 
-def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str) -> dict[str, Any]:
-    """Returns the JSON body of a ``/v1/messages`` answer for an accepted request."""
+def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str,
+           checked: binding.Result | None = None) -> dict[str, Any]:
+    """Returns the JSON body of a ``/v1/messages`` answer for an accepted request; ``checked`` is the
+    request's prefix check (the thinking blocks it dropped are not read, and the answer lists them
+    when the binding beta header was sent)."""
+    sent = body
+    if checked is not None and checked.dropped:
+        body = {**body, "messages": binding.without(body["messages"], checked.dropped)}
     outcome = edits.apply(body, faults)
     summary = f"Summary of {len(body['messages'])} earlier messages (emulator {digest[:8]})."
     content: list[dict[str, Any]] = []
@@ -214,7 +223,12 @@ def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str)
             if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive") and (
                     starts_turn or INTERLEAVED_BETA in betas):
                 thought = deliberation(body, digest, 1 if starts_turn else 4)
-                content.append({"type": "thinking", "signature": sign(thought), "thinking": thought})
+                signature = sign(thought)
+                if binding.runs_check(str(body.get("model", ""))) or "prefix-check-every-model" in faults:
+                    # bound to the request as the client sent it
+                    turn = [*sent["messages"], {"role": "assistant", "content": content}]
+                    signature = binding.sign(thought, binding.prefix(sent, turn, len(turn) - 1, len(content)))
+                content.append({"type": "thinking", "signature": signature, "thinking": thought})
             call = next_call(body)
             if call is not None:
                 content.append({"type": "tool_use", "id": f"toolu_emu_{digest[:20]}", "name": call[0],
@@ -236,7 +250,23 @@ def create(body: dict[str, Any], betas: set[str], faults: set[str], digest: str)
                               "stop_sequence": None, "stop_details": None, "usage": usage}
     if body.get("context_management") is not None:
         answer["context_management"] = {"applied_edits": outcome.applied_edits}
+    if checked is not None and checked.reported:
+        answer["input_transformations"] = checked.transformations()
     return answer
+
+
+def prefix_check(body: dict[str, Any], betas: set[str], faults: set[str], counting: bool) -> binding.Result:
+    """Returns the prefix check of the thinking the request sends back (``emulator_binding``); raises
+    ``ApiError`` with the documented 400 when it fails under ``error``. Token counting runs the same check."""
+    every = False
+    if "edits-invalidate-thinking" in faults and not counting:
+        outcome = edits.apply(body, faults)
+        every = bool(outcome.applied_edits) or outcome.compacted
+    checked = binding.check(body, betas, every_block_fails=every, off="prefix-check-off" in faults,
+                            every_model="prefix-check-every-model" in faults)
+    if checked.error is not None:
+        raise _bad(checked.error)
+    return checked
 
 
 def count_tokens(body: dict[str, Any], faults: set[str]) -> dict[str, Any]:
@@ -277,7 +307,8 @@ class _Handler(_serving.QuietHandler):
             if "overloaded" in faults and not counting:
                 raise ApiError(529, "overloaded_error", "Overloaded")
             validate(body, betas, faults, counting)
-            status, answer = 200, count_tokens(body, faults) if counting else create(body, betas, faults, digest)
+            checked = prefix_check(body, betas, faults, counting)
+            status, answer = 200, count_tokens(body, faults) if counting else create(body, betas, faults, digest, checked)
         except ApiError as exc:
             status, answer = exc.status, exc.body(request_id)
         if status == 200 and not counting and body.get("stream") is True:

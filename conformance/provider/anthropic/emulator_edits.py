@@ -27,6 +27,10 @@ FAULTS: dict[str, str] = {
     "unknown-edit-type": "applied_edits carries an edit type the SDK does not know",
     "unknown-block-type": "an answer to a request with context management carries a content block type the SDK does not know",
     "overloaded": "every create request is answered 529 overloaded_error",
+    "prefix-check-off": "models that run the prefix check of preserved thinking answer as if they did not",
+    "prefix-check-every-model": "every model runs the prefix check of preserved thinking, older ones too",
+    "edits-invalidate-thinking": "on a model that runs the prefix check, server-side clearing or compaction fails "
+                                 "the check of every thinking block the request sends back",
 }
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")

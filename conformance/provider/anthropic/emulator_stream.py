@@ -1,7 +1,8 @@
 """The emulator's streamed answers: a finished ``/v1/messages`` answer as the server-sent events the API sends.
 
 The order and shapes follow real recordings of the API (see ``tests/provider/test_emulator_likeness.py``):
-``message_start`` with empty content and the usage of the first pass, then per content block a
+``message_start`` with empty content, the usage of the first pass and, when the answer has them,
+the ``input_transformations`` of the prefix check, then per content block a
 ``content_block_start`` (a compaction block starts with ``content: null`` and its summary arrives in
 one ``compaction_delta``; a text block starts empty and its text arrives in ``text_delta`` pieces),
 a ``ping`` after the first block starts, ``content_block_stop``, then ``message_delta`` carrying the
@@ -64,6 +65,8 @@ def events(answer: dict[str, Any], on_demand: bool = False) -> list[tuple[str, d
     usage = answer["usage"]
     start = {"model": answer["model"], "id": answer["id"], "type": "message", "role": "assistant", "content": [],
              "stop_reason": None, "stop_sequence": None, "stop_details": None, "usage": _first_pass_usage(usage)}
+    if "input_transformations" in answer:  # what the prefix check did arrives with the message it answers
+        start["input_transformations"] = answer["input_transformations"]
     out: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(answer["content"]):
         whole = on_demand and block["type"] == "compaction"

@@ -122,9 +122,10 @@ def drive(probe: Probe, create: Callable[..., Any]) -> Built:
 
 
 def wire_kwargs(probe: Probe, built: Built) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Returns the ``create`` and ``count_tokens`` arguments of the probe request on the built history."""
+    """Returns the ``create`` and ``count_tokens`` arguments of the probe request on the built history,
+    with the probe's ``client_edit`` applied."""
     create = {k: v for k, v in probe.create_kwargs().items()}
-    create["messages"] = built.messages
+    create["messages"] = probe.edited(built.messages)
     count = None
     if probe.count_tokens:
         count = {k: v for k, v in create.items() if k != "max_tokens"}

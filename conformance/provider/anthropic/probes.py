@@ -16,7 +16,9 @@ from typing import Any
 
 from ..._text import article
 from ..._yamlsource import Locator
+from ..analyze.model import LIVE_REASONING_LOST, SETTLED, worst
 from . import semantics as sem
+from . import semantics_binding as binding
 
 @dataclass(frozen=True)
 class Probe:
@@ -33,6 +35,7 @@ class Probe:
     path: str = "<memory>"
     line: int = 0
     script: dict[str, Any] | None = None
+    client_edit: dict[str, Any] | None = None
 
     provider = "anthropic"
 
@@ -48,10 +51,13 @@ class Probe:
 
     @property
     def family(self) -> str:
-        """Returns the strategy family: the edit name without its date, ``compaction`` or ``combined``."""
+        """Returns the strategy family: the edit name without its date, ``compaction`` or ``combined``;
+        ``thinking-binding`` for a probe of the prefix check alone (no edit, a block binding set)."""
         if self.request.get("compaction") is not None:
             return "compaction"
         kinds = sorted({e["type"].rsplit("_", 1)[0] for e in sem.edits_of(self.request)})
+        if not kinds and binding.behavior(self.request) is not None:
+            return "thinking-binding"
         return kinds[0] if len(kinds) == 1 else ("combined" if kinds else "none")
 
     def messages(self) -> list[dict[str, Any]]:
@@ -75,10 +81,28 @@ class Probe:
                 block[{"thinking": "thinking", "text": "text"}[kind]] += grow
         return messages
 
+    def edited(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Returns ``messages`` with the probe's ``client_edit`` of a block applied (a copy), or
+        ``messages`` themselves when it edits no block."""
+        edit = self.client_edit or {}
+        if "message" not in edit:
+            return messages
+        changed = copy.deepcopy(messages)
+        message = changed[edit["message"]]
+        if isinstance(message["content"], str):
+            message["content"] = edit["text"]
+            return changed
+        block = message["content"][edit["block"]]
+        block["content" if block["type"] == "tool_result" else "text"] = edit["text"]
+        return changed
+
     def create_kwargs(self) -> dict[str, Any]:
-        """Returns the keyword arguments for ``client.beta.messages.create`` (shared values: do not mutate)."""
+        """Returns the keyword arguments for ``client.beta.messages.create`` (shared values: do not mutate):
+        the history with the probe's ``client_edit`` applied."""
         kwargs = {k: v for k, v in self.request.items() if k != "betas"}
-        kwargs["messages"] = self.messages()
+        kwargs["messages"] = self.edited(self.messages())
+        if self.client_edit and "system" in self.client_edit:
+            kwargs["system"] = self.client_edit["system"]
         if self.betas:
             kwargs["betas"] = self.betas
         return kwargs
@@ -93,15 +117,39 @@ class Probe:
         """Returns the request as the documented semantics read it (no betas, padded messages)."""
         return {k: v for k, v in self.create_kwargs().items() if k != "betas"}
 
+    def built_request(self) -> dict[str, Any]:
+        """Returns the request as the semantics read it before the client's edit: the history as built,
+        which every thinking block in it was produced after."""
+        request = {k: v for k, v in self.request.items() if k != "betas"}
+        request["messages"] = self.messages()
+        return request
+
     def documented(self) -> sem.Prediction:
-        """Returns what the documented semantics predict for this probe."""
-        return sem.predict(self.semantic_request(), self.betas, self.live)
+        """Returns what the documented semantics predict for this probe: the edits and compaction, then
+        the prefix check of the thinking it sends back (``semantics_binding``)."""
+        found = sem.predict(self.semantic_request(), self.betas, self.live)
+        if found.verdict == "rejected":
+            return found
+        bound = binding.predict(self.built_request(), self.semantic_request(), self.betas)
+        if bound.error is not None:
+            return sem.Prediction("rejected", error_code=bound.error, reasons=[bound.reason],
+                                  error_message=bound.message)
+        if bound.dropped:
+            live = any(int(p.split(".")[1]) >= self.live.from_message for p in bound.dropped)
+            found.verdict = worst([found.verdict, LIVE_REASONING_LOST if live else SETTLED])
+            found.dropped_thinking = list(bound.dropped)
+            found.reasons.append(bound.reason)
+        return found
 
     def config_label(self) -> str:
         """Returns a short one-line description of the strategy configuration, for tables."""
+        setting = binding.behavior(self.request)
+        bound = f"block_binding {setting}" if setting else ""
         if self.request.get("compaction") is not None:
-            return "compaction summarize (on demand)" + (" + context_management" if sem.edits_of(self.request) else "")
-        return " + ".join(_edit_label(e) for e in sem.edits_of(self.request)) or "(no edits)"
+            return "compaction summarize (on demand)" + (" + context_management" if sem.edits_of(self.request) else "") + (
+                f" + {bound}" if bound else "")
+        return " + ".join([*(_edit_label(e) for e in sem.edits_of(self.request)), *([bound] if bound else [])]) or (
+            "(no edits)")
 
 
 def _edit_label(edit: dict[str, Any]) -> str:
@@ -158,6 +206,24 @@ def _check_thinking_needs_script(raw: dict[str, Any], where: tuple, locator: Loc
                                     "add `script` so record builds this history live")
 
 
+def _check_client_edit(raw: dict[str, Any], where: tuple, locator: Locator) -> None:
+    edit = raw.get("client_edit")
+    if edit is None:
+        return
+    field = where + ("client_edit",)
+    if raw.get("script") is None:
+        raise locator.error(field, "a client edit changes a history built live: add `script`")
+    if "message" not in edit:
+        return
+    history = raw["history"]
+    if edit["message"] >= len(history) or history[edit["message"]].get("role") != "user":
+        raise locator.error(field + ("message",), "points at no user message of the history (the server "
+                                                  "writes the assistant turns)")
+    blocks = sem.content_blocks(history[edit["message"]])
+    if edit["block"] >= len(blocks) or blocks[edit["block"]].get("type") not in ("text", "tool_result"):
+        raise locator.error(field + ("block",), "points at no text or tool_result block of that message")
+
+
 def _check_expected_error(probe: Probe, where: tuple, locator: Locator) -> None:
     error = probe.expected_error
     if error is None:
@@ -176,6 +242,8 @@ def _check_expected_error(probe: Probe, where: tuple, locator: Locator) -> None:
     if named != documented.error_code:
         raise locator.error(field + ("code" if error.get("code") else "type",),
                             f"the documented semantics give error {documented.error_code!r}, not {named!r}")
+    if pattern is not None and documented.error_message is not None and not re.search(pattern, documented.error_message):
+        raise locator.error(field + ("message",), f"does not match the documented message {documented.error_message!r}")
 
 
 def _check_live(probe: Probe, where: tuple, locator: Locator) -> None:
@@ -219,11 +287,12 @@ def build(raw: dict[str, Any], path: Path, where: tuple, locator: Locator) -> Pr
     """Returns the probe checked against the documented semantics; raises a located ``SpecError``."""
     _check_padding(raw, where, locator)
     _check_thinking_needs_script(raw, where, locator)
+    _check_client_edit(raw, where, locator)
     live = raw["live"]
     probe = Probe(raw["id"], raw["description"], raw["request"], raw["history"], tuple(raw.get("padding") or ()),
                   sem.Span(live["from_message"], tuple(live["tool_use_ids"]), tuple(live["thinking_turns"])),
                   raw["predict"], raw.get("count_tokens", True), str(path), locator.line(where) or 0,
-                  raw.get("script"))
+                  raw.get("script"), raw.get("client_edit"))
     _check_live(probe, where, locator)
     _check_prediction(probe, where, locator)
     _check_expected_error(probe, where, locator)

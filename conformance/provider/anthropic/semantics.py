@@ -365,6 +365,7 @@ class Outcome:
     summarized: bool = False
     error_code: str | None = None
     live_reached: list[str] = field(default_factory=list)
+    dropped_thinking: list[str] = field(default_factory=list)
 
 
 OUTCOME_FIELDS = tuple(f.name for f in fields(Outcome))
@@ -372,9 +373,11 @@ OUTCOME_FIELDS = tuple(f.name for f in fields(Outcome))
 
 @dataclass
 class Prediction(Outcome):
-    """The outcome the documented rules give for one request and its declared live span, with the reasons."""
+    """The outcome the documented rules give for one request and its declared live span, with the reasons
+    (and, for a rejection whose text the documentation gives, that text)."""
 
     reasons: list[str] = field(default_factory=list)
+    error_message: str | None = None
 
 
 def compaction_fires(request: Mapping[str, Any]) -> bool:
@@ -501,7 +504,7 @@ def predict(request: Mapping[str, Any], betas: Sequence[str], span: Span) -> Pre
     messages = request.get("messages", [])
     verdict = verdict_for(span, tools, turns, summarized, messages)
     parts = list(live_reach(span, tools, turns, summarized, messages, inputs).parts)
-    return Prediction(verdict, tools, inputs, turns, summarized, None, parts, reasons)
+    return Prediction(verdict, tools, inputs, turns, summarized, None, parts, reasons=reasons)
 
 
 def tolerance(total: int, items: int) -> int:
