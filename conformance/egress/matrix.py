@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import published
+from .._paths import checkout
 from .._text import plural
 from ..results import CheckResult
 from . import servers
@@ -261,6 +262,13 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
         return 2
+    if args.check and not args.out:  # --check compares with the checkout's published page
+        root = checkout()
+        if root is None:
+            print("conformance: error: --check compares with the checkout's docs/egress-matrix.json, but this "
+                  "package is not in a checkout; use --out DIR", file=sys.stderr)
+            return 2
+        args.out = str(root / "docs")
     if not args.check:  # --check reads --out, writes nothing
         check_outputs([Output("--out", args.out, folder=True, names=("egress-matrix.json", "egress-matrix.md"))],
                       args.specs or [shipped_folder()])
@@ -284,9 +292,12 @@ def cmd_egress_matrix(args: argparse.Namespace) -> int:
         return 2
     finally:
         logging.disable(logging.NOTSET)
-    out = Path(args.out)
     if args.check:
-        return check_against(matrix, out / "egress-matrix.json", bool(args.components))
+        return check_against(matrix, Path(args.out) / "egress-matrix.json", bool(args.components))
+    if not args.out:  # nothing asked to be written: the table alone
+        print("\n".join(summary_table(matrix)))
+        return 0
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.components and (out / "egress-matrix.json").is_file():
         fresh = {row["component"]: row for row in matrix["rows"]}
@@ -303,8 +314,9 @@ def register(subparsers: Any) -> None:
     m = subparsers.add_parser("egress-matrix", help="run real libraries' serializers and stores over the egress conversations")
     m.add_argument("components", nargs="*", metavar="COMPONENT", help="component names or libraries (default: all)")
     m.add_argument("--specs", nargs="+", metavar="PATH", help="egress conversation files or folders (default: the shipped ones)")
-    m.add_argument("--out", default="docs", metavar="DIR", help="where egress-matrix.json and .md go (default docs)")
+    m.add_argument("--out", default=None, metavar="DIR",
+                   help="write egress-matrix.json and .md to DIR (default: none written, the table printed)")
     m.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 when a row differs from OUT/egress-matrix.json (dates aside), "
-                   "2 when a library is not installed")
+                   help="write nothing; exit 1 when a row differs from the published egress-matrix.json (the "
+                   "checkout's docs/, or --out DIR; dates aside), 2 when a library is not installed")
     m.set_defaults(func=cmd_egress_matrix)

@@ -12,7 +12,6 @@ import argparse
 import json
 import logging
 import sys
-import tomllib
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
@@ -22,21 +21,10 @@ from .._paths import shipped
 from ..outputs import MARKDOWN_SUFFIXES, Output, check_outputs
 from ..peers import Peer, select
 from ..spec import Scenario, load
+from .._paths import checkout
 from .build import START, build, check_against, markdown, summary_table, update_readme
 
-PROJECT = "context-conformance"
 INSTALL_PEERS = 'pip install -e ".[peers]" in a checkout, or pip install "context-conformance[peers]"'
-
-
-def checkout() -> Path | None:
-    """Returns the root of the project checkout this package was imported from (the folder
-    holding its pyproject.toml), or None when it runs from an installed copy."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
-    except (OSError, ValueError):
-        return None
-    return root if project.get("name") == PROJECT and (root / "conformance").is_dir() else None
 
 
 def _missing(peers: list[Peer]) -> str:
@@ -57,7 +45,7 @@ def _destination(args: argparse.Namespace) -> tuple[Path | None, Path | None] | 
         root = checkout()
         if root is None:
             return (f"--publish writes the project's own docs/ and README.md, but this package "
-                    f"({Path(__file__).resolve().parents[1]}) is not in a checkout of {PROJECT}; "
+                    f"({Path(__file__).resolve().parents[1]}) is not in a checkout of context-conformance; "
                     "use --out DIR")
         return root / "docs", (root / args.readme if args.readme else root / "README.md")
     if args.out:

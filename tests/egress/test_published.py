@@ -92,3 +92,14 @@ def test_egress_matrix_with_a_library_not_installed_writes_nothing_and_exits_2(
     assert not (tmp_path / "docs").exists()
     err = capsys.readouterr().err
     assert "1 library not installed (no-such-library), so 1 component cannot run and no file was written" in err
+
+
+def test_egress_matrix_without_out_prints_the_table_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["egress-matrix", "langchain-core.messages_to_dict"]) == 0
+    assert list(tmp_path.iterdir()) == []  # no docs/ of the current folder, nor anything else
+    out = capsys.readouterr().out
+    assert "messages_to_dict" in out and "SqliteSaver" not in out
