@@ -2,13 +2,12 @@
 messages (the ``langchain`` format).
 
 The edit runs as ``ContextEditingMiddleware`` runs it, on a copy of the request's messages. The
-summarizer's model is langchain-core's ``GenericFakeChatModel`` answering a fixed summary: no
-network, and no reasoning text can reach the summary.
+summarizer's model is langchain-core's ``GenericFakeChatModel`` answering a fixed summary and
+recording its prompts (``_fake_model``): no network, and no reasoning text can reach the summary.
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from .base import Peer
@@ -55,11 +54,11 @@ def _summarized(messages: list[Any], **settings: Any) -> list[Any]:
     """Runs ``SummarizationMiddleware(fake model, **settings).before_model`` once; returns the
     messages the model would see."""
     from langchain.agents.middleware import SummarizationMiddleware
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, RemoveMessage
+    from langchain_core.messages import RemoveMessage
 
-    model = GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=SUMMARY)))
-    middleware = SummarizationMiddleware(model, **settings)
+    from ._fake_model import recording_model
+
+    middleware = SummarizationMiddleware(recording_model(SUMMARY), **settings)
     update = middleware.before_model({"messages": list(messages)}, None)  # type: ignore[arg-type]  # no runtime: this middleware reads none
     if update is None:
         return list(messages)
