@@ -44,6 +44,7 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "peers": (
         ("agno", "conformance.peers.agno:PEERS"),
+        ("anthropic_sdk", "conformance.peers.anthropic_sdk:PEERS"),
         ("autogen_core", "conformance.peers.autogen_core:PEERS"),
         ("deepagents", "conformance.peers.deepagents:PEERS"),
         ("haystack_ai", "conformance.peers.haystack_ai:PEERS"),

@@ -28,6 +28,8 @@ CALLS: dict[str, str] = {
     "langmem.summarize_messages.early": "langmem.short_term:summarize_messages",
     "agno.filter_tool_calls": "agno.utils.message:filter_tool_calls",
     "agno.AgentSession.get_messages.limit": "agno.session.agent:AgentSession.get_messages",
+    "anthropic.tool_runner.compact_before_next_turn":
+        "anthropic.lib.tools._beta_runner:BaseToolRunner._register_compaction_response",
 }
 SUMMARISERS = ("langchain.SummarizationMiddleware.tokens", "deepagents.SummarizationMiddleware.messages",
                "deepagents.SummarizationMiddleware.tokens", "langmem.summarize_messages",
@@ -108,3 +110,31 @@ def test_a_summariser_asks_the_recording_model(name: str, monkeypatch: pytest.Mo
     assert prompts, f"{name} never asked its summariser"
     assert any("Read the six files" in str(m.content) for p in prompts for m in p)  # the summarised request
     assert any("condensed by a fake model" in str(m["content"]) for m in out)  # its answer is the summary
+
+
+def test_the_sdk_sends_the_whole_history_and_keeps_only_its_compaction_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.peers import anthropic_sdk
+
+    peer = _peer("anthropic.tool_runner.compact_before_next_turn")
+    servers: list[anthropic_sdk.StandInServer] = []
+    make = anthropic_sdk.StandInServer
+
+    def recording() -> anthropic_sdk.StandInServer:
+        servers.append(make())
+        return servers[-1]
+
+    monkeypatch.setattr(anthropic_sdk, "StandInServer", recording)
+    history = _history()[:-2]  # ends on the tool result the model has yet to read
+    out = _run(peer, history)
+    compaction, turn = servers[0].requests
+    assert compaction["compaction"] == {"type": "summarize"} and compaction["messages"] == history
+    assert turn["messages"] == out == [{"role": "assistant", "content": [
+        {"type": "compaction", "content": anthropic_sdk.SUMMARY, "signature": "c2lnbmF0dXJl"}]}]
+
+
+def test_the_stand_in_server_refuses_to_compact_while_a_call_awaits_its_result() -> None:
+    import anthropic
+
+    peer = _peer("anthropic.tool_runner.compact_before_next_turn")
+    with pytest.raises(anthropic.BadRequestError, match="without a result"):
+        _run(peer, _history()[:-3])  # ends on the last call, its result not yet sent
