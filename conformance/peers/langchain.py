@@ -2,13 +2,12 @@
 messages (the ``langchain`` format).
 
 The edit runs as ``ContextEditingMiddleware`` runs it, on a copy of the request's messages. The
-summarizer's model is langchain-core's ``GenericFakeChatModel`` answering a fixed summary: no
-network, and no reasoning text can reach the summary.
+summarizer's model is langchain-core's ``GenericFakeChatModel`` answering a fixed summary and
+recording its prompts (``_fake_model``): no network, and no reasoning text can reach the summary.
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from .base import Peer
@@ -24,6 +23,9 @@ PEERS = [
          'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model',
          "langchain",
          f"{_HERE}:summarize", "langchain.agents.middleware"),
+    Peer("langchain.SummarizationMiddleware.tokens", LIBRARY, "SummarizationMiddleware",
+         'trigger=("tokens", budget_tokens (default 200)), keep=("tokens", budget_tokens // 2), fake model',
+         "langchain", f"{_HERE}:summarize_tokens", "langchain.agents.middleware"),
 ]
 
 
@@ -38,14 +40,25 @@ def clear_tool_uses(messages: list[Any]) -> list[Any]:
 
 
 def summarize(messages: list[Any], keep_turns: int = 10) -> list[Any]:
-    """Runs ``SummarizationMiddleware.before_model`` once; returns the messages the model would see."""
-    from langchain.agents.middleware import SummarizationMiddleware
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, RemoveMessage
+    """Runs ``SummarizationMiddleware.before_model`` once, counting messages; returns the messages
+    the model would see."""
+    return _summarized(messages, trigger=("messages", max(1, keep_turns)), keep=("messages", max(1, keep_turns // 2)))
 
-    model = GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=SUMMARY)))
-    middleware = SummarizationMiddleware(model, trigger=("messages", max(1, keep_turns)),
-                                         keep=("messages", max(1, keep_turns // 2)))
+
+def summarize_tokens(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
+    """The same, counting approximate tokens against ``budget_tokens``."""
+    return _summarized(messages, trigger=("tokens", budget_tokens), keep=("tokens", max(1, budget_tokens // 2)))
+
+
+def _summarized(messages: list[Any], **settings: Any) -> list[Any]:
+    """Runs ``SummarizationMiddleware(fake model, **settings).before_model`` once; returns the
+    messages the model would see."""
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.messages import RemoveMessage
+
+    from ._fake_model import recording_model
+
+    middleware = SummarizationMiddleware(recording_model(SUMMARY), **settings)
     update = middleware.before_model({"messages": list(messages)}, None)  # type: ignore[arg-type]  # no runtime: this middleware reads none
     if update is None:
         return list(messages)

@@ -92,6 +92,17 @@ def test_a_missing_library_is_a_row_not_an_error(shipped: LoadResult) -> None:
     assert "conformance explain real-failures.f01" in markdown(matrix)
 
 
+def test_a_library_that_cannot_run_here_is_listed_with_why_and_is_no_row() -> None:
+    from conformance.matrix.not_measured import NOT_MEASURED
+
+    text = markdown({"checked": "2000-01-01", "scenarios": 0, "rows": []})
+    assert "## Not measured" in text
+    peer_libraries = {p.library for p in all_peers()}
+    for library, version, _what, why in NOT_MEASURED:
+        assert f"| {library} | {version} |" in text and why in text
+        assert library not in peer_libraries
+
+
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, Path]:
     """Returns the exit code of ``matrix PEER --specs real-failures.yaml --out DIR --readme README``

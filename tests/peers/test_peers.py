@@ -47,6 +47,26 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
     "llama-index-core.ChatMemoryBuffer": [(F + "f24-oversized-result-over-budget", "tools.results-answer-previous")],
     "haystack-ai.SlidingWindowCompactor": [("arithmetic.inflight-50-steps-window-20", "live.untouched-suffix")],
     "openai-agents.SQLiteSession.limit": [(F + "f03-partial-trim-of-the-in-flight-turn", "tools.results-answer-previous")],
+    "langchain.SummarizationMiddleware.tokens": [(F + "f02-tiny-budget-keeps-the-task-in-flight", "live.untouched-suffix"),
+                                                 (F + "f06-thinking-tool-loop-window-4", "reasoning.live-preserved")],
+    "langchain.ContextEditingMiddleware.keep-3": [(F + "f04-ten-parallel-reads-window-6", "live.untouched-suffix")],
+    "langchain.ContextEditingMiddleware.clear-inputs": [
+        (F + "f02-tiny-budget-keeps-the-task-in-flight", "live.untouched-suffix"),
+        (F + "f06-thinking-tool-loop-window-4", "thinking.prefix-unchanged")],
+    "deepagents.SummarizationMiddleware.messages": [
+        (F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
+        (F + "f03-partial-trim-of-the-in-flight-turn", "reasoning.live-preserved")],
+    "deepagents.SummarizationMiddleware.tokens": [(F + "f02-tiny-budget-keeps-the-task-in-flight",
+                                                   "live.untouched-suffix")],
+    "langmem.summarize_messages": [(F + "f02-tiny-budget-keeps-the-task-in-flight", "live.untouched-suffix"),
+                                   (F + "f04-ten-parallel-reads-window-6", "tools.results-answer-previous")],
+    "langmem.summarize_messages.early": [(F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
+                                         (F + "f04-ten-parallel-reads-window-6", "tools.results-answer-previous")],
+    "agno.filter_tool_calls": [(F + "f04-ten-parallel-reads-window-6", "live.untouched-suffix")],
+    "agno.AgentSession.get_messages.limit": [(F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix")],
+    "anthropic.tool_runner.compact_before_next_turn": [
+        (F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
+        (F + "f03-partial-trim-of-the-in-flight-turn", "reasoning.live-preserved")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {
@@ -57,6 +77,10 @@ KEEP_ALL: dict[str, dict[str, int]] = {
     "strands-agents.SlidingWindowConversationManager": {"keep_turns": 10_000},
     "langchain-core.trim_messages.last": {"keep_turns": 10_000},
     "openai-agents.SQLiteSession.limit": {"keep_turns": 10_000},
+    "langchain.ContextEditingMiddleware.keep-3": {"budget_tokens": 10_000_000},
+    "langchain.SummarizationMiddleware.tokens": {"budget_tokens": 10_000_000},
+    "deepagents.SummarizationMiddleware.messages": {"keep_turns": 10_000},
+    "langmem.summarize_messages": {"budget_tokens": 10_000_000},
 }
 
 
