@@ -350,7 +350,8 @@ def scrubbed(data: Any) -> Any:
 
 def fix(path: Path) -> Path:
     """Writes a scrubbed copy of the recording at ``path`` beside it (``NAME.scrubbed.EXT``, uncompressed)
-    and returns its path. Raises ``OSError`` when it cannot be read or written."""
+    and returns its path. Raises ``FileExistsError`` when a different file of that name is there (it
+    is never written over), ``OSError`` when it cannot be read or written."""
     from .cassettes import _scrub_sse
     from .recordings.reader import _decompressed
 
@@ -375,5 +376,8 @@ def fix(path: Path) -> Path:
         out = yaml.safe_dump(scrubbed(documents[0][1]), sort_keys=False, allow_unicode=True, width=120)
     else:
         out = _scrub_text(text)
+    if target.exists() and target.read_text(encoding="utf-8", errors="replace") != out:
+        raise FileExistsError(f"{target} exists and is not the scrubbed copy of {path}: not overwritten "
+                              "(move it away and run audit --fix again)")
     target.write_text(out, encoding="utf-8")
     return target

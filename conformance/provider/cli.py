@@ -192,11 +192,19 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(finding)
     print(f"audit: {files} recording(s), {len(findings)} finding(s)")
     if getattr(args, "fix", False):
+        refused = 0
         for path in sorted({f.path for f in findings}):
-            copy = fix(path)
+            try:
+                copy = fix(path)
+            except FileExistsError as exc:
+                print(f"conformance: error: {exc}", file=sys.stderr)
+                refused += 1
+                continue
             left = audit([copy])[0]  # what the scrubber cannot reach (a body inside base64 chunks) is said
             print(f"audit: wrote a scrubbed copy {copy}" + (f"; {len(left)} finding(s) remain in it, scrub "
                                                             "those by hand" if left else ""))
+        if refused:
+            return 2
     return 1 if findings else 0
 
 

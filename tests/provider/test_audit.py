@@ -182,3 +182,17 @@ def test_fix_says_what_it_could_not_scrub(tmp_path: Path, capsys: pytest.Capture
     assert main(["audit", "--fix", str(path)]) == 1
     out = capsys.readouterr().out
     assert "unscrubbed reasoning text" in out and "finding(s) remain in it, scrub those by hand" in out
+
+
+def test_fix_never_writes_over_a_file_it_did_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "recording.json"
+    path.write_text(json.dumps({"type": "message", "content": [
+        {"type": "thinking", "thinking": "a private plan", "signature": "s"}]}))
+    mine = tmp_path / "recording.scrubbed.json"
+    mine.write_text("my own notes\n")
+    assert main(["audit", "--fix", str(path)]) == 2
+    assert mine.read_text() == "my own notes\n" and "not overwritten" in capsys.readouterr().err
+    mine.unlink()
+    assert main(["audit", "--fix", str(path)]) == 1  # its own copy, written again as it was
+    first = mine.read_text()
+    assert main(["audit", "--fix", str(path)]) == 1 and mine.read_text() == first
