@@ -59,24 +59,75 @@ _WORD = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
 
 class KeywordFilter:
-    """A ``-k`` expression: words match substrings of an id, family or feature; and/or/not/()."""
+    """A ``-k`` expression: words match substrings of an id, family or feature; and/or/not/().
+
+    Parsed once into nested tuples by a small recursive-descent parser (``or`` binds loosest, then
+    ``and``, then ``not``), as pytest's ``-k`` reads; never evaluated as code."""
 
     def __init__(self, expression: str) -> None:
         self._tokens = _WORD.findall(expression)
+        self._at = 0
         try:
-            self.matches("")
-        except SyntaxError:
+            self._tree: Any = self._or() if self._tokens else ("word", "")
+            if self._at != len(self._tokens):
+                raise SyntaxError(self._tokens[self._at])
+        except (SyntaxError, IndexError):
             raise UsageError(f"-k expression does not parse: {expression!r}") from None
+
+    def _take(self) -> str:
+        token = self._tokens[self._at]
+        self._at += 1
+        return token
+
+    def _peek(self) -> str | None:
+        return self._tokens[self._at] if self._at < len(self._tokens) else None
+
+    def _or(self) -> Any:
+        left = self._and()
+        while self._peek() == "or":
+            self._take()
+            left = ("or", left, self._and())
+        return left
+
+    def _and(self) -> Any:
+        left = self._not()
+        while self._peek() == "and":
+            self._take()
+            left = ("and", left, self._not())
+        return left
+
+    def _not(self) -> Any:
+        token = self._take()
+        if token == "not":
+            return ("not", self._not())
+        if token == "(":
+            inner = self._or()
+            if self._take() != ")":
+                raise SyntaxError("(")
+            return inner
+        if token in ("and", "or", ")"):
+            raise SyntaxError(token)
+        return ("word", token)
 
     def matches(self, *words: str) -> bool:
         """Returns whether the expression holds for a subject described by ``words``."""
-        haystack = " ".join(words)
-        parts = [t if t in ("and", "or", "not", "(", ")") else str(t in haystack) for t in self._tokens]
-        return bool(eval(" ".join(parts) or "True", {"__builtins__": {}}, {}))  # noqa: S307 - True/False/ops only
+        return _holds(self._tree, " ".join(words))
 
     def __call__(self, scenario: Scenario) -> bool:
         """Returns whether ``scenario`` is selected."""
         return self.matches(scenario.id, scenario.family, *scenario.features)
+
+
+def _holds(tree: Any, haystack: str) -> bool:
+    """Returns the value of a parsed ``-k`` expression for the text ``haystack``."""
+    kind = tree[0]
+    if kind == "word":
+        return tree[1] in haystack
+    if kind == "not":
+        return not _holds(tree[1], haystack)
+    if kind == "and":
+        return _holds(tree[1], haystack) and _holds(tree[2], haystack)
+    return _holds(tree[1], haystack) or _holds(tree[2], haystack)
 
 
 def keyword_filter(expression: str) -> KeywordFilter:

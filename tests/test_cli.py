@@ -309,3 +309,29 @@ def test_the_help_of_v_says_what_the_output_says_it_does(specs: Path, capsys: py
     assert "-v, --verbose show every failure in full, known gaps too" in help_text
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:strip_all_thinking")
     assert code == 1 and "-v: every one, known gaps too)" in out
+
+
+@pytest.mark.parametrize(("expression", "words", "expected"), [
+    ("edges", ["edges.one-request", "edges"], True),
+    ("not edges", ["edges.one-request", "edges"], False),
+    ("edges and not one", ["edges.one-request", "edges"], False),
+    ("arith or edges and one", ["arithmetic.inflight", "arithmetic"], True),
+    ("(arith or edges) and one", ["arithmetic.inflight", "arithmetic"], False),
+    ("not not edges", ["edges.x", "edges"], True),
+    ("__import__ or exit", ["edges.x"], False),  # words like any other, never run as code
+    ("", ["anything"], True),
+])
+def test_the_k_expression_is_parsed_as_pytest_reads_it(expression: str, words: list[str], expected: bool) -> None:
+    from conformance.runner import keyword_filter
+
+    assert keyword_filter(expression).matches(*words) is expected
+
+
+@pytest.mark.parametrize("expression", ["and and", "edges and", "(edges", "edges)", "not", "edges edges",
+                                        "__import__('os')"])
+def test_a_k_expression_that_does_not_parse_is_a_usage_error(expression: str) -> None:
+    from conformance.errors import UsageError
+    from conformance.runner import keyword_filter
+
+    with pytest.raises(UsageError, match="does not parse"):
+        keyword_filter(expression)
