@@ -74,10 +74,24 @@ def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[in
     return found
 
 
-def _positions(request: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """Returns ``compaction_positions`` of the request's messages (none when it has no messages list)."""
+def _positions(request: Mapping[str, Any], resent: Any = None) -> list[tuple[int, int]]:
+    """Returns ``compaction_positions`` of the request's messages (none when it has no messages list).
+    ``resent`` (``Earlier.resent``: the guard's word that the first messages are the previous request's
+    of the conversation, with its notes) spares walking the resent ones again: their positions are
+    the ones noted for that request."""
     messages = request.get("messages")
-    return compaction_positions(messages) if isinstance(messages, list) else []
+    if not isinstance(messages, list):
+        return []
+    if resent is None or resent.messages is not messages:
+        return compaction_positions(messages)
+    noted = resent.notes.get(POSITIONS)
+    count, known = noted if noted is not None and noted[0] == resent.count else (0, [])
+    found = known + [(i + count, j) for i, j in compaction_positions(messages[count:])]
+    resent.notes[POSITIONS] = (len(messages), found)
+    return found
+
+
+POSITIONS = "anthropic.compaction_positions"  # the note of a conversation's compaction positions
 
 
 def uses_context_management(request: Mapping[str, Any], positions: list[tuple[int, int]] | None = None) -> bool:
@@ -471,7 +485,7 @@ class AnthropicJudge:
             if shape is not None:
                 return shape
         assert _is_mapping(request)  # (not_a_request decided every other body)
-        positions = _positions(request)  # walked once: the history may be long
+        positions = _positions(request, getattr(earlier, "resent", None))  # walked once: the history may be long
         managed = uses_context_management(request, positions)
         answer = item.response if _is_mapping(item.response) else None
         listed = judge_thinking.entries(answer) if answer is not None else None

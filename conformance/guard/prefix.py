@@ -1,0 +1,190 @@
+"""Each conversation's resent prefix decoded once: a client resends its whole history with every call,
+so the guard keeps, per conversation, the previous request's bytes up to the end of its messages and
+their decoded values, and decodes only what follows them.
+
+A request continues a conversation when its bytes start with the kept bytes and go on with another
+message or the end of the list: JSON is read left to right, so equal bytes up to there mean equal
+values up to there, and the rest is decoded alone (``{"messages":[`` and the bytes after the kept
+ones form a document of their own). Where the kept bytes end is known exactly: the decoded messages,
+written again as the SDKs write them (compact, UTF-8), are compared with the bytes they came from;
+where they differ (another writer), the request is decoded whole and nothing is kept of it. The
+result is the value a whole decode gives, keys in the same order.
+
+Conversations are told apart by their bytes up to the end of their first message, the least
+recently used one dropped past ``conversations`` of them or ``budget`` bytes kept in all, so memory
+stays bounded.
+Each conversation also has ``notes``: a dict the judges may keep what they found in the prefix in
+(``Resent``), emptied whenever a request does not continue it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, OrderedDict
+from typing import Any
+
+from .. import _json
+
+HEAD = b'"messages":['
+SEEK = 4096  # the SDKs send ``messages`` first or second: a request whose list starts later is decoded whole
+CONVERSATIONS = 32
+BUDGET = 32 * 1024 * 1024  # bytes of requests kept in all (their decoded values take a few times more)
+
+
+class Resent:
+    """What the judges are told of one request: its first ``count`` messages are the previous request's
+    of the same conversation, unchanged, and ``notes`` is that conversation's dict for what a judge
+    found in them (kept while the conversation goes on, emptied when it does not). ``messages`` is the
+    request's list the two describe (a judge checks it holds that very list)."""
+
+    __slots__ = ("count", "messages", "notes")
+
+    def __init__(self, count: int, messages: list[Any], notes: dict[str, Any]) -> None:
+        self.count, self.messages, self.notes = count, messages, notes
+
+
+class _Kept:
+    __slots__ = ("first", "head", "messages", "notes", "raw")
+
+    def __init__(self, raw: bytes, first: int, head: dict[str, Any], messages: list[Any],
+                 notes: dict[str, Any]) -> None:
+        self.raw, self.first, self.head, self.messages, self.notes = raw, first, head, messages, notes
+
+
+def _written(values: list[Any]) -> bytes | None:
+    """Returns ``values`` as both SDKs write a JSON array (the standard library's writer, compact
+    separators, UTF-8 unescaped), or None when they cannot be written so (a NaN)."""
+    try:
+        return json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return None
+
+
+class Conversations:
+    """The guard's decoder of request bodies, keeping each conversation's decoded prefix."""
+
+    def __init__(self, conversations: int = CONVERSATIONS, budget: int = BUDGET) -> None:
+        self.conversations, self.budget = conversations, budget
+        self._kept: OrderedDict[bytes, _Kept] = OrderedDict()
+        self._bytes = 0
+        self._firsts: Counter[int] = Counter()  # the kept conversations' first messages' lengths in bytes
+        self.hits = 0  # requests whose prefix was not decoded again
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @property
+    def kept_bytes(self) -> int:
+        """Returns the bytes of requests kept in all (at most ``budget``)."""
+        return self._bytes
+
+    def decode(self, raw: bytes) -> tuple[Any, Resent | None]:
+        """Returns the decoded request and what the judges may know of its resent prefix (None when
+        the request does not continue a kept conversation); raises what ``_json.loads`` raises."""
+        at = raw.find(HEAD, 0, SEEK)
+        if at < 0 or raw[:1] != b"{":
+            return _json.loads(raw), None
+        start = at + len(HEAD)
+        key, kept = b"", None
+        for first in self._firsts:
+            key = raw[:start + first]
+            kept = self._kept.get(key)
+            if kept is not None:
+                break
+        if kept is not None:
+            value = self._continued(raw, kept)
+            if value is not None:
+                self._kept.move_to_end(key)
+                self.hits += 1
+                resent = Resent(len(kept.messages), value["messages"], kept.notes)
+                self._keep(key, raw, start, value, kept.head, len(kept.messages), len(kept.raw), kept.notes)
+                return value, resent
+            self._drop(key)
+        value = _json.loads(raw)
+        head = self._head(raw, at)
+        messages = value.get("messages") if value.__class__ is dict else None
+        if head is not None and messages.__class__ is list and messages:
+            opening = _written(messages[:1])
+            if opening is not None:
+                self._keep(raw[:start + len(opening) - 2], raw, start, value, head, 0, start, {})
+        return value, None
+
+    def _continued(self, raw: bytes, kept: _Kept) -> dict[str, Any] | None:
+        """Returns the request decoded from the kept prefix and its own rest, or None when it does
+        not continue it (or the rest names ``messages`` again, where a whole decode keeps the last)."""
+        end = len(kept.raw)
+        if len(raw) <= end or not raw.startswith(kept.raw):
+            return None
+        after = raw[end]
+        if after == 0x2C:  # ",": more messages
+            rest = HEAD + raw[end + 1:]
+        elif after == 0x5D:  # "]": the list ends there
+            rest = HEAD + raw[end:]
+        else:
+            return None
+        if rest.find(b'"messages":', len(HEAD)) >= 0:
+            return None
+        try:
+            tail = _json.loads(b"{" + rest)
+        except ValueError:
+            return None  # (a whole decode says what is wrong with it)
+        if tail.__class__ is not dict or tail.get("messages").__class__ is not list:
+            return None
+        value = dict(kept.head)
+        value["messages"] = kept.messages + tail["messages"]
+        for name, field in tail.items():
+            if name != "messages":
+                value[name] = field
+        return value
+
+    @staticmethod
+    def _head(raw: bytes, at: int) -> dict[str, Any] | None:
+        """Returns the fields before ``messages`` when ``at`` is where the top-level object's
+        ``messages`` starts (its bytes before then and an empty list make a document), else None."""
+        try:
+            head = _json.loads(raw[:at] + b'"messages":[]}')
+        except ValueError:
+            return None
+        if head.__class__ is not dict:
+            return None
+        del head["messages"]
+        return head
+
+    def _keep(self, key: bytes, raw: bytes, start: int, value: dict[str, Any], head: dict[str, Any],
+              checked: int, known: int, notes: dict[str, Any]) -> None:
+        """Keeps the request's bytes up to the end of its messages, or drops the conversation when
+        where they end cannot be told exactly. ``checked`` messages are known to end at byte
+        ``known`` (a continued conversation's): only the ones after them are written again."""
+        self._drop(key)
+        messages = value.get("messages")
+        if messages.__class__ is not list:
+            return
+        written = _written(messages[checked:])
+        if written is None:
+            return
+        if checked:  # raw[known] is "," (more follow) or "]"
+            body = written[1:-1]
+            end = known + 1 + len(body) if body else known
+            ok = not body or raw.startswith(body, known + 1)
+        else:  # the list's "[" is at start - 1
+            end = start - 1 + len(written) - 1
+            ok = raw.startswith(written[:-1], start - 1)
+        if not ok or raw[end:end + 1] != b"]":
+            return
+        self._kept[key] = _Kept(raw[:end], len(key) - start, head, messages, notes)
+        self._bytes += end
+        self._firsts[len(key) - start] += 1
+        while self._kept and (len(self._kept) > self.conversations or self._bytes > self.budget):
+            _, old = self._kept.popitem(last=False)
+            self._forget(old)
+
+    def _drop(self, key: bytes) -> None:
+        kept = self._kept.pop(key, None)
+        if kept is not None:
+            self._forget(kept)
+
+    def _forget(self, kept: _Kept) -> None:
+        self._bytes -= len(kept.raw)
+        self._firsts[kept.first] -= 1
+        if not self._firsts[kept.first]:
+            del self._firsts[kept.first]

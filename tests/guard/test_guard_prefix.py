@@ -1,0 +1,114 @@
+"""The guard decodes each conversation's resent prefix once (``conformance.guard.prefix``): over long
+conversations, interleaved, with the client's own edits of earlier messages and carried compaction
+blocks, every request decodes to the value a whole decode gives (keys in order) and every verdict is
+the one the guard gives without keeping anything; memory stays within its bounds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from conformance import _json
+from conformance.guard import Guard
+from conformance.guard.prefix import Conversations
+from conformance.provider.analyze.model import Judgement
+
+from ..provider.test_analyze import call, cleared, compaction_block, final, message, request, result, tool_edit, user
+
+URL = "https://api.anthropic.com/v1/messages"
+
+
+def sent(body: dict[str, Any]) -> bytes:
+    """Returns the bytes the SDKs send for ``body`` (the standard library's compact writer, UTF-8)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def conversation(name: str, tasks: int = 12) -> Iterator[tuple[bytes, bytes]]:
+    """Yields the (request, response) bytes of one agent's calls: tasks of tool calls, each call
+    resending the whole history; a compaction block carried from task 4 on; the client rewrites
+    an old tool result once (task 7); the answers clear a tool result of the task in flight, of a
+    settled task, or nothing."""
+    history: list[dict[str, Any]] = []
+    for t in range(tasks):
+        history.append(user(f"{name}: task {t} — naïve “quotes” \u2028"))
+        for s in range(3):
+            if t == 4 and s == 0:
+                history.append({"role": "assistant", "content": [compaction_block(f"{name} before task 4"),
+                                                                 {"type": "tool_use", "id": f"{name}{t}c",
+                                                                  "name": "read", "input": {"n": 1.5e-7}}]})
+                history.append(result(f"{name}{t}c", 3))
+            history.append(call(f"{name}{t}{s}"))
+            answer = [message(applied=[cleared(1, 40)]), message(), message(applied=[cleared(2, 80)])][(t + s) % 3]
+            yield sent(request(history, tool_edit(keep=1))), sent(answer)
+            history.append(result(f"{name}{t}{s}", 10 + s))
+        if t == 7:  # the client edits settled history: the next request does not continue the last
+            history[2] = result(history[2]["content"][0]["tool_use_id"], 1)
+        history.append(final(f"{name} {t} done"))
+        yield sent(request(history, tool_edit(keep=1))), sent(message())
+
+
+def interleaved() -> list[tuple[bytes, bytes]]:
+    """Returns the calls of two conversations, taken in turn."""
+    found: list[tuple[bytes, bytes]] = []
+    for pair in zip(conversation("A"), conversation("B"), strict=True):
+        found += pair
+    return found
+
+
+def _record(found: Judgement) -> tuple[Any, ...]:
+    return found.verdict, found.strategy, found.live_start, found.history, found.evidence
+
+
+def test_each_request_decodes_to_the_whole_decodes_value_and_most_are_continued() -> None:
+    decoder = Conversations()
+    calls = interleaved()
+    for raw, _ in calls:
+        value, _resent = decoder.decode(raw)
+        whole = _json.loads(raw)
+        assert value == whole and list(value) == list(whole)
+        assert [list(m) for m in value["messages"]] == [list(m) for m in whole["messages"]]
+    assert decoder.hits >= len(calls) * 0.8 and len(decoder) == 2
+
+
+def test_verdicts_are_the_same_with_and_without_the_kept_prefixes() -> None:
+    kept, whole = Guard(policy=[]), Guard(policy=[], conversations=0)
+    calls = interleaved()
+    verdicts = [(_record(kept.judge(URL, "POST", raw, answer, 200, "application/json")),
+                 _record(whole.judge(URL, "POST", raw, answer, 200, "application/json"))) for raw, answer in calls]
+    assert all(a == b for a, b in verdicts)
+    assert kept.conversations is not None and kept.conversations.hits >= len(calls) * 0.8
+    assert {v[0][0] for v in verdicts} >= {"reached-live-task", "settled-only", "no-edit"}
+    assert any("compaction block at message" in line for v in verdicts for line in v[0][4])  # (carried blocks judged)
+
+
+def test_a_changed_earlier_message_is_read_as_changed() -> None:
+    decoder = Conversations()
+    history = [user("task"), call("t1"), result("t1", 5)]
+    decoder.decode(sent(request(history)))
+    history[2] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "y" * 20}]}
+    raw = sent(request([*history, call("t2")]))  # (the same length: only the bytes tell the edit)
+    value, resent = decoder.decode(raw)
+    assert resent is None and value == _json.loads(raw) and value["messages"][2]["content"][0]["content"] == "y" * 20
+
+
+def test_memory_stays_within_the_bounds() -> None:
+    few = Conversations(conversations=4)
+    small = Conversations(budget=20_000)
+    for n in range(40):
+        raw = sent(request([user(f"conversation {n}"), call("t1"), result("t1", 1000)]))
+        for decoder in (few, small):
+            assert decoder.decode(raw)[0] == _json.loads(raw)
+    assert len(few) == 4 and 0 < small.kept_bytes <= 20_000
+    assert len(small) < 40  # (each request keeps about 4 KB: the budget holds a few)
+
+
+def test_bytes_another_writer_made_are_decoded_whole_every_time() -> None:
+    decoder = Conversations()
+    history = [user("task"), call("t1")]
+    for _ in range(3):
+        raw = json.dumps(request(history), indent=1).encode()  # (another writer's spacing)
+        value, resent = decoder.decode(raw)
+        assert value == json.loads(raw) and resent is None
+        history.append(result("t1", 1))
+    assert decoder.hits == 0 and len(decoder) == 0
