@@ -1,26 +1,27 @@
 """Each conversation's resent prefix decoded once: a client resends its whole history with every call,
-so the guard keeps, per conversation, the previous request's bytes up to the end of its messages and
-their decoded values, and decodes only what follows them.
+so the guard keeps, per conversation, the previous request's bytes, where its messages end in them,
+and their decoded values, and decodes only what follows them.
 
-A request continues a conversation when its bytes start with the kept bytes and go on with another
-message or the end of the list: JSON is read left to right, so equal bytes up to there mean equal
-values up to there, and the rest is decoded alone (``{"messages":[`` and the bytes after the kept
-ones form a document of their own). Where the kept bytes end is known exactly: the decoded messages,
-written again as the SDKs write them (compact, UTF-8), are compared with the bytes they came from;
-where they differ (another writer), the request is decoded whole and nothing is kept of it. The
-result is the value a whole decode gives, keys in the same order.
+A request continues a conversation when its bytes start with the kept ones up to the end of their
+messages and go on with another message or the end of the list: JSON is read left to right, so
+equal bytes up to there mean equal values up to there, and the rest is decoded alone
+(``{"messages":[`` and the bytes after the kept ones form a document of their own). Where the kept
+messages end is known exactly: the decoded messages, written again as the SDKs write them
+(compact, UTF-8), are compared with the bytes they came from (a continued request's new messages
+only); where no writing matches (another writer), the request is decoded whole and nothing is kept
+of it. The result is the value a whole decode gives, keys in the same order.
 
-Conversations are told apart by their bytes up to the end of their first message, the least
-recently used one dropped past ``conversations`` of them or ``budget`` bytes kept in all, so memory
-stays bounded.
-Each conversation also has ``notes``: a dict the judges may keep what they found in the prefix in
-(``Resent``), emptied whenever a request does not continue it.
+Conversations are told apart by their bytes up to the end of their first message; the least
+recently used one is dropped past ``conversations`` of them or ``budget`` bytes of requests kept in
+all, so memory stays bounded. Each conversation also has ``notes``, where the judges keep what they
+found in its messages (``Resent``); they are emptied whenever a request does not continue it.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from .. import _json
@@ -44,20 +45,30 @@ class Resent:
 
 
 class _Kept:
-    __slots__ = ("first", "head", "messages", "notes", "raw")
+    """One conversation's last request: its bytes, where its messages end in them (the offset of
+    the list's "]"), the length of its first message, the fields before ``messages``, the decoded
+    messages and the judges' notes."""
 
-    def __init__(self, raw: bytes, first: int, head: dict[str, Any], messages: list[Any],
+    __slots__ = ("end", "first", "head", "messages", "notes", "raw")
+
+    def __init__(self, raw: bytes, end: int, first: int, head: dict[str, Any], messages: list[Any],
                  notes: dict[str, Any]) -> None:
-        self.raw, self.first, self.head, self.messages, self.notes = raw, first, head, messages, notes
+        self.raw, self.end, self.first, self.head, self.messages, self.notes = raw, end, first, head, messages, notes
 
 
-def _written(values: list[Any]) -> bytes | None:
-    """Returns ``values`` as both SDKs write a JSON array (the standard library's writer, compact
-    separators, UTF-8 unescaped), or None when they cannot be written so (a NaN)."""
+def _writings(values: list[Any]) -> Iterator[bytes]:
+    """Yields ``values`` as the SDKs write a JSON array (compact separators, UTF-8 unescaped): by
+    orjson, then, where that differs from the bytes, by the standard library's writer, the SDKs'
+    own (none it cannot write: a NaN, a lone surrogate)."""
+    if _json.PARSER == "orjson":
+        try:
+            yield _json.dumps(values)
+        except (TypeError, ValueError):
+            pass
     try:
-        return json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        yield json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
     except (TypeError, ValueError):
-        return None
+        return
 
 
 class Conversations:
@@ -97,23 +108,23 @@ class Conversations:
                 self._kept.move_to_end(key)
                 self.hits += 1
                 resent = Resent(len(kept.messages), value["messages"], kept.notes)
-                self._keep(key, raw, start, value, kept.head, len(kept.messages), len(kept.raw), kept.notes)
+                self._keep(key, raw, start, value, kept.head, len(kept.messages), kept.end, kept.notes)
                 return value, resent
             self._drop(key)
         value = _json.loads(raw)
         head = self._head(raw, at)
         messages = value.get("messages") if value.__class__ is dict else None
         if head is not None and messages.__class__ is list and messages:
-            opening = _written(messages[:1])
-            if opening is not None:
-                self._keep(raw[:start + len(opening) - 2], raw, start, value, head, 0, start, {})
+            first = self._first(raw, start, messages[0])
+            if first:
+                self._keep(raw[:start + first], raw, start, value, head, 0, start, {})
         return value, None
 
     def _continued(self, raw: bytes, kept: _Kept) -> dict[str, Any] | None:
         """Returns the request decoded from the kept prefix and its own rest, or None when it does
         not continue it (or the rest names ``messages`` again, where a whole decode keeps the last)."""
-        end = len(kept.raw)
-        if len(raw) <= end or not raw.startswith(kept.raw):
+        end = kept.end
+        if len(raw) <= end or not raw.startswith(memoryview(kept.raw)[:end]):
             return None
         after = raw[end]
         if after == 0x2C:  # ",": more messages
@@ -150,29 +161,38 @@ class Conversations:
         del head["messages"]
         return head
 
+    @staticmethod
+    def _first(raw: bytes, start: int, message: Any) -> int:
+        """Returns the length in bytes of the first message as ``raw`` holds it from ``start``, or 0
+        when no writing of it matches them."""
+        for written in _writings([message]):
+            if raw.startswith(memoryview(written)[1:-1], start):
+                return len(written) - 2
+        return 0
+
     def _keep(self, key: bytes, raw: bytes, start: int, value: dict[str, Any], head: dict[str, Any],
               checked: int, known: int, notes: dict[str, Any]) -> None:
-        """Keeps the request's bytes up to the end of its messages, or drops the conversation when
-        where they end cannot be told exactly. ``checked`` messages are known to end at byte
-        ``known`` (a continued conversation's): only the ones after them are written again."""
+        """Keeps the request, or drops the conversation when where its messages end in its bytes
+        cannot be told exactly. ``checked`` messages are known to end at byte ``known`` (a continued
+        conversation's): only the ones after them are written again."""
         self._drop(key)
         messages = value.get("messages")
         if messages.__class__ is not list:
             return
-        written = _written(messages[checked:])
-        if written is None:
+        end = -1
+        for written in _writings(messages[checked:]):
+            if checked and len(written) == 2:  # no new message: raw[known] is the list's "]"
+                end = known
+            elif checked and raw.startswith(memoryview(written)[1:], known + 1):  # (after the comma)
+                end = known + len(written) - 1
+            elif not checked and raw.startswith(written, start - 1):  # (the list's "[" is at start - 1)
+                end = start - 1 + len(written) - 1
+            if end >= 0:
+                break
+        if end < 0 or raw[end:end + 1] != b"]":
             return
-        if checked:  # raw[known] is "," (more follow) or "]"
-            body = written[1:-1]
-            end = known + 1 + len(body) if body else known
-            ok = not body or raw.startswith(body, known + 1)
-        else:  # the list's "[" is at start - 1
-            end = start - 1 + len(written) - 1
-            ok = raw.startswith(written[:-1], start - 1)
-        if not ok or raw[end:end + 1] != b"]":
-            return
-        self._kept[key] = _Kept(raw[:end], len(key) - start, head, messages, notes)
-        self._bytes += end
+        self._kept[key] = _Kept(raw, end, len(key) - start, head, messages, notes)
+        self._bytes += len(raw)
         self._firsts[len(key) - start] += 1
         while self._kept and (len(self._kept) > self.conversations or self._bytes > self.budget):
             _, old = self._kept.popitem(last=False)

@@ -9,6 +9,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conformance import _json
 from conformance.guard import Guard
 from conformance.guard.prefix import Conversations
@@ -112,3 +115,22 @@ def test_bytes_another_writer_made_are_decoded_whole_every_time() -> None:
         assert value == json.loads(raw) and resent is None
         history.append(result("t1", 1))
     assert decoder.hits == 0 and len(decoder) == 0
+
+
+KINDS = {"ask": user("next task"), "answer": final("done"), "use": call("t"), "result": result("t", 1),
+         "system": {"role": "system", "content": "note"}}
+
+
+@given(st.lists(st.lists(st.sampled_from(sorted(KINDS)), max_size=5), min_size=1, max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_the_live_start_from_the_new_messages_is_the_whole_historys(steps: list[list[str]]) -> None:
+    # each step appends a few messages to the conversation; the judge is told the rest was resent
+    from conformance.guard.prefix import Resent
+    from conformance.provider.anthropic.judge import _live_start
+    from conformance.transcript import find_live_start
+
+    messages: list[dict[str, Any]] = []
+    notes: dict[str, Any] = {}
+    for step in steps:
+        resent = Resent(len(messages), messages := [*messages, *(KINDS[k] for k in step)], notes)
+        assert _live_start(messages, resent) == find_live_start(messages), [m["role"] for m in messages]
