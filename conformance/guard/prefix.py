@@ -90,8 +90,9 @@ class Conversations:
         return self._bytes
 
     def decode(self, raw: bytes) -> tuple[Any, Resent | None]:
-        """Returns the decoded request and what the judges may know of its resent prefix (None when
-        the request does not continue a kept conversation); raises what ``_json.loads`` raises."""
+        """Returns the decoded request and what the judges may know of its resent prefix: None when
+        nothing of it is kept, a count of 0 when it starts a conversation (what the judges note is
+        kept for the next request); raises what ``_json.loads`` raises."""
         at = raw.find(HEAD, 0, SEEK)
         if at < 0 or raw[:1] != b"{":
             return _json.loads(raw), None
@@ -117,7 +118,11 @@ class Conversations:
         if head is not None and messages.__class__ is list and messages:
             first = self._first(raw, start, messages[0])
             if first:
-                self._keep(raw[:start + first], raw, start, value, head, 0, start, {})
+                key = raw[:start + first]
+                self._keep(key, raw, start, value, head, 0, start, {})
+                kept = self._kept.get(key)
+                if kept is not None:  # (kept: what the judges note now serves the next request)
+                    return value, Resent(0, messages, kept.notes)
         return value, None
 
     def _continued(self, raw: bytes, kept: _Kept) -> dict[str, Any] | None:

@@ -92,7 +92,7 @@ def test_a_changed_earlier_message_is_read_as_changed() -> None:
     history[2] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "y" * 20}]}
     raw = sent(request([*history, call("t2")]))  # (the same length: only the bytes tell the edit)
     value, resent = decoder.decode(raw)
-    assert resent is None and value == _json.loads(raw) and value["messages"][2]["content"][0]["content"] == "y" * 20
+    assert resent is not None and resent.count == 0 and value == _json.loads(raw) and value["messages"][2]["content"][0]["content"] == "y" * 20
 
 
 def test_memory_stays_within_the_bounds() -> None:
