@@ -7,9 +7,10 @@ messages and go on with another message or the end of the list: JSON is read lef
 equal bytes up to there mean equal values up to there, and the rest is decoded alone
 (``{"messages":[`` and the bytes after the kept ones form a document of their own). Where the kept
 messages end is known exactly: the decoded messages, written again as the SDKs write them
-(compact, UTF-8), are compared with the bytes they came from (a continued request's new messages
-only); where no writing matches (another writer), the request is decoded whole and nothing is kept
-of it. The result is the value a whole decode gives, keys in the same order.
+(compact, UTF-8), are compared with the bytes they came from, once a second request of the
+conversation comes (so a request no other follows costs its decoding alone), and then a continued
+request's new messages only; where no writing matches (another writer), every request of the
+conversation is decoded whole. The result is the value a whole decode gives, keys in the same order.
 
 Conversations are told apart by their bytes up to the end of their first message; the least
 recently used one is dropped past ``conversations`` of them or ``budget`` bytes of requests kept in
@@ -30,6 +31,7 @@ HEAD = b'"messages":['
 SEEK = 4096  # the SDKs send ``messages`` first or second: a request whose list starts later is decoded whole
 CONVERSATIONS = 32
 BUDGET = 32 * 1024 * 1024  # bytes of requests kept in all (their decoded values take a few times more)
+UNCHECKED, UNREADABLE = -1, -2  # a kept request whose messages' end is not found yet, or cannot be
 
 
 class Resent:
@@ -46,8 +48,8 @@ class Resent:
 
 class _Kept:
     """One conversation's last request: its bytes, where its messages end in them (the offset of
-    the list's "]"), the length of its first message, the fields before ``messages``, the decoded
-    messages and the judges' notes."""
+    the list's "]"; or ``UNCHECKED``, ``UNREADABLE``), the length of its first message, the fields
+    before ``messages`` (once checked), the decoded messages and the judges' notes."""
 
     __slots__ = ("end", "first", "head", "messages", "notes", "raw")
 
@@ -103,27 +105,40 @@ class Conversations:
             kept = self._kept.get(key)
             if kept is not None:
                 break
-        if kept is not None:
+        if kept is not None and kept.end == UNCHECKED:
+            self._check(kept, at, start)
+        if kept is not None and kept.end >= 0:
             value = self._continued(raw, kept)
             if value is not None:
-                self._kept.move_to_end(key)
                 self.hits += 1
                 resent = Resent(len(kept.messages), value["messages"], kept.notes)
-                self._keep(key, raw, start, value, kept.head, len(kept.messages), kept.end, kept.notes)
+                self._keep(key, raw, value, kept)
                 return value, resent
-            self._drop(key)
         value = _json.loads(raw)
-        head = self._head(raw, at)
         messages = value.get("messages") if value.__class__ is dict else None
-        if head is not None and messages.__class__ is list and messages:
+        if messages.__class__ is list and messages:
             first = self._first(raw, start, messages[0])
             if first:
                 key = raw[:start + first]
-                self._keep(key, raw, start, value, head, 0, start, {})
-                kept = self._kept.get(key)
-                if kept is not None:  # (kept: what the judges note now serves the next request)
-                    return value, Resent(0, messages, kept.notes)
+                unreadable = kept is not None and kept.end == UNREADABLE and kept.first == first
+                notes: dict[str, Any] = {}
+                self._store(key, _Kept(raw, UNREADABLE if unreadable else UNCHECKED, first, {}, messages, notes))
+                if not unreadable:  # (what the judges note now serves the next request)
+                    return value, Resent(0, messages, notes)
         return value, None
+
+    def _check(self, kept: _Kept, at: int, start: int) -> None:
+        """Finds where a conversation's first kept request's messages end in its bytes (once, when a
+        request comes that may continue it: a request no other follows costs no more than its
+        decoding), or marks it ``UNREADABLE``."""
+        kept.end = UNREADABLE
+        head = self._head(kept.raw, at)
+        if head is None:
+            return
+        for written in _writings(kept.messages):
+            if kept.raw.startswith(written, start - 1):  # (the list's "[" is at start - 1)
+                kept.head, kept.end = head, start - 1 + len(written) - 1
+                return
 
     def _continued(self, raw: bytes, kept: _Kept) -> dict[str, Any] | None:
         """Returns the request decoded from the kept prefix and its own rest, or None when it does
@@ -175,30 +190,30 @@ class Conversations:
                 return len(written) - 2
         return 0
 
-    def _keep(self, key: bytes, raw: bytes, start: int, value: dict[str, Any], head: dict[str, Any],
-              checked: int, known: int, notes: dict[str, Any]) -> None:
-        """Keeps the request, or drops the conversation when where its messages end in its bytes
-        cannot be told exactly. ``checked`` messages are known to end at byte ``known`` (a continued
-        conversation's): only the ones after them are written again."""
-        self._drop(key)
-        messages = value.get("messages")
-        if messages.__class__ is not list:
-            return
+    def _keep(self, key: bytes, raw: bytes, value: dict[str, Any], kept: _Kept) -> None:
+        """Keeps a request that continued ``kept``, or drops the conversation when where its messages
+        end in its bytes cannot be told exactly: only its new messages are written again."""
+        messages = value["messages"]
         end = -1
-        for written in _writings(messages[checked:]):
-            if checked and len(written) == 2:  # no new message: raw[known] is the list's "]"
-                end = known
-            elif checked and raw.startswith(memoryview(written)[1:], known + 1):  # (after the comma)
-                end = known + len(written) - 1
-            elif not checked and raw.startswith(written, start - 1):  # (the list's "[" is at start - 1)
-                end = start - 1 + len(written) - 1
+        for written in _writings(messages[len(kept.messages):]):
+            if len(written) == 2:  # no new message: raw[kept.end] is the list's "]"
+                end = kept.end
+            elif raw.startswith(memoryview(written)[1:], kept.end + 1):  # (after the comma)
+                end = kept.end + len(written) - 1
             if end >= 0:
                 break
         if end < 0 or raw[end:end + 1] != b"]":
+            self._drop(key)
             return
-        self._kept[key] = _Kept(raw, end, len(key) - start, head, messages, notes)
-        self._bytes += len(raw)
-        self._firsts[len(key) - start] += 1
+        self._store(key, _Kept(raw, end, kept.first, kept.head, messages, kept.notes))
+
+    def _store(self, key: bytes, kept: _Kept) -> None:
+        """Keeps ``kept`` under ``key`` (in place of what was kept there), the most recently used,
+        dropping the least recently used past the bounds."""
+        self._drop(key)
+        self._kept[key] = kept
+        self._bytes += len(kept.raw)
+        self._firsts[kept.first] += 1
         while self._kept and (len(self._kept) > self.conversations or self._bytes > self.budget):
             _, old = self._kept.popitem(last=False)
             self._forget(old)

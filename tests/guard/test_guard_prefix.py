@@ -134,3 +134,29 @@ def test_the_live_start_from_the_new_messages_is_the_whole_historys(steps: list[
     for step in steps:
         resent = Resent(len(messages), messages := [*messages, *(KINDS[k] for k in step)], notes)
         assert _live_start(messages, resent) == find_live_start(messages), [m["role"] for m in messages]
+
+
+def test_messages_another_writer_spaced_are_decoded_whole_after_one_look() -> None:
+    decoder = Conversations()
+    looks: list[int] = []
+    import conformance.guard.prefix as prefix
+
+    writings = prefix._writings
+
+    def counted(values: list[Any]) -> Any:
+        looks.append(len(values))
+        return writings(values)
+
+    prefix._writings = counted  # type: ignore[assignment]
+    try:
+        texts = ["a", "b"]  # (two messages from the first request on: the spacing shows at once)
+        for n in range(4):
+            raw = ('{"model":"m","messages":[{"role":"user","content":"a"}'
+                   + "".join(f', {{"role":"user","content":"{t}{k}"}}' for k, t in enumerate(texts[1:]))
+                   + '],"max_tokens":5}').encode()
+            value, _ = decoder.decode(raw)
+            assert value == json.loads(raw) and list(value) == ["model", "messages", "max_tokens"]
+            texts.append(f"t{n}")
+    finally:
+        prefix._writings = writings  # type: ignore[assignment]
+    assert decoder.hits == 0 and len([n for n in looks if n > 1]) <= 1  # the whole list written once at most
