@@ -65,12 +65,18 @@ def _writings(values: list[Any]) -> Iterator[bytes]:
     if _json.PARSER == "orjson":
         try:
             yield _json.dumps(values)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             pass
     try:
         yield json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return
+
+
+def _may_name_messages(raw: bytes, start: int) -> bool:
+    """Returns whether the bytes from ``start`` may hold a key ``messages`` (written plainly or with
+    escapes): a top-level one there would be a second, whose value a whole decode keeps."""
+    return raw.find(b"\"messages\"", start) >= 0 or raw.find(b"\\u", start) >= 0
 
 
 class Conversations:
@@ -108,12 +114,12 @@ class Conversations:
         if kept is not None and kept.end == UNCHECKED:
             self._check(kept, at, start)
         if kept is not None and kept.end >= 0:
-            value = self._continued(raw, kept)
-            if value is not None:
+            continued = self._continued(raw, kept)
+            if continued is not None:
+                value, end = continued
                 self.hits += 1
-                resent = Resent(len(kept.messages), value["messages"], kept.notes)
-                self._keep(key, raw, value, kept)
-                return value, resent
+                self._store(key, _Kept(raw, end, kept.first, kept.head, value["messages"], kept.notes))
+                return value, Resent(len(kept.messages), value["messages"], kept.notes)
         value = _json.loads(raw)
         messages = value.get("messages") if value.__class__ is dict else None
         if messages.__class__ is list and messages:
@@ -136,13 +142,16 @@ class Conversations:
         if head is None:
             return
         for written in _writings(kept.messages):
-            if kept.raw.startswith(written, start - 1):  # (the list's "[" is at start - 1)
-                kept.head, kept.end = head, start - 1 + len(written) - 1
+            end = start - 1 + len(written) - 1
+            if kept.raw.startswith(written, start - 1) and not _may_name_messages(kept.raw, end):
+                kept.head, kept.end = head, end  # (the list's "[" is at start - 1, its "]" at end)
                 return
 
-    def _continued(self, raw: bytes, kept: _Kept) -> dict[str, Any] | None:
-        """Returns the request decoded from the kept prefix and its own rest, or None when it does
-        not continue it (or the rest names ``messages`` again, where a whole decode keeps the last)."""
+    def _continued(self, raw: bytes, kept: _Kept) -> tuple[dict[str, Any], int] | None:
+        """Returns the request decoded from the kept prefix and its own rest, with where its messages
+        end in its bytes; None when it does not continue it, when its new messages' bytes are not
+        their writing, or when its fields after the messages may name ``messages`` again (a whole
+        decode keeps the last of two)."""
         end = kept.end
         if len(raw) <= end or not raw.startswith(memoryview(kept.raw)[:end]):
             return None
@@ -153,25 +162,36 @@ class Conversations:
             rest = HEAD + raw[end:]
         else:
             return None
-        if rest.find(b'"messages":', len(HEAD)) >= 0:
-            return None
         try:
             tail = _json.loads(b"{" + rest)
         except ValueError:
             return None  # (a whole decode says what is wrong with it)
         if tail.__class__ is not dict or tail.get("messages").__class__ is not list:
             return None
+        new = tail["messages"]
+        last = -1
+        for written in _writings(new):
+            if not new:  # raw[end] is the list's "]"
+                last = end
+            elif raw.startswith(memoryview(written)[1:], end + 1):  # (after the comma)
+                last = end + len(written) - 1
+            if last >= 0:
+                break
+        if last < 0 or raw[last:last + 1] != b"]" or _may_name_messages(raw, last):
+            return None
         value = dict(kept.head)
-        value["messages"] = kept.messages + tail["messages"]
+        value["messages"] = kept.messages + new
         for name, field in tail.items():
             if name != "messages":
                 value[name] = field
-        return value
+        return value, last
 
     @staticmethod
     def _head(raw: bytes, at: int) -> dict[str, Any] | None:
         """Returns the fields before ``messages`` when ``at`` is where the top-level object's
         ``messages`` starts (its bytes before then and an empty list make a document), else None."""
+        if _may_name_messages(raw[:at], 0):
+            return None
         try:
             head = _json.loads(raw[:at] + b'"messages":[]}')
         except ValueError:
@@ -189,23 +209,6 @@ class Conversations:
             if raw.startswith(memoryview(written)[1:-1], start):
                 return len(written) - 2
         return 0
-
-    def _keep(self, key: bytes, raw: bytes, value: dict[str, Any], kept: _Kept) -> None:
-        """Keeps a request that continued ``kept``, or drops the conversation when where its messages
-        end in its bytes cannot be told exactly: only its new messages are written again."""
-        messages = value["messages"]
-        end = -1
-        for written in _writings(messages[len(kept.messages):]):
-            if len(written) == 2:  # no new message: raw[kept.end] is the list's "]"
-                end = kept.end
-            elif raw.startswith(memoryview(written)[1:], kept.end + 1):  # (after the comma)
-                end = kept.end + len(written) - 1
-            if end >= 0:
-                break
-        if end < 0 or raw[end:end + 1] != b"]":
-            self._drop(key)
-            return
-        self._store(key, _Kept(raw, end, kept.first, kept.head, messages, kept.notes))
 
     def _store(self, key: bytes, kept: _Kept) -> None:
         """Keeps ``kept`` under ``key`` (in place of what was kept there), the most recently used,

@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -160,3 +161,17 @@ def test_messages_another_writer_spaced_are_decoded_whole_after_one_look() -> No
     finally:
         prefix._writings = writings  # type: ignore[assignment]
     assert decoder.hits == 0 and len([n for n in looks if n > 1]) <= 1  # the whole list written once at most
+
+
+@pytest.mark.parametrize("key", ['"messages"', '"m\\u0065ssages"'])
+def test_a_second_messages_key_is_read_as_a_whole_decode_reads_it(key: str) -> None:
+    # the second list's bytes are those of the first one's new message: only the key tells them apart
+    decoder = Conversations()
+    history = [user("task"), call("t1")]
+    decoder.decode(sent(request(history)))
+    decoder.decode(sent(request([*history, result("t1", 1)])))  # (where the messages end is found)
+    plain = sent(request([*history, result("t1", 1), call("t2")]))
+    raw = plain[:-1] + b"," + key.encode() + b":" + sent([call("t2")]) + b"}"
+    value, _ = decoder.decode(raw)
+    assert value == _json.loads(raw) and list(value) == list(_json.loads(raw))
+    assert value["messages"] == [call("t2")] != _json.loads(plain)["messages"]
