@@ -363,12 +363,18 @@ def find_live_start(history: Sequence[Message]) -> int:
     differ and ``truth.note`` says why. There a compactor may refuse instead (the scenario allows it).
     """
     for i in range(len(history) - 1, -1, -1):
-        if not is_final_answer(history[i]):
-            continue
-        following = next((m for m in history[i + 1:] if m.get("role") != "system"), None)
-        if following is None or opens_new_request(following):
+        if settles_at(history, i):
             return i + 1
     return 0
+
+
+def settles_at(history: Sequence[Message], i: int) -> bool:
+    """Returns whether message ``i`` is a settled turn by ``find_live_start``'s rule: a final answer
+    that is the last message or is followed (system messages aside) by a new user request."""
+    if not is_final_answer(history[i]):
+        return False
+    following = next((m for m in history[i + 1:] if m.get("role") != "system"), None)
+    return following is None or opens_new_request(following)
 
 
 def tool_pairs(history: Sequence[Message]) -> Iterator[tuple[int, str, int | None]]:

@@ -1,8 +1,10 @@
 """Judge the interactions a client makes, one by one, with the judges ``analyze`` uses.
 
 ``Guard.judge(url, method, request bytes, response bytes, ...)`` decodes the bodies (an event stream
-reassembled), asks the judges for a verdict with the chains of the client's earlier calls in a
-windowed index, and runs the policies on an alert. Bodies are dropped once judged.
+reassembled; of a request that continues a conversation, only what follows the prefix the previous
+request sent: ``prefix``), asks the judges for a verdict with the chains of the client's earlier
+calls in a windowed index, and runs the policies on an alert. Bodies are dropped once judged (the
+decoded prefix of the last ``conversations`` conversations kept, within a bound of bytes).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
 from .policies import LOG, GuardAlert, Policy, resolve
+from .prefix import BUDGET, CONVERSATIONS, Conversations
 
 # One scan of the request's bytes. A request that sets ``block_binding`` is parsed too: a thinking
 # block it sends or gets back is noted, so that when a later call's block is dropped for its prefix
@@ -69,7 +72,10 @@ class Guard:
 
     def __init__(self, policy: Policy | Sequence[Policy] = "log", *, alert_on: Collection[str] = FAILING,
                  window: int = DEFAULT_WINDOW, judges: Sequence[Any] | None = None,
-                 on_judgement: Callable[[Judgement], Any] | None = None) -> None:
+                 on_judgement: Callable[[Judgement], Any] | None = None, conversations: int = CONVERSATIONS,
+                 prefix_bytes: int = BUDGET) -> None:
+        """``conversations``: how many conversations' resent prefixes are kept decoded (0: each
+        request is decoded whole), within ``prefix_bytes`` bytes of requests in all."""
         from ..provider.analyze.registry import judges as registered
 
         self.policies = resolve(policy)
@@ -77,6 +83,7 @@ class Guard:
         self.available = list(judges) if judges is not None else registered()
         self.on_judgement = on_judgement
         self.earlier = Earlier(window)
+        self.conversations = Conversations(conversations, prefix_bytes) if conversations > 0 else None
         self.count = 0
         self._lock = threading.Lock()
 
@@ -92,8 +99,14 @@ class Guard:
                 found = start(item, "anthropic", NOT_JUDGED)
                 found.evidence.append("no context management in the request")
                 return self._report(found)
+            self.earlier.resent = None
             try:
-                item.request = _json.loads(request) if request else None
+                if not request:
+                    item.request = None
+                elif self.conversations is None:
+                    item.request = _json.loads(request)
+                else:
+                    item.request, self.earlier.resent = self.conversations.decode(request)
             except ValueError:
                 item.error = "request body: not JSON"
             try:
@@ -102,6 +115,7 @@ class Guard:
             except BodyError as exc:
                 item.error = f"response body: {exc}"
             [(found, _)] = list(judge_stream([item], self.available, self.earlier))  # moves the index on
+            self.earlier.resent = None
         return self._report(found)
 
     def _report(self, found: Judgement) -> Judgement:

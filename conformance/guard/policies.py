@@ -4,7 +4,9 @@ or report it to OpenTelemetry (an event on the current span, a counter). Each po
 
 from __future__ import annotations
 
+import gc
 import logging
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,23 +39,56 @@ def log(found: Judgement) -> None:
 
 
 NO_SPAN = ("the otel-event policy found no recording span where the guard judged the call, so its alerts "
-           "are logged instead. Through the Anthropic SDK the current span there is the SDK's own span of the "
-           "call, which records only when the SDK's tracer does: register the tracer provider globally or give "
-           "it to the client (open_telemetry={'tracer_provider': provider}), or turn the SDK's spans off "
-           "(open_telemetry=False) to have the caller's span current there")
+           "are logged instead: neither the current span nor the span whose identity it carries records "
+           "(a span of a tracer provider that is not set up, or one its sampler dropped)")
 _told = False
+# A recording span found by the identity a stand-in carries (trace id, span id) -> that span; weakly
+# held, so a caller's span ended and dropped leaves it.
+_found: weakref.WeakValueDictionary[tuple[int, int], Any] = weakref.WeakValueDictionary()
+
+
+def _recording(span: Any) -> Any:
+    """Returns the span an alert goes on: ``span`` when it records, else the live recording span
+    whose identity it carries, or None.
+
+    The Anthropic SDK makes each call's span current while it sends the request and reads a whole
+    response. When its tracer does not record (the global tracer provider is not set up, and the
+    client was given none), that span is OpenTelemetry's stand-in: it holds the caller's span's
+    context (trace and span id, the very object) and nothing else, and it hides the caller's span
+    from the current context until the SDK returns. The recording span with that context is found
+    among the live objects that refer to the context (once per caller's span, then remembered weakly).
+    """
+    if span.is_recording():
+        return span
+    context = span.get_span_context()
+    if not context.is_valid:
+        return None
+    key = (context.trace_id, context.span_id)
+    found = _found.get(key)
+    if found is not None and found.is_recording():
+        return found
+    from opentelemetry.trace import Span
+
+    for holder in gc.get_referrers(context):
+        if isinstance(holder, Span) and holder is not span and holder.get_span_context() is context \
+                and holder.is_recording():
+            _found[key] = holder
+            return holder
+    return None
 
 
 def span_event(found: Judgement) -> None:
     """Adds a ``conformance.guard.alert`` event to the current OpenTelemetry span: the span of the
     call (the Anthropic SDK's own, a child of the caller's, while it sends the request and reads a
-    whole response) or the caller's. Where no span records, logs the alert instead (with ``NO_SPAN``
-    the first time): an event added there would be dropped without a word."""
+    whole response, when its tracer records), else the caller's (``_recording``: the span whose
+    identity a stand-in carries; the one current as the caller reads a stream; through the OpenAI
+    SDK, which makes no span). Where no span records, logs the alert instead (with ``NO_SPAN`` the
+    first time): an event added there would be dropped without a word."""
     global _told
     from opentelemetry import trace
 
-    span = trace.get_current_span()
-    if span.is_recording():
+    span = _recording(trace.get_current_span())
+    if span is not None:
         span.add_event("conformance.guard.alert", attributes=_attributes(found))
         return
     if not _told:

@@ -22,8 +22,8 @@ def workflow() -> dict[str, Any]:
     return load_yaml(WORKFLOW.read_text(encoding="utf-8"))
 
 
-def _steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
-    return workflow["jobs"]["drift"]["steps"]
+def _steps(workflow: dict[str, Any], job: str = "drift") -> list[dict[str, Any]]:
+    return workflow["jobs"][job]["steps"]
 
 
 def _commands(workflow: dict[str, Any]) -> list[str]:
@@ -103,6 +103,20 @@ exit "$code"
 """
 
 
+# The stand-in `python` of the newest-SDKs job: tools/sdk_surface.py and pytest, with the exit codes a case picks.
+FAKE_PYTHON = """#!/usr/bin/env bash
+case "$*" in
+  *tools/sdk_surface.py*) code="${FAKE_SURFACE:-0}"
+      echo "SDK surface: listed on anthropic 9.0.0, openai 9.0.0; compared with tools/sdk-surface.txt (3 facts)"
+      [ "$code" = 1 ] && echo "  gone: anthropic.types.beta:BetaMessage field context_management"
+      echo "  new:  anthropic.types.beta:BetaMessage field something_new"
+      exit "$code" ;;
+  *pytest*) [ "${FAKE_TESTS:-0}" = 0 ] && echo "3 passed" || echo "1 failed, 2 passed"; exit "${FAKE_TESTS:-0}" ;;
+esac
+exit 0
+"""
+
+
 def _condition(expression: str, outputs: dict[str, dict[str, str]]) -> bool:
     """Returns the value of a step's ``if:`` in the small grammar the workflow uses."""
     text = re.sub(r"steps\.(\w+)\.outputs\.(\w+)", lambda m: repr(outputs.get(m[1], {}).get(m[2], "")), expression)
@@ -111,22 +125,24 @@ def _condition(expression: str, outputs: dict[str, dict[str, str]]) -> bool:
     return bool(eval(text, {"__builtins__": {}}, {}))  # noqa: S307 - our own workflow's conditions
 
 
-def _simulate(workflow: dict[str, Any], tmp: Path, codes: dict[str, int], baseline: bool = True) -> dict[str, Any]:
-    """Runs the workflow's steps in ``tmp``; returns {exit, summary, log, uploaded, ran}."""
+def _simulate(workflow: dict[str, Any], tmp: Path, codes: dict[str, int], baseline: bool = True,
+              job: str = "drift") -> dict[str, Any]:
+    """Runs the steps of one of the workflow's jobs in ``tmp``; returns {exit, summary, log, uploaded, ran}."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
-    (bin_dir / "conformance").write_text(FAKE)
-    (bin_dir / "conformance").chmod(0o755)
+    for name, text in (("conformance", FAKE), ("python", FAKE_PYTHON)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
     if baseline:
         (tmp / "cassettes" / "api.anthropic.com").mkdir(parents=True)
     summary, runner_temp = tmp / "summary.md", tmp / "runner-temp"
     runner_temp.mkdir()
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "GITHUB_STEP_SUMMARY": str(summary),
-           "RUNNER_TEMP": str(runner_temp), **{k: str(v) for k, v in workflow["jobs"]["drift"]["env"].items()},
+           "RUNNER_TEMP": str(runner_temp), **{k: str(v) for k, v in workflow["jobs"][job]["env"].items()},
            **{f"FAKE_{name.upper()}": str(code) for name, code in codes.items()}}
     outputs: dict[str, dict[str, str]] = {}
     found: dict[str, Any] = {"exit": 0, "log": "", "uploaded": False, "ran": []}
-    for step in _steps(workflow):
+    for step in _steps(workflow, job):
         if "if" in step and not _condition(step["if"], outputs):
             continue
         if "upload-artifact" in step.get("uses", ""):
@@ -185,3 +201,31 @@ def test_an_openai_key_alone_records_verifies_and_drifts_openai(workflow: dict[s
         globals()["FAKE"] = saved
     assert found["exit"] == 1 and "drift (api.openai.com): **breaking drift**" in found["summary"]
     assert "# Drift: fake" in found["summary"] and found["uploaded"]
+
+
+@pytest.mark.parametrize(("codes", "expected"), [
+    ({}, {"exit": 0, "says": ["nothing the suite relies on changed", "new:  anthropic.types.beta:BetaMessage field "
+                                                                       "something_new", "SDKs: passed"]}),
+    ({"surface": 1}, {"exit": 1, "says": ["SDK surface: **changed**", "gone: anthropic.types.beta:BetaMessage field "
+                                                                      "context_management", "SDKs: passed"]}),
+    ({"surface": 2}, {"exit": 1, "says": ["SDK surface: **not compared** (exit code 2)"]}),
+    ({"tests": 1}, {"exit": 1, "says": ["nothing the suite relies on changed", "SDKs: **failed** (exit code 1"]}),
+])
+def test_the_newest_sdks_job_reports_a_change_of_surface_and_the_sdk_tests(
+        workflow: dict[str, Any], tmp_path: Path, codes: dict[str, int], expected: dict[str, Any]) -> None:
+    found = _simulate(workflow, tmp_path, codes, job="newest-sdks")
+    assert found["exit"] == expected["exit"], found["log"]
+    for text in expected["says"]:
+        assert text in found["summary"], (text, found["summary"])
+    assert found["uploaded"] and {"surface", "tests"} <= set(found["ran"])
+
+
+def test_the_newest_sdks_job_installs_the_suite_then_upgrades_both_sdks(workflow: dict[str, Any]) -> None:
+    [install] = [s["run"] for s in _steps(workflow, "newest-sdks") if "pip install" in s.get("run", "")]
+    lines = [line.strip() for line in install.splitlines()]
+    suite = next(i for i, line in enumerate(lines) if line.startswith("python -m pip install") and '"." ' not in line
+                 and "-U" not in line)
+    newest = next(i for i, line in enumerate(lines) if "-U anthropic openai" in line)
+    assert suite < newest
+    [check] = [s["run"] for s in _steps(workflow, "newest-sdks") if "tools/sdk_surface.py" in s.get("run", "")]
+    assert "tools/sdk_surface.py --check" in check

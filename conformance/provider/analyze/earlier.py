@@ -52,6 +52,10 @@ class Earlier:
         self.complete = complete
         self.count = start
         self.misses: list[tuple[str, str | None]] = []
+        # What the guard knows of the request being judged (``conformance.guard.prefix.Resent``: its
+        # first messages are its conversation's previous request's, with what judges noted of them),
+        # or None (``analyze`` reads each request whole)
+        self.resent: Any = None
         self._spaces: dict[str, dict[str, list[tuple[int, bytes]]]] = {}
         self._order: deque[tuple[int, str, str]] = deque()
 

@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...transcript import find_live_start
+from ...transcript import find_live_start, settles_at
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, digest, indexed, stand_in
 from ..analyze.model import BROKEN_HISTORY, CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
@@ -74,10 +74,50 @@ def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[in
     return found
 
 
-def _positions(request: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """Returns ``compaction_positions`` of the request's messages (none when it has no messages list)."""
+def _positions(request: Mapping[str, Any], resent: Any = None) -> list[tuple[int, int]]:
+    """Returns ``compaction_positions`` of the request's messages (none when it has no messages list).
+    ``resent`` (``Earlier.resent``: the guard's word that the first messages are the previous request's
+    of the conversation, with its notes) spares walking the resent ones again: their positions are
+    the ones noted for that request."""
     messages = request.get("messages")
-    return compaction_positions(messages) if isinstance(messages, list) else []
+    if not isinstance(messages, list):
+        return []
+    if resent is None or resent.messages is not messages:
+        return compaction_positions(messages)
+    noted = resent.notes.get(POSITIONS)
+    count, known = noted if noted is not None and noted[0] == resent.count else (0, [])
+    found = known + [(i + count, j) for i, j in compaction_positions(messages[count:])]
+    resent.notes[POSITIONS] = (len(messages), found)
+    return found
+
+
+POSITIONS = "anthropic.compaction_positions"  # the note of a conversation's compaction positions
+LIVE = "anthropic.live_start"  # the note of what a conversation's settled turns are
+
+
+def _live_start(messages: list[Any], resent: Any = None) -> int:
+    """Returns ``find_live_start(messages)``; with ``resent`` (see ``_positions``), looking only at
+    the new messages and the resent ones whose next message the new ones may be.
+
+    Whether message ``i`` settles depends on it and the first message after it that is not a system
+    message, so for every ``i`` before the last such message of the resent ones (``last``) it is as
+    it was in the previous request: the note keeps ``last`` and the live start those messages give
+    (``before``: one past the latest that settles, else 0), and only the messages from ``last`` on
+    are looked at again."""
+    if resent is None or resent.messages is not messages:
+        return find_live_start(messages)
+    noted = resent.notes.get(LIVE)
+    if noted is not None and noted[0] == resent.count:
+        _, last, before = noted
+    else:
+        last, before = -1, 0  # (nothing known: every message is looked at)
+    n = len(messages)
+    found = next((i + 1 for i in range(n - 1, max(last, 0) - 1, -1) if settles_at(messages, i)), before)
+    now = next((i for i in range(n - 1, max(last, 0) - 1, -1) if messages[i].get("role") != "system"), last)
+    settled = next((i + 1 for i in range(now - 1, max(last, 0) - 1, -1) if settles_at(messages, i)), before)
+    resent.notes[LIVE] = (n, now, settled)
+    return found
+
 
 
 def uses_context_management(request: Mapping[str, Any], positions: list[tuple[int, int]] | None = None) -> bool:
@@ -492,7 +532,7 @@ class AnthropicJudge:
             if shape is not None:
                 return shape
         assert _is_mapping(request)  # (not_a_request decided every other body)
-        positions = _positions(request)  # walked once: the history may be long
+        positions = _positions(request, getattr(earlier, "resent", None))  # walked once: the history may be long
         managed = uses_context_management(request, positions)
         answer = item.response if _is_mapping(item.response) else None
         listed = judge_thinking.entries(answer) if answer is not None else None
@@ -509,7 +549,7 @@ class AnthropicJudge:
         found = start(item, PROVIDER)
         found.strategy = strategy(request, is_count_tokens(item), positions, managed)
         messages = request["messages"]
-        found.live_start, found.history = find_live_start(messages), len(messages)
+        found.live_start, found.history = _live_start(messages, getattr(earlier, "resent", None)), len(messages)
         response = answer
         if response is None:
             found.verdict = CANNOT_TELL
