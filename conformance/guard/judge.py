@@ -23,10 +23,11 @@ from ..provider.recordings.bodies import decode
 from .policies import LOG, GuardAlert, Policy, resolve
 from .prefix import BUDGET, CONVERSATIONS, Conversations
 
-# One scan of the request's bytes. A request that sets ``block_binding`` is parsed too: a thinking
-# block it sends or gets back is noted, so that when a later call's block is dropped for its prefix
-# the verdict can name what the client changed since (as ``analyze`` does on the same recording).
-MANAGED = re.compile(rb"context_management|compaction|block_binding")
+# One scan of the request's bytes. A request that sets ``block_binding`` or sends thinking is parsed
+# too: a thinking block it sends or gets back is noted, so that when a later call's block is dropped
+# for its prefix (or the call is refused for it) the verdict can name what the client changed since,
+# as ``analyze`` does on the same recording; the conversation's resent prefix is decoded once.
+MANAGED = re.compile(rb'context_management|compaction|block_binding|"thinking"')
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
 WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
 TAIL = 4096  # the SDKs send ``context_management`` after the history: found here, a managed call needs no scan
@@ -37,8 +38,8 @@ REPORTED = re.compile(rb"thinking_dropped|thinking_mismatch_allowed")
 
 def _plain_messages(path: str, request: bytes) -> bool:
     """Returns whether a Messages call plainly uses no context management: its bytes name neither
-    ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain) nor a
-    thinking ``block_binding``, so it is passed without parsing a byte."""
+    ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain) nor
+    thinking (its configuration, its ``block_binding`` or a block), so it is passed without parsing a byte."""
     if not path.rstrip("/").endswith("/messages"):
         return False
     return request.find(b"context_management", len(request) - TAIL) < 0 and MANAGED.search(request) is None
