@@ -4,9 +4,17 @@ A broken compactor (``tests/zoo/broken.py``) is killed only when the invariant t
 its defect (``CAUGHT_BY``) fails on it: on a shipped scenario, or on a generated history
 (``run_fuzz`` with a fixed seed, counting only those invariants). Rates are given by defect class
 (``DEFECT_CLASS``) and by compactor. The correct compactors of the zoo and the reference are fuzzed the same way: any
-counterexample they get is listed with its shrunk size. Writes ``docs/fuzz.md``.
+counterexample they get is listed with its shrunk size.
 
-Run: ``python benchmarks/kill_rate.py`` (``--examples 1000 --seed 0``; ``--no-write`` only prints).
+The fuzzer alone is measured a second way, as a user runs it: ``conformance fuzz --examples N
+--seed S`` (the command's own options, built by ``conformance.fuzz.cli.fuzz_options``, no example
+database), where a compactor is caught when the command would exit 1 (any MUST failure), over the
+zoo and over the held-out set (``tests/zoo/held_out.py``: broken compactors reproducing failures
+reported against real frameworks, written apart from the scenarios and the generator), by defect
+class. Writes ``docs/fuzz.md``.
+
+Run: ``python benchmarks/kill_rate.py`` (``--examples 1000 --seed 0``, ``--cli-examples 500
+--cli-seed 1``; ``--no-write`` only prints; ``--cli-only`` prints the command's kill rates alone).
 """
 
 from __future__ import annotations
@@ -22,8 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from conformance import RunOptions, from_callable, load, run  # noqa: E402 - after the sys.path line above
+from conformance.cli import build_parser  # noqa: E402 - after the sys.path line above
 from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402 - after the sys.path line above
-from tests.zoo import broken, correct  # noqa: E402 - after the sys.path line above
+from conformance.fuzz.cli import fuzz_options  # noqa: E402 - after the sys.path line above
+from conformance.target import resolve  # noqa: E402 - after the sys.path line above
+from tests.zoo import broken, correct, held_out  # noqa: E402 - after the sys.path line above
 
 LEVELS = ("MUST", "SHOULD")
 TIME_LIMIT = 0.2
@@ -48,6 +59,43 @@ def fuzzed(func: Callable[..., Any], name: str, examples: int, seed: int,
     return run_fuzz(from_callable(func, name), options)
 
 
+def command_fuzzed(ref: str, examples: int, seed: int) -> FuzzResult:
+    """Returns the outcome of ``conformance fuzz --target REF --examples N --seed S --no-cache`` on
+    one compactor (``module:attr``): the command's own options and target resolution, without its
+    printing and its counterexample file."""
+    args = build_parser("fuzz").parse_args(["fuzz", "--target", ref, "--examples", str(examples),
+                                            "--seed", str(seed), "--no-cache"])
+    return run_fuzz(resolve(ref), fuzz_options(args))
+
+
+SETS = (("zoo", "tests.zoo.broken", broken.CAUGHT_BY, broken.DEFECT_CLASS),
+        ("held-out", "tests.zoo.held_out", held_out.CAUGHT_BY, held_out.DEFECT_CLASS))
+
+
+def command_rates(examples: int, seed: int) -> list[str]:
+    """Returns the Markdown rows of the command's kill rates by defect class, for the zoo and the
+    held-out set, and a last row per set naming the compactors it missed."""
+    rows: list[str] = []
+    for label, module, caught_by, classes in SETS:
+        missed: list[str] = []
+        by_class: dict[str, list[bool]] = {}
+        for name in sorted(caught_by):
+            started = time.perf_counter()
+            result = command_fuzzed(f"{module}:{name}", examples, seed)
+            by_class.setdefault(classes[name], []).append(not result.passed)
+            if result.passed:
+                missed.append(name)
+            print(f"{label:8} {name:34} caught={not result.passed!s:5} examples={result.examples:4} "
+                  f"{time.perf_counter() - started:.1f}s", flush=True)
+        for defect, kills in sorted(by_class.items()):
+            rows.append(f"| {label} | {defect} | {sum(kills)}/{len(kills)} |")
+        total = sum(len(k) for k in by_class.values())
+        rows.append(f"| {label} | **all** ({', '.join(f'`{m}`' for m in missed) or 'none'} missed) | "
+                    f"**{_rate(total - len(missed), total)}** |")
+        print(f"{label}: caught {total - len(missed)} of {total}", flush=True)
+    return rows
+
+
 GRAMMAR = [
     "`conformance.fuzz.strategies.histories()` draws a `Scenario` from a grammar of tasks: an optional opening",
     "(a greeting, or a compaction turn and its answer), settled tasks, then one last task that is in flight",
@@ -58,7 +106,7 @@ GRAMMAR = [
     "user turn of results in any order (string or list content, images, search results, `is_error`,",
     "`cache_control`, 2-40 KB outputs), with background-task notices (user text messages) now and then",
     "beside a settled task's request, and before, between or after the call and its results. Server",
-    "tools are of the four built-in kinds, of",
+    "tools are of the four built-in kinds (three in four), of",
     "kinds added later (tool search, bash and text-editor code execution) or of made-up kinds drawn from",
     "name parts, some with a use block type of their own. A settled task ends on an answer (text,",
     "citations, compaction blocks plain, encrypted, failed or with an id, large text beside reasoning,",
@@ -92,9 +140,9 @@ def _rate(killed: int, total: int) -> str:
     return f"{killed}/{total} ({100 * killed / total:.0f}%)"
 
 
-def measure(examples: int, seed: int) -> str:
-    """Returns the Markdown report of the kill rates, by defect class and by compactor, and of the
-    correct compactors' runs."""
+def measure(examples: int, seed: int, cli_examples: int, cli_seed: int) -> str:
+    """Returns the Markdown report of the kill rates, by defect class and by compactor, of the
+    command's kill rates on the zoo and the held-out set, and of the correct compactors' runs."""
     names = sorted(broken.CAUGHT_BY)
     rows: list[str] = []
     killed_shipped: set[str] = set()
@@ -148,11 +196,13 @@ def measure(examples: int, seed: int) -> str:
                        f"{len(result.scenario.history) if result.scenario else 0} messages: {found}")
         correct_rows.append(f"| `{name}` | {verdict} |")
         print(f"{name:28} {verdict}", flush=True)
-    return page(examples, seed, summary, class_rows, rows, correct_rows)
+    command_rows = command_rates(cli_examples, cli_seed)
+    return page(examples, seed, summary, class_rows, rows, correct_rows, cli_examples, cli_seed, command_rows)
 
 
 def page(examples: int, seed: int, summary: list[str], class_rows: list[str], rows: list[str],
-         correct_rows: list[str]) -> str:
+         correct_rows: list[str], cli_examples: int = 500, cli_seed: int = 1,
+         command_rows: list[str] | None = None) -> str:
     """Returns docs/fuzz.md around the measured rows; with no rows, the page's fixed frame (what
     ``tools/generated_docs.py --check`` compares the published page's shape with)."""
     return "\n".join([
@@ -181,6 +231,17 @@ def page(examples: int, seed: int, summary: list[str], class_rows: list[str], ro
         "| examples to find | shrunk to (messages) |",
         "| --- | --- | --- | --- | ---: | ---: |", *rows,
         "",
+        "## The command alone, as a user runs it",
+        "",
+        f"`conformance fuzz --target MODULE:ATTR --examples {cli_examples} --seed {cli_seed} --no-cache` on each broken",
+        "compactor of the zoo and of the held-out set (`tests/zoo/held_out.py`: broken compactors that",
+        "reproduce failures reported against real frameworks, each naming the failure in `SOURCE`, written",
+        "apart from the shipped scenarios and from the generator). A compactor is caught when the command",
+        "would exit 1: a MUST failure of any invariant, as a user reads it. The options are the command's",
+        "own (`conformance.fuzz.cli.fuzz_options`), so a default the command changes is measured here.",
+        "",
+        "| set | defect class | caught by the command |", "| --- | --- | ---: |", *(command_rows or []),
+        "",
         "The correct compactors of the zoo and the reference, fuzzed the same way (every MUST and SHOULD):",
         "",
         "| compactor | outcome |", "| --- | --- |", *correct_rows,
@@ -196,9 +257,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cli-examples", type=int, default=500)
+    parser.add_argument("--cli-seed", type=int, default=1)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--cli-only", action="store_true", help="print the command's kill rates alone (writes nothing)")
     args = parser.parse_args()
-    text = measure(args.examples, args.seed)
+    if args.cli_only:
+        print("\n".join(command_rates(args.cli_examples, args.cli_seed)))
+        return
+    text = measure(args.examples, args.seed, args.cli_examples, args.cli_seed)
     if not args.no_write:
         DOC.write_text(text, encoding="utf-8")
         print(f"wrote {DOC.relative_to(ROOT)}")

@@ -105,13 +105,19 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
     check_outputs([Output("--out", args.out, folder=True)])
+    options = fuzz_options(args)
+    return max(fuzz_target(resolve(name), options, Path(args.out)) for name in args.target)
+
+
+def fuzz_options(args: argparse.Namespace) -> FuzzOptions:
+    """Returns the fuzzing options of parsed ``conformance fuzz`` arguments: the one place the
+    command's defaults become options, so ``benchmarks/kill_rate.py`` measures what a user runs."""
     from .engine import CACHE_DIR, FuzzOptions
 
-    options = FuzzOptions(
+    return FuzzOptions(
         examples=args.examples, seed=args.seed, levels=("MUST", "SHOULD") if args.should else ("MUST",),
         undecidable=not args.decidable_only, time_limit=args.time_limit,
         database=None if args.no_cache else CACHE_DIR, format=args.format, in_process=args.in_process)
-    return max(fuzz_target(resolve(name), options, Path(args.out)) for name in args.target)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
