@@ -115,6 +115,7 @@ SETTLED_PLACES = ("reminder-in-the-request", "reminder-after-the-results", "remi
 
 
 def agent_notices() -> list[Scenario]:
+    """Returns the scenarios of ``agent-notices``, in file order."""
     family = "agent-notices"
     out = []
     for where in SETTLED_PLACES:
@@ -201,6 +202,7 @@ def caller(server_id: str) -> dict[str, str]:
 
 
 def code_run(seed: str, regions: list[str]) -> Block:
+    """Returns the code-execution server tool use whose code calls ``query_sales`` once per region."""
     return {"type": "server_tool_use", "id": srvtoolu(f"{seed}:code"), "name": "code_execution",
             "input": {"code": "totals = {}\nfor region in " + repr(regions) + ":\n"
                       "    rows = await query_sales(region=region, quarter='Q3')\n"
@@ -208,6 +210,7 @@ def code_run(seed: str, regions: list[str]) -> Block:
 
 
 def code_result(seed: str, stdout: str) -> Block:
+    """Returns the result of ``code_run``'s code: what it printed."""
     return {"type": "code_execution_tool_result", "tool_use_id": srvtoolu(f"{seed}:code"),
             "content": {"type": "code_execution_result", "stdout": stdout, "stderr": "", "return_code": 0,
                         "content": []}}
@@ -240,6 +243,7 @@ def programmatic_task(seed: str, regions: list[str], *, rounds: int = 1) -> list
 
 
 def programmatic_calls() -> list[Scenario]:
+    """Returns the scenarios of ``programmatic-calls``, in file order."""
     family = "programmatic-calls"
     out = []
     regions = ["emea", "apac", "amer"]

@@ -484,6 +484,7 @@ _AGENT_MARKERS = ("<system-reminder>", "Background command ")
 
 
 def _agent_notice(block: dict[str, Any]) -> bool:
+    """Returns whether a block is a text that opens with a real agent's notice marker."""
     return block.get("type") == "text" and str(block.get("text", "")).lstrip().startswith(_AGENT_MARKERS)
 
 
