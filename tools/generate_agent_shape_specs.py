@@ -60,7 +60,7 @@ PLAIN_NOTICES = (
 
 
 def reminder(seed: str, n: int) -> Block:
-    """Returns a ``<system-reminder>`` text block as Claude Code writes one into a user message."""
+    """Returns a ``<system-reminder>`` text block as a coding agent writes one into a user message."""
     return text(f"<system-reminder>\n{REMINDERS[n % len(REMINDERS)]} (#{tag(seed)}:{n})\n</system-reminder>")
 
 

@@ -1,7 +1,7 @@
 """Arms of the history strategies for shapes real agents send, beside the house shapes of
 ``strategies``: notices written the way agents write them, and programmatic tool calls.
 
-- ``agent_notice``: Claude Code's ``<system-reminder>`` text blocks, appended to the user message
+- ``agent_notice``: a coding agent's ``<system-reminder>`` text blocks, appended to the user message
   just stored (a request, or a turn of tool results, after its results) or as a user turn of their
   own, and a harness's notice as a plain-text user turn ("Background command ... completed").
 - ``programmatic_run``: a code-execution server tool use whose code calls the client's tools: each
@@ -55,7 +55,7 @@ class Builder(Protocol):
 
 
 def reminder(template: str, n: int) -> Block:
-    """Returns a ``<system-reminder>`` text block, as Claude Code writes one into a user message."""
+    """Returns a ``<system-reminder>`` text block, as a coding agent writes one into a user message."""
     return b.text(f"<system-reminder>\n{template.format(n=n)}\n</system-reminder>")
 
 

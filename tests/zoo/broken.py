@@ -489,7 +489,7 @@ def _agent_notice(block: dict[str, Any]) -> bool:
 
 
 def agent_notice_to_newest(history: History) -> History:
-    """Recognises notices by real agents' markers (Claude Code's ``<system-reminder>`` blocks, a
+    """Recognises notices by real agents' markers (a coding agent's ``<system-reminder>`` blocks, a
     harness's "Background command ..." turns) and moves those of settled history next to the newest
     message, where the model reads them: out of the user messages that held them (a message left
     empty goes), into one user turn before the newest message. When the task in flight ends on a
