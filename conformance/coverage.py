@@ -94,6 +94,10 @@ REQUIRED: tuple[Requirement, ...] = (
     Requirement(FUTURE, "server tool result", ("settled",), 2),
     Requirement(FUTURE, "server tool result", ("live",), 2),
     Requirement("tool_use", "context_compact awaiting its result", ("live",), 2),
+    Requirement("tool_use", "caller naming a server tool use", ("settled",)),
+    Requirement("tool_use", "caller naming a server tool use", ("live",), 2),
+    Requirement("text", "system-reminder notice", ("settled",)),
+    Requirement("text", "system-reminder notice", IN_FLIGHT, 2),
     Requirement("text", "text of 2 KB or more beside thinking", ("live",), 2),
 )
 
@@ -143,6 +147,11 @@ def block_facets(block: Any) -> Iterator[tuple[str, str]]:
         yield kind, "no id"
     if kind == "tool_use" and block.get("name") == "context_compact":
         yield kind, "context_compact awaiting its result"
+    caller = block.get("caller")
+    if kind == "tool_use" and isinstance(caller, Mapping) and isinstance(caller.get("tool_id"), str):
+        yield kind, "caller naming a server tool use"
+    if kind == "text" and str(block.get("text", "")).startswith("<system-reminder>"):
+        yield kind, "system-reminder notice"
     yield kind, "present"
     for field in block:
         if field in NOTABLE:

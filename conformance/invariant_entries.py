@@ -73,6 +73,10 @@ ENTRIES: tuple[Entry, ...] = (
           "(any block whose tool_use_id names it, whatever its type) after it in the same assistant message "
           "or in the continuation just after it, and every such result has its use there; pairs the input "
           "already left open aside.", check_name="server_results_kept"),
+    Entry("tools.caller-use-kept", "MUST", "Every client tool use whose `caller` names a server tool use "
+          "(`caller.tool_id`: a call made by code the server ran, programmatic tool calling) has that server "
+          "tool use before it in the output (the provider refuses a call whose source tool is not found); "
+          "calls the input already left without it aside.", check_name="caller_use_kept"),
     Entry("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
           "redacted_thinking, any other block holding encrypted_content or a signature outside a tool input, "
           "or a top-level data string) "

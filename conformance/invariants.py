@@ -304,8 +304,33 @@ def _server_pair_problems(messages: Sequence[Any]) -> dict[tuple[str, str], str]
     return {key: "output" + problem for key, problem in tx.server_pair_problems(messages).items()}
 
 
+def _callers_missing(messages: Sequence[Any]) -> dict[str, str]:
+    """Returns tool_use id -> problem for each client tool use whose ``caller.tool_id`` names no
+    server tool use before it (in an earlier message or earlier in its own)."""
+    problems: dict[str, str] = {}
+    seen: set[str] = set()
+    for i, message in enumerate(messages):
+        for j, block in enumerate(tx.blocks(message)):
+            if not (block.__class__ is dict or isinstance(block, Mapping)):
+                continue
+            if tx.is_server_tool_use(block):
+                seen.add(str(block.get("id")))
+                continue
+            caller = block.get("caller")
+            if block.get("type") != tx.CLIENT_TOOL_USE or not isinstance(caller, Mapping):
+                continue
+            source = caller.get("tool_id")
+            if isinstance(source, str) and source not in seen:
+                problems[str(block.get("id"))] = (
+                    f"output[{i}].content[{j}] (tool_use {block.get('id')}) was called by server tool use "
+                    f"{source} (caller {caller.get('type')}), which is not before it: the provider refuses "
+                    "the request (source tool not found); keep the server tool use or drop its calls with it")
+    return problems
+
+
 results_answer_previous = _introduced(_orphan_results)
 server_results_kept = _introduced(_server_pair_problems)
+caller_use_kept = _introduced(_callers_missing)
 uses_answered_next = _introduced(_unanswered_uses)
 results_first = _introduced(_results_not_first)
 

@@ -14,7 +14,8 @@ GENERATED = {"generate_specs": ["arithmetic.yaml"],
              "generate_live_specs": ["live-content.yaml", "live-media.yaml", "live-turns.yaml"],
              "generate_portable_specs": ["portable.yaml"],
              "generate_settled_split_specs": ["paused-split.yaml", "moved-notices.yaml"],
-             "generate_loop_specs": ["loop-scripts.yaml"]}
+             "generate_loop_specs": ["loop-scripts.yaml"],
+             "generate_agent_shape_specs": ["agent-notices.yaml", "programmatic-calls.yaml"]}
 
 
 def _generator(name: str) -> ModuleType:

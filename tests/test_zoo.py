@@ -114,6 +114,9 @@ def test_every_broken_compactor_has_a_defect_class() -> None:
     ("paused-split", "keep_request_and_answer", "tools.server-results-kept"),
     ("paused-split", "window_splits_paused_pairs", "tools.server-results-kept"),
     ("moved-notices", "notice_to_newest", "tools.uses-answered-next"),
+    ("agent-notices", "agent_notice_to_newest", "tools.uses-answered-next"),
+    ("agent-notices", "agent_notice_to_newest", "live.untouched-suffix"),
+    ("programmatic-calls", "prune_settled_code_runs", "tools.caller-use-kept"),
 ])
 def test_each_new_family_catches_its_compactor_by_the_right_invariant(family: str, name: str,
                                                                       invariant: str) -> None:

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from .. import _blocks as b
 from ..spec import Expectations, Truth
+from .agent_shapes import agent_notice, programmatic_run
 from .generated import GeneratedScenario
 
 Message = dict[str, Any]
@@ -195,7 +196,10 @@ class _Builder:
         return b.text(self.words())
 
     def notice(self) -> None:
-        """Appends a background-task notice: a user text message a harness stored while work ran."""
+        """Appends a background-task notice: a user text message a harness stored while work ran, or
+        half the time one written as a real agent writes it (``agent_shapes.agent_notice``)."""
+        if self.counter % 2:  # decided by what was placed, no bits: the other arms draw as before
+            return agent_notice(self)
         self.features.add("background-notice")
         self.counter += 1
         self.add("user", [b.text(b.notice(self.pick(b.BACKGROUND_NOTICES), self.counter))])
@@ -284,8 +288,11 @@ class _Builder:
 
     def step(self) -> None:
         """Appends one tool step: a call turn (maybe after a progress note or a paused turn) and its
-        results, with background-task notices before, between or after them now and then."""
+        results, with background-task notices before, between or after them now and then; or now and
+        then a programmatic run (``agent_shapes.programmatic_run``)."""
         self.fresh()
+        if self.counter % 16 == 7:  # decided by what was placed, no bits: the other arms draw as before
+            return programmatic_run(self)
         if self.chance(16):
             self.notice()
         if self.chance(8):

@@ -184,10 +184,46 @@ def test_the_settled_split_and_moved_notice_arms_are_drawn(sample: list[Scenario
     assert moved
 
 
+def test_the_agent_shape_arms_are_drawn(sample: list[Scenario]) -> None:
+    """Notices as real agents write them (a ``<system-reminder>`` block after a request's text or
+    after tool results, a reminder turn, a plain-text notice turn) in settled history and in flight,
+    and programmatic runs: calls whose ``caller`` names the code's server tool use before them."""
+    def reminder(block: Any) -> bool:
+        return isinstance(block, dict) and block.get("type") == "text" and block["text"].startswith("<system-reminder>")
+
+    places: Counter[str] = Counter()
+    for s in sample:
+        for i, m in enumerate(s.history):
+            content = m["content"] if isinstance(m["content"], list) else []
+            where = "settled" if i < s.truth.live_start else "in flight"
+            if content and reminder(content[-1]) and len(content) > 1:
+                kind = "after results" if transcript.tool_result_ids(m) else "after a request"
+                places[f"{kind}, {where}"] += 1
+            elif content and all(reminder(b) for b in content):
+                places[f"reminder turn, {where}"] += 1
+            elif isinstance(m["content"], str) and m["content"].startswith("Background command"):
+                places[f"plain notice, {where}"] += 1
+    for kind in ("after results", "after a request", "reminder turn", "plain notice"):
+        assert places[f"{kind}, settled"], (kind, places)
+    for kind in ("after results", "reminder turn", "plain notice"):
+        assert places[f"{kind}, in flight"], (kind, places)
+    runs = 0
+    for s in sample:
+        seen: set[str] = set()
+        for i, m in enumerate(s.history):
+            seen.update(transcript.server_tool_use_ids(m))
+            callers = [b["caller"]["tool_id"] for b in transcript.blocks(m)
+                       if b.get("type") == "tool_use" and isinstance(b.get("caller"), dict) and "tool_id" in b["caller"]]
+            assert set(callers) <= seen, s.id
+            runs += bool(callers) and i < s.truth.live_start
+    assert runs >= 3 and "programmatic-call" in {t for s in sample for t in s.features}
+
+
 BLIND_SPOT_COMPACTORS = ("fixed_server_registry", "window_splits_paused_pairs", "reserialise_compaction",
                          "rewrite_compaction_summary", "reencode_search_results", "compact_tool_summary_only",
                          "prune_large_text", "notice_into_step", "window_opens_on_notice",
-                         "keep_request_and_answer", "notice_to_newest")
+                         "keep_request_and_answer", "notice_to_newest", "agent_notice_to_newest",
+                         "prune_settled_code_runs")
 
 
 @pytest.mark.parametrize("name", BLIND_SPOT_COMPACTORS)

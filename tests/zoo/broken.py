@@ -480,6 +480,48 @@ def notice_to_newest(history: History) -> History:
     return rest[:-1] + notices + rest[-1:]
 
 
+_AGENT_MARKERS = ("<system-reminder>", "Background command ")
+
+
+def _agent_notice(block: dict[str, Any]) -> bool:
+    """Returns whether a block is a text that opens with a real agent's notice marker."""
+    return block.get("type") == "text" and str(block.get("text", "")).lstrip().startswith(_AGENT_MARKERS)
+
+
+def agent_notice_to_newest(history: History) -> History:
+    """Recognises notices by real agents' markers (a coding agent's ``<system-reminder>`` blocks, a
+    harness's "Background command ..." turns) and moves those of settled history next to the newest
+    message, where the model reads them: out of the user messages that held them (a message left
+    empty goes), into one user turn before the newest message. When the task in flight ends on a
+    call's result, they land between that call and its result."""
+    start = live_start(history)
+    moved: list[dict[str, Any]] = []
+    settled = []
+    for message in history[:start]:
+        found = [b for b in blocks_of(message) if _agent_notice(b)] if message["role"] == "user" else []
+        moved += found
+        kept = [b for b in blocks_of(message) if not _agent_notice(b)] if found else None
+        if kept is None:
+            settled.append(message)
+        elif kept:
+            settled.append({**message, "content": kept})
+    if not moved:
+        return list(history)
+    rest = settled + list(history[start:])
+    return rest[:-1] + [{"role": "user", "content": moved}] + rest[-1:]
+
+
+def prune_settled_code_runs(history: History) -> History:
+    """Prunes code execution from settled history as bulky (each code-execution server tool use and
+    its result) and keeps the client calls the code made, with their results: their ``caller`` then
+    names a server tool use the request no longer holds."""
+    start = live_start(history)
+    runs = {b["id"] for m in history[:start] for b in blocks_of(m)
+            if b["type"] == "server_tool_use" and str(b.get("name", "")).startswith("code_execution")}
+    return _settled_blocks_filtered(history, lambda b: not (b["type"] == "server_tool_use" and b["id"] in runs)
+                                    and not (b["type"] != "tool_result" and b.get("tool_use_id") in runs))
+
+
 def keep_request_and_answer(history: History) -> History:
     """Keeps, of each settled task, its requests and its answer (the assistant message that ends it)
     and drops the steps between: the continuation of a paused server-tool turn is that answer, so its
@@ -586,6 +628,8 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "notice_into_step": ("tools.uses-answered-next",),
     "window_opens_on_notice": ("tools.results-answer-previous",),
     "notice_to_newest": ("tools.uses-answered-next", "live.untouched-suffix"),
+    "agent_notice_to_newest": ("tools.uses-answered-next", "live.untouched-suffix"),
+    "prune_settled_code_runs": ("tools.caller-use-kept",),
     "keep_request_and_answer": ("tools.server-results-kept",),
 }
 
@@ -620,5 +664,6 @@ DEFECT_CLASS: dict[str, str] = {
                     "returns messages the API rejects (shape variants)"),
     **dict.fromkeys(["raises", "hangs", "crash_on_unpaired_result"], "does not complete"),
     "non_idempotent": "changes its own output when run again",
-    "notice_to_newest": "moves a settled notice into the task in flight",
+    **dict.fromkeys(["notice_to_newest", "agent_notice_to_newest"], "moves a settled notice into the task in flight"),
+    "prune_settled_code_runs": "separates a programmatic call from the server tool use that made it",
 }
