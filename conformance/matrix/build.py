@@ -17,6 +17,7 @@ from typing import Any
 
 from .._markdown import replace_block
 from .. import published
+from .not_measured import section as not_measured_section
 from .rows import explain_command, verdict
 from ..transcript import same_json
 from ..peers import Peer
@@ -105,7 +106,7 @@ def markdown(matrix: dict[str, Any]) -> str:
              "real library's own compactor with the settings shown, called through the message format it speaks "
              "(`conformance/peers/`). A scenario the format cannot express is skipped and counted; *changed* counts "
              "the scenarios whose history the peer changed at all.", "",
-             *summary_table(matrix), "", "## Per peer", ""]
+             *summary_table(matrix), "", *not_measured_section(), "## Per peer", ""]
     for row in matrix["rows"]:
         lines.append(f"### `{row['peer']}`")
         lines.append("")

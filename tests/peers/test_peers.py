@@ -47,6 +47,26 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
     "llama-index-core.ChatMemoryBuffer": [(F + "f24-oversized-result-over-budget", "tools.results-answer-previous")],
     "haystack-ai.SlidingWindowCompactor": [("arithmetic.inflight-50-steps-window-20", "live.untouched-suffix")],
     "openai-agents.SQLiteSession.limit": [(F + "f03-partial-trim-of-the-in-flight-turn", "tools.results-answer-previous")],
+    "semantic-kernel.ChatHistoryTruncationReducer": [(F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
+                                                     (F + "f07-compaction-turn-inside-the-task-in-flight",
+                                                      "reasoning.live-preserved")],
+    "semantic-kernel.ChatHistorySummarizationReducer": [(F + "f06-thinking-tool-loop-window-4", "summary.no-reasoning"),
+                                                        (F + "f05-two-call-turns-then-one-result-turn",
+                                                         "live.untouched-suffix")],
+    "semantic-kernel.ChatHistorySummarizationReducer.with-functions": [(F + "f04-ten-parallel-reads-window-6",
+                                                                        "summary.no-reasoning")],
+    # results of at most 46 bytes are neither counted nor cleared (as the API does), so the ten tiny
+    # parallel reads of f04 stay; clearing their inputs (keep=1) reaches them
+    "litellm.clear_tool_uses": [("live-content.error-results-then-retry-window-4", "thinking.prefix-unchanged")],
+    "litellm.clear_tool_uses.inputs-keep-1": [(F + "f04-ten-parallel-reads-window-6", "live.untouched-suffix"),
+                                              (F + "f18-reasoning-only-settled-turn-dropped",
+                                               "thinking.prefix-unchanged")],
+    "pydantic-ai-slim.ProcessHistory.keep_recent": [(F + "f03-partial-trim-of-the-in-flight-turn", "output.well-formed"),
+                                                    (F + "f01-last-n-cut-leaves-leading-results",
+                                                     "live.untouched-suffix")],
+    "pydantic-ai-slim.ProcessHistory.summarize_old": [(F + "f06-thinking-tool-loop-window-4", "summary.no-reasoning"),
+                                                      (F + "f03-partial-trim-of-the-in-flight-turn",
+                                                       "reasoning.live-preserved")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {
@@ -57,6 +77,8 @@ KEEP_ALL: dict[str, dict[str, int]] = {
     "strands-agents.SlidingWindowConversationManager": {"keep_turns": 10_000},
     "langchain-core.trim_messages.last": {"keep_turns": 10_000},
     "openai-agents.SQLiteSession.limit": {"keep_turns": 10_000},
+    "semantic-kernel.ChatHistoryTruncationReducer": {"keep_turns": 10_000},
+    "semantic-kernel.ChatHistorySummarizationReducer": {"keep_turns": 10_000},
 }
 
 
