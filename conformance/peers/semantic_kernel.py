@@ -26,6 +26,9 @@ _HERE = __name__
 PEERS = [
     Peer("semantic-kernel.ChatHistoryTruncationReducer", LIBRARY, "ChatHistoryTruncationReducer",
          "target_count=keep_turns (at least 1), threshold_count=0", "anthropic", f"{_HERE}:truncation", MODULE),
+    Peer("semantic-kernel.ChatHistoryTruncationReducer.threshold", LIBRARY, "ChatHistoryTruncationReducer",
+         "target_count=keep_turns (at least 1), threshold_count=keep_turns // 2 (at least 1)", "anthropic",
+         f"{_HERE}:truncation_with_threshold", MODULE),
     Peer("semantic-kernel.ChatHistorySummarizationReducer", LIBRARY, "ChatHistorySummarizationReducer",
          "target_count=keep_turns (at least 1), threshold_count=0, include_function_content_in_summary=False, "
          "recording stand-in service", "anthropic", f"{_HERE}:summarization", MODULE),
@@ -104,6 +107,15 @@ def truncation(history: History, keep_turns: int = 10) -> History:
     from semantic_kernel.contents.history_reducer.chat_history_truncation_reducer import ChatHistoryTruncationReducer
 
     return _reduce(history, ChatHistoryTruncationReducer(target_count=max(1, keep_turns), threshold_count=0))
+
+
+def truncation_with_threshold(history: History, keep_turns: int = 10) -> History:
+    """``ChatHistoryTruncationReducer(target_count=keep_turns, threshold_count=keep_turns // 2).reduce()``:
+    it reduces past the threshold only, and may keep up to the threshold more to start on a user message."""
+    from semantic_kernel.contents.history_reducer.chat_history_truncation_reducer import ChatHistoryTruncationReducer
+
+    return _reduce(history, ChatHistoryTruncationReducer(target_count=max(1, keep_turns),
+                                                         threshold_count=max(1, keep_turns // 2)))
 
 
 def _service(summarize: Callable[[Any], str] | None) -> Any:

@@ -50,6 +50,8 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
     "semantic-kernel.ChatHistoryTruncationReducer": [(F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
                                                      (F + "f07-compaction-turn-inside-the-task-in-flight",
                                                       "reasoning.live-preserved")],
+    "semantic-kernel.ChatHistoryTruncationReducer.threshold": [(F + "f13-history-processor-sees-the-current-run",
+                                                                "live.untouched-suffix")],
     "semantic-kernel.ChatHistorySummarizationReducer": [(F + "f06-thinking-tool-loop-window-4", "summary.no-reasoning"),
                                                         (F + "f05-two-call-turns-then-one-result-turn",
                                                          "live.untouched-suffix")],
