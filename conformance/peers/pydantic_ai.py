@@ -9,7 +9,10 @@ the model request and prepares the history as it does for any model, and the mes
 ``FunctionModel`` receives are the row's output. Messages are built as pydantic-ai's Anthropic model
 writes them (thinking as ``ThinkingPart`` with its signature, redacted thinking as
 ``ThinkingPart(id="redacted_thinking", signature=data)``). The summarizing processor's model is a
-``FunctionModel`` handing the messages it is given to the harness's recording summarizer.
+``FunctionModel`` handing the messages it is given to the harness's recording summarizer. The
+agent's own preparation shows in the rows: it merges consecutive responses, leaves out tool results
+whose call was cut away (an emptied request stays empty), and asks nothing of a history that ends
+on the model's answer.
 """
 
 from __future__ import annotations

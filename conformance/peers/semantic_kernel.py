@@ -6,7 +6,9 @@ of text, an assistant message of its reasoning (``ReasoningContent``), text and 
 items, and one ``tool`` message per ``FunctionResultContent``. The reducer is built on them and its
 ``reduce()`` decides what the next request holds. The summarizing reducer's chat completion service
 is a stand-in that hands the request Semantic Kernel prepares (``_prepare_chat_history_for_request``)
-to the harness's recording summarizer, and answers its summary.
+to the harness's recording summarizer, and answers its summary. Blocks Semantic Kernel has no item
+for here (server tool calls and results, images, documents) ride along with their message: the
+reducer does not see them, and a message it keeps unchanged is given back whole.
 """
 
 from __future__ import annotations
