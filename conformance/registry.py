@@ -53,7 +53,10 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
         ("langchain_core", "conformance.peers.langchain_core:PEERS"),
         ("langmem", "conformance.peers.langmem:PEERS"),
         ("llama_index_core", "conformance.peers.llama_index_core:PEERS"),
+        ("litellm", "conformance.peers.litellm:PEERS"),
         ("openai_agents", "conformance.peers.openai_agents:PEERS"),
+        ("pydantic_ai", "conformance.peers.pydantic_ai:PEERS"),
+        ("semantic_kernel", "conformance.peers.semantic_kernel:PEERS"),
         ("strands_agents", "conformance.peers.strands_agents:PEERS"),
     ),
     # ``conformance analyze``'s readers, asked in this order (the most specific first), then those

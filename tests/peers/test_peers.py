@@ -67,6 +67,28 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
     "anthropic.tool_runner.compact_before_next_turn": [
         (F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
         (F + "f03-partial-trim-of-the-in-flight-turn", "reasoning.live-preserved")],
+    "semantic-kernel.ChatHistoryTruncationReducer": [(F + "f01-last-n-cut-leaves-leading-results", "live.untouched-suffix"),
+                                                     (F + "f07-compaction-turn-inside-the-task-in-flight",
+                                                      "reasoning.live-preserved")],
+    "semantic-kernel.ChatHistoryTruncationReducer.threshold": [(F + "f13-history-processor-sees-the-current-run",
+                                                                "live.untouched-suffix")],
+    "semantic-kernel.ChatHistorySummarizationReducer": [(F + "f06-thinking-tool-loop-window-4", "summary.no-reasoning"),
+                                                        (F + "f05-two-call-turns-then-one-result-turn",
+                                                         "live.untouched-suffix")],
+    "semantic-kernel.ChatHistorySummarizationReducer.with-functions": [(F + "f04-ten-parallel-reads-window-6",
+                                                                        "summary.no-reasoning")],
+    # results of at most 46 bytes are neither counted nor cleared (as the API does), so the ten tiny
+    # parallel reads of f04 stay; clearing their inputs (keep=1) reaches them
+    "litellm.clear_tool_uses": [("live-content.error-results-then-retry-window-4", "thinking.prefix-unchanged")],
+    "litellm.clear_tool_uses.inputs-keep-1": [(F + "f04-ten-parallel-reads-window-6", "live.untouched-suffix"),
+                                              (F + "f18-reasoning-only-settled-turn-dropped",
+                                               "thinking.prefix-unchanged")],
+    "pydantic-ai-slim.ProcessHistory.keep_recent": [(F + "f03-partial-trim-of-the-in-flight-turn", "output.well-formed"),
+                                                    (F + "f01-last-n-cut-leaves-leading-results",
+                                                     "live.untouched-suffix")],
+    "pydantic-ai-slim.ProcessHistory.summarize_old": [(F + "f06-thinking-tool-loop-window-4", "summary.no-reasoning"),
+                                                      (F + "f03-partial-trim-of-the-in-flight-turn",
+                                                       "reasoning.live-preserved")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {
@@ -81,6 +103,8 @@ KEEP_ALL: dict[str, dict[str, int]] = {
     "langchain.SummarizationMiddleware.tokens": {"budget_tokens": 10_000_000},
     "deepagents.SummarizationMiddleware.messages": {"keep_turns": 10_000},
     "langmem.summarize_messages": {"budget_tokens": 10_000_000},
+    "semantic-kernel.ChatHistoryTruncationReducer": {"keep_turns": 10_000},
+    "semantic-kernel.ChatHistorySummarizationReducer": {"keep_turns": 10_000},
 }
 
 
