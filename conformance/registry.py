@@ -46,6 +46,7 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
         ("agno", "conformance.peers.agno:PEERS"),
         ("anthropic_sdk", "conformance.peers.anthropic_sdk:PEERS"),
         ("autogen_core", "conformance.peers.autogen_core:PEERS"),
+        ("beeai_framework", "conformance.peers.beeai_framework:PEERS"),
         ("deepagents", "conformance.peers.deepagents:PEERS"),
         ("haystack_ai", "conformance.peers.haystack_ai:PEERS"),
         ("langchain", "conformance.peers.langchain:PEERS"),

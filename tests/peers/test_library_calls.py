@@ -28,6 +28,9 @@ CALLS: dict[str, str] = {
     "langmem.summarize_messages.early": "langmem.short_term:summarize_messages",
     "agno.filter_tool_calls": "agno.utils.message:filter_tool_calls",
     "agno.AgentSession.get_messages.limit": "agno.session.agent:AgentSession.get_messages",
+    "beeai-framework.SlidingMemory": "beeai_framework.memory.sliding_memory:SlidingMemory.add",
+    # beeai-framework.TokenMemory is not here: its estimate counts text parts alone, so this history
+    # of long tool results fits its 200 tokens (test_vendor_adapters shows the row calls it)
     "anthropic.tool_runner.compact_before_next_turn":
         "anthropic.lib.tools._beta_runner:BaseToolRunner._register_compaction_response",
 }

@@ -112,6 +112,31 @@ def test_the_pydantic_ai_summary_is_the_summarizing_agents_answer(shipped: LoadR
     assert out[0] == {"role": "user", "content": summarizer(summarizer.prompts[0])}  # the CompactionPart's text
 
 
+def test_the_beeai_rows_are_what_its_memories_hold(shipped: LoadResult, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("beeai_framework")
+    from beeai_framework.memory import SlidingMemory, TokenMemory
+
+    history, params = _history(shipped, F + "f06-thinking-tool-loop-window-4")
+    rows = {"beeai-framework.SlidingMemory": params, "beeai-framework.TokenMemory": {"budget_tokens": 20}}
+    before = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert all(len(out) < len(history) for out in before)
+
+    seen: list[tuple[str, Any]] = []
+
+    async def keep_newest(self: Any, message: Any, index: int | None = None) -> None:  # the library's step replaced
+        seen.append((type(self).__name__, self.config.size if isinstance(self, SlidingMemory) else self._max_tokens))
+        self._messages[:] = [message]
+
+    for cls in (SlidingMemory, TokenMemory):
+        monkeypatch.setattr(cls, "add", keep_newest)
+    after = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert after != before
+    assert [len(out) for out in after] == [1, 1] and after[0] == after[1]
+    assert after[0][0]["role"] == history[-1]["role"]  # the newest message the memory was given
+    assert set(seen) == {("SlidingMemory", params["keep_turns"]), ("TokenMemory", 20)}
+    assert len(seen) >= 2 * len(history)  # every message was added to each memory
+
+
 def test_the_libraries_that_cannot_run_are_listed_and_stay_out_of_the_extra() -> None:
     import tomllib
     from pathlib import Path
