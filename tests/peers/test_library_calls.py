@@ -29,6 +29,8 @@ CALLS: dict[str, str] = {
     "agno.filter_tool_calls": "agno.utils.message:filter_tool_calls",
     "agno.AgentSession.get_messages.limit": "agno.session.agent:AgentSession.get_messages",
     "beeai-framework.SlidingMemory": "beeai_framework.memory.sliding_memory:SlidingMemory.add",
+    "griptape.ConversationMemory.max_runs": "griptape.memory.structure:ConversationMemory.to_prompt_stack",
+    "griptape.ConversationMemory.autoprune": "griptape.memory.structure:ConversationMemory.add_to_prompt_stack",
     # beeai-framework.TokenMemory is not here: its estimate counts text parts alone, so this history
     # of long tool results fits its 200 tokens (test_vendor_adapters shows the row calls it)
     "anthropic.tool_runner.compact_before_next_turn":

@@ -98,6 +98,12 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
                                      "thinking.prefix-unchanged"),
                                     ("agent-notices.reminders-in-the-request-and-after-each-result-in-flight-window-3",
                                      "live.untouched-suffix")],
+    # a finished task is kept as its request and answer alone, so a call still waiting in an earlier
+    # task is lost and its late result answers nothing
+    "griptape.ConversationMemory.max_runs": [("limits.interleaved-late-result", "tools.results-answer-previous"),
+                                             ("limits.interleaved-late-result", "reasoning.live-preserved")],
+    "griptape.ConversationMemory.autoprune": [(F + "f24-oversized-result-over-budget", "thinking.prefix-unchanged"),
+                                              ("limits.interleaved-late-result", "tools.results-answer-previous")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {

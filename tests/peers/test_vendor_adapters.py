@@ -137,6 +137,31 @@ def test_the_beeai_rows_are_what_its_memories_hold(shipped: LoadResult, monkeypa
     assert len(seen) >= 2 * len(history)  # every message was added to each memory
 
 
+def test_the_griptape_rows_are_the_runs_its_memory_replays(shipped: LoadResult,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("griptape")
+    from griptape.common import PromptStack
+    from griptape.memory.structure import ConversationMemory
+
+    history, params = _history(shipped, F + "f01-last-n-cut-leaves-leading-results")
+    rows = {"griptape.ConversationMemory.max_runs": params, "griptape.ConversationMemory.autoprune": {}}
+    before = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    current = history[4:]  # the task in flight, sent after the memory as it is
+    assert all(out[-len(current):] == current and out != history for out in before)
+    assert before[0][:2] == [history[0], history[3]]  # the settled task replayed as its request and answer
+
+    seen: list[tuple[int, int | None]] = []
+
+    def nothing(self: Any, last_n: int | None = None) -> PromptStack:  # the library's step replaced: no runs
+        seen.append((len(self.runs), last_n))
+        return PromptStack()
+
+    monkeypatch.setattr(ConversationMemory, "to_prompt_stack", nothing)
+    after = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert after == [current, current] != before
+    assert seen and all(runs == 1 for runs, _ in seen)  # the one finished task, asked of each row's memory
+
+
 def test_the_libraries_that_cannot_run_are_listed_and_stay_out_of_the_extra() -> None:
     import tomllib
     from pathlib import Path
