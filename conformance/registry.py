@@ -43,6 +43,7 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
         ("langchain", "conformance.formats.langchain:FORMAT"),
     ),
     "peers": (
+        ("agent_framework", "conformance.peers.agent_framework:PEERS"),
         ("agno", "conformance.peers.agno:PEERS"),
         ("anthropic_sdk", "conformance.peers.anthropic_sdk:PEERS"),
         ("autogen_core", "conformance.peers.autogen_core:PEERS"),

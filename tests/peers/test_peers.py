@@ -104,6 +104,16 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
                                              ("limits.interleaved-late-result", "reasoning.live-preserved")],
     "griptape.ConversationMemory.autoprune": [(F + "f24-oversized-result-over-budget", "thinking.prefix-unchanged"),
                                               ("limits.interleaved-late-result", "tools.results-answer-previous")],
+    # whole groups (a call with its results) go, but a group boundary is not a turn boundary: the task
+    # in flight loses its opening steps and the thinking that led them
+    "agent-framework-core.SlidingWindowStrategy": [(F + "f07-compaction-turn-inside-the-task-in-flight",
+                                                    "reasoning.live-preserved"),
+                                                   (F + "f03-partial-trim-of-the-in-flight-turn",
+                                                    "thinking.prefix-unchanged")],
+    "agent-framework-core.TruncationStrategy": [("parallel-tools.error-and-image-results-in-flight",
+                                                 "live.untouched-suffix"),
+                                                (F + "f03-partial-trim-of-the-in-flight-turn",
+                                                 "thinking.prefix-unchanged")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {
@@ -122,6 +132,8 @@ KEEP_ALL: dict[str, dict[str, int]] = {
     "semantic-kernel.ChatHistorySummarizationReducer": {"keep_turns": 10_000},
     "beeai-framework.SlidingMemory": {"keep_turns": 10_000},
     "beeai-framework.TokenMemory": {"budget_tokens": 10_000_000},
+    "agent-framework-core.SlidingWindowStrategy": {"keep_turns": 10_000},
+    "agent-framework-core.TruncationStrategy": {"budget_tokens": 10_000_000},
 }
 
 

@@ -162,6 +162,30 @@ def test_the_griptape_rows_are_the_runs_its_memory_replays(shipped: LoadResult,
     assert seen and all(runs == 1 for runs, _ in seen)  # the one finished task, asked of each row's memory
 
 
+def test_the_agent_framework_rows_are_what_its_compaction_leaves(shipped: LoadResult,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("agent_framework")
+    import agent_framework
+
+    history, params = _history(shipped, F + "f06-thinking-tool-loop-window-4")
+    rows = {"agent-framework-core.SlidingWindowStrategy": params,
+            "agent-framework-core.TruncationStrategy": {"budget_tokens": 100}}
+    before = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert all(len(out) < len(history) for out in before)
+
+    seen: list[str] = []
+
+    async def keep_newest(messages: list[Any], *, strategy: Any, tokenizer: Any = None) -> list[Any]:
+        seen.append(type(strategy).__name__)  # the library's step replaced: the newest message alone
+        return messages[-1:]
+
+    monkeypatch.setattr(agent_framework, "apply_compaction", keep_newest)
+    after = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert seen == ["SlidingWindowStrategy", "TruncationStrategy"]
+    assert after != before and after[0] == after[1] and len(after[0]) == 1
+    assert after[0][0]["role"] == history[-1]["role"]
+
+
 def test_the_libraries_that_cannot_run_are_listed_and_stay_out_of_the_extra() -> None:
     import tomllib
     from pathlib import Path
