@@ -43,10 +43,13 @@ SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
         ("langchain", "conformance.formats.langchain:FORMAT"),
     ),
     "peers": (
+        ("agent_framework", "conformance.peers.agent_framework:PEERS"),
         ("agno", "conformance.peers.agno:PEERS"),
         ("anthropic_sdk", "conformance.peers.anthropic_sdk:PEERS"),
         ("autogen_core", "conformance.peers.autogen_core:PEERS"),
+        ("beeai_framework", "conformance.peers.beeai_framework:PEERS"),
         ("deepagents", "conformance.peers.deepagents:PEERS"),
+        ("griptape", "conformance.peers.griptape:PEERS"),
         ("haystack_ai", "conformance.peers.haystack_ai:PEERS"),
         ("langchain", "conformance.peers.langchain:PEERS"),
         ("langchain_context_editing", "conformance.peers.langchain_context_editing:PEERS"),

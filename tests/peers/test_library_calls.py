@@ -28,6 +28,13 @@ CALLS: dict[str, str] = {
     "langmem.summarize_messages.early": "langmem.short_term:summarize_messages",
     "agno.filter_tool_calls": "agno.utils.message:filter_tool_calls",
     "agno.AgentSession.get_messages.limit": "agno.session.agent:AgentSession.get_messages",
+    "beeai-framework.SlidingMemory": "beeai_framework.memory.sliding_memory:SlidingMemory.add",
+    "griptape.ConversationMemory.max_runs": "griptape.memory.structure:ConversationMemory.to_prompt_stack",
+    "griptape.ConversationMemory.autoprune": "griptape.memory.structure:ConversationMemory.add_to_prompt_stack",
+    "agent-framework-core.SlidingWindowStrategy": "agent_framework._compaction:SlidingWindowStrategy.__call__",
+    "agent-framework-core.TruncationStrategy": "agent_framework._compaction:TruncationStrategy.__call__",
+    # beeai-framework.TokenMemory is not here: its estimate counts text parts alone, so this history
+    # of long tool results fits its 200 tokens (test_vendor_adapters shows the row calls it)
     "anthropic.tool_runner.compact_before_next_turn":
         "anthropic.lib.tools._beta_runner:BaseToolRunner._register_compaction_response",
 }

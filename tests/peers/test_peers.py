@@ -89,6 +89,31 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
     "pydantic-ai-slim.ProcessHistory.summarize_old": [(F + "f06-thinking-tool-loop-window-4", "summary.no-reasoning"),
                                                       (F + "f03-partial-trim-of-the-in-flight-turn",
                                                        "reasoning.live-preserved")],
+    # the window counts messages alone, so it starts the kept history on a tool result or mid-turn
+    "beeai-framework.SlidingMemory": [(F + "f03-partial-trim-of-the-in-flight-turn", "live.untouched-suffix"),
+                                      (F + "f03-partial-trim-of-the-in-flight-turn",
+                                       "tools.results-answer-previous")],
+    # it counts text parts alone (tool results and calls weigh nothing) and evicts the oldest message
+    "beeai-framework.TokenMemory": [("blind-spots.last-settled-task-over-budget-is-trimmed-as-settled",
+                                     "thinking.prefix-unchanged"),
+                                    ("agent-notices.reminders-in-the-request-and-after-each-result-in-flight-window-3",
+                                     "live.untouched-suffix")],
+    # a finished task is kept as its request and answer alone, so a call still waiting in an earlier
+    # task is lost and its late result answers nothing
+    "griptape.ConversationMemory.max_runs": [("limits.interleaved-late-result", "tools.results-answer-previous"),
+                                             ("limits.interleaved-late-result", "reasoning.live-preserved")],
+    "griptape.ConversationMemory.autoprune": [(F + "f24-oversized-result-over-budget", "thinking.prefix-unchanged"),
+                                              ("limits.interleaved-late-result", "tools.results-answer-previous")],
+    # whole groups (a call with its results) go, but a group boundary is not a turn boundary: the task
+    # in flight loses its opening steps and the thinking that led them
+    "agent-framework-core.SlidingWindowStrategy": [(F + "f07-compaction-turn-inside-the-task-in-flight",
+                                                    "reasoning.live-preserved"),
+                                                   (F + "f03-partial-trim-of-the-in-flight-turn",
+                                                    "thinking.prefix-unchanged")],
+    "agent-framework-core.TruncationStrategy": [("parallel-tools.error-and-image-results-in-flight",
+                                                 "live.untouched-suffix"),
+                                                (F + "f03-partial-trim-of-the-in-flight-turn",
+                                                 "thinking.prefix-unchanged")],
 }
 # settings under which each adapter's library keeps everything: the adapter alone must then be lossless
 KEEP_ALL: dict[str, dict[str, int]] = {
@@ -105,6 +130,10 @@ KEEP_ALL: dict[str, dict[str, int]] = {
     "langmem.summarize_messages": {"budget_tokens": 10_000_000},
     "semantic-kernel.ChatHistoryTruncationReducer": {"keep_turns": 10_000},
     "semantic-kernel.ChatHistorySummarizationReducer": {"keep_turns": 10_000},
+    "beeai-framework.SlidingMemory": {"keep_turns": 10_000},
+    "beeai-framework.TokenMemory": {"budget_tokens": 10_000_000},
+    "agent-framework-core.SlidingWindowStrategy": {"keep_turns": 10_000},
+    "agent-framework-core.TruncationStrategy": {"budget_tokens": 10_000_000},
 }
 
 

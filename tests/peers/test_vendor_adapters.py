@@ -112,6 +112,80 @@ def test_the_pydantic_ai_summary_is_the_summarizing_agents_answer(shipped: LoadR
     assert out[0] == {"role": "user", "content": summarizer(summarizer.prompts[0])}  # the CompactionPart's text
 
 
+def test_the_beeai_rows_are_what_its_memories_hold(shipped: LoadResult, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("beeai_framework")
+    from beeai_framework.memory import SlidingMemory, TokenMemory
+
+    history, params = _history(shipped, F + "f06-thinking-tool-loop-window-4")
+    rows = {"beeai-framework.SlidingMemory": params, "beeai-framework.TokenMemory": {"budget_tokens": 20}}
+    before = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert all(len(out) < len(history) for out in before)
+
+    seen: list[tuple[str, Any]] = []
+
+    async def keep_newest(self: Any, message: Any, index: int | None = None) -> None:  # the library's step replaced
+        seen.append((type(self).__name__, self.config.size if isinstance(self, SlidingMemory) else self._max_tokens))
+        self._messages[:] = [message]
+
+    for cls in (SlidingMemory, TokenMemory):
+        monkeypatch.setattr(cls, "add", keep_newest)
+    after = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert after != before
+    assert [len(out) for out in after] == [1, 1] and after[0] == after[1]
+    assert after[0][0]["role"] == history[-1]["role"]  # the newest message the memory was given
+    assert set(seen) == {("SlidingMemory", params["keep_turns"]), ("TokenMemory", 20)}
+    assert len(seen) >= 2 * len(history)  # every message was added to each memory
+
+
+def test_the_griptape_rows_are_the_runs_its_memory_replays(shipped: LoadResult,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("griptape")
+    from griptape.common import PromptStack
+    from griptape.memory.structure import ConversationMemory
+
+    history, params = _history(shipped, F + "f01-last-n-cut-leaves-leading-results")
+    rows = {"griptape.ConversationMemory.max_runs": params, "griptape.ConversationMemory.autoprune": {}}
+    before = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    current = history[4:]  # the task in flight, sent after the memory as it is
+    assert all(out[-len(current):] == current and out != history for out in before)
+    assert before[0][:2] == [history[0], history[3]]  # the settled task replayed as its request and answer
+
+    seen: list[tuple[int, int | None]] = []
+
+    def nothing(self: Any, last_n: int | None = None) -> PromptStack:  # the library's step replaced: no runs
+        seen.append((len(self.runs), last_n))
+        return PromptStack()
+
+    monkeypatch.setattr(ConversationMemory, "to_prompt_stack", nothing)
+    after = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert after == [current, current] != before
+    assert seen and all(runs == 1 for runs, _ in seen)  # the one finished task, asked of each row's memory
+
+
+def test_the_agent_framework_rows_are_what_its_compaction_leaves(shipped: LoadResult,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("agent_framework")
+    import agent_framework
+
+    history, params = _history(shipped, F + "f06-thinking-tool-loop-window-4")
+    rows = {"agent-framework-core.SlidingWindowStrategy": params,
+            "agent-framework-core.TruncationStrategy": {"budget_tokens": 100}}
+    before = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert all(len(out) < len(history) for out in before)
+
+    seen: list[str] = []
+
+    async def keep_newest(messages: list[Any], *, strategy: Any, tokenizer: Any = None) -> list[Any]:
+        seen.append(type(strategy).__name__)  # the library's step replaced: the newest message alone
+        return messages[-1:]
+
+    monkeypatch.setattr(agent_framework, "apply_compaction", keep_newest)
+    after = [PEERS[n].target().func([dict(m) for m in history], **p) for n, p in rows.items()]
+    assert seen == ["SlidingWindowStrategy", "TruncationStrategy"]
+    assert after != before and after[0] == after[1] and len(after[0]) == 1
+    assert after[0][0]["role"] == history[-1]["role"]
+
+
 def test_the_libraries_that_cannot_run_are_listed_and_stay_out_of_the_extra() -> None:
     import tomllib
     from pathlib import Path
