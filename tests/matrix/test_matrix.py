@@ -111,7 +111,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, Path]:
     _installed_or_skip(peer)
     out = tmp_path_factory.mktemp("written")
     readme = out / "README.md"
-    readme.write_text(f"# x\n\n{START}\nold\n{END}\nafter\n", encoding="utf-8")
+    readme.write_text(f"# x\n\n{START}\nOLD-BLOCK\n{END}\nafter\n", encoding="utf-8")
     spec = ROOT / "specs" / "real-failures.yaml"
     code = main(["matrix", peer.name, "--specs", str(spec), "--out", str(out), "--readme", str(readme)])
     return code, out, readme
@@ -124,7 +124,7 @@ def test_the_command_writes_the_files_and_the_readme_block(written: tuple[int, P
     assert code == 0
     written_record = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
     assert [r["peer"] for r in written_record["rows"]] == [peer.name]
-    assert "old" not in readme.read_text(encoding="utf-8") and "after" in readme.read_text(encoding="utf-8")
+    assert "OLD-BLOCK" not in readme.read_text(encoding="utf-8") and "after" in readme.read_text(encoding="utf-8")
     assert (out / "matrix.html").read_text(encoding="utf-8").startswith("<!doctype html>")
     assert main(["matrix", "no-such-peer", "--out", str(tmp_path)]) == 2
     assert "unknown peer" in capsys.readouterr().err
@@ -191,7 +191,7 @@ def fake_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "docs").mkdir(parents=True)
     for name in ("matrix.json", "matrix.md", "matrix.html"):
         (root / "docs" / name).write_bytes((ROOT / "docs" / name).read_bytes())
-    (root / "README.md").write_text(f"# x\n\n{START}\nold\n{END}\nafter\n", encoding="utf-8")
+    (root / "README.md").write_text(f"# x\n\n{START}\nOLD-BLOCK\n{END}\nafter\n", encoding="utf-8")
     monkeypatch.setattr("conformance.matrix.command.checkout", lambda: root)
     return root
 
@@ -248,7 +248,7 @@ def test_publish_writes_the_checkout_and_is_refused_outside_one(fake_checkout: P
     assert main(["matrix", peer.name, "--specs", str(spec), "--publish"]) == 0
     written = json.loads((fake_checkout / "docs" / "matrix.json").read_text(encoding="utf-8"))
     assert written["scenarios"] != json.loads(RECORD.read_text(encoding="utf-8"))["scenarios"]  # this run's
-    assert "old" not in (fake_checkout / "README.md").read_text(encoding="utf-8")
+    assert "OLD-BLOCK" not in (fake_checkout / "README.md").read_text(encoding="utf-8")
     assert not (tmp_path / "docs").exists()
     capsys.readouterr()
     monkeypatch.setattr("conformance.matrix.command.checkout", lambda: None)
