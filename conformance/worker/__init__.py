@@ -276,7 +276,7 @@ def warm_up() -> None:
     if ctx.get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
-        with _unreadable_main_hidden():
+        with _worker_starting():
             forkserver.ensure_running()
 
 
@@ -417,12 +417,11 @@ def describe_exit(code: int | None) -> str:
 
 
 @contextmanager
-def _unreadable_main_hidden() -> Iterator[None]:
-    """Hides the main module's ``__file__`` while a worker starts when it names no file (a program
-    read from stdin): the worker would try to import it and die. The current folder is left off the
-    import path the worker (or the fork server) starts with, unless ``PYTHONPATH`` names it, so that
-    it imports this project from where it is installed, never from a checkout it runs in; each job
-    puts the folder back for the target's own imports (``_follow``)."""
+def _worker_starting() -> Iterator[None]:
+    """Runs the block (the start of a worker or of the fork server) with the current folder left off
+    the import path it starts with, unless ``PYTHONPATH`` names it, so that it imports this project
+    from where it is installed, never from a checkout it runs in (each job puts the folder back for
+    the target's own imports: ``_follow``), and with an unreadable main file hidden."""
     saved, safe = list(sys.path), os.environ.get("PYTHONSAFEPATH")
     sys.path[:] = [entry for entry in saved if outside_cwd(entry)]  # what a spawned worker starts with
     os.environ["PYTHONSAFEPATH"] = "1"  # the fork server's `python -c` puts no current folder first
@@ -439,6 +438,8 @@ def _unreadable_main_hidden() -> Iterator[None]:
 
 @contextmanager
 def _main_file_hidden() -> Iterator[None]:
+    """Hides the main module's ``__file__`` for the block when it names no file (a program read from
+    stdin): a starting worker would try to import it and die."""
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     if main is None or path is None or os.path.exists(path):
@@ -458,7 +459,7 @@ class _Worker:
         self.conn, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(target=_serve, args=(child, memory_limit), daemon=True,
                                    name="conformance-worker")
-        with _unreadable_main_hidden():
+        with _worker_starting():
             self.process.start()
         child.close()
         self.key: Any = None
