@@ -141,11 +141,12 @@ def _stopping(exchanges: list[tuple[Any, ...]]) -> None:
     from urllib.parse import urlsplit
 
     from conformance.guard import judge as guarding
-    from conformance.guard.prefix import Conversations
+    from conformance.guard.prefix import BUDGET, CONVERSATIONS, Conversations
+    from conformance.guard.scanned import Scanned
 
-    decoder = Conversations()
+    decoder, scanned = Conversations(), Scanned(guarding.MANAGED, CONVERSATIONS, BUDGET)
     for url, _method, request, response, _status, *rest in exchanges:
-        if not guarding._plain_messages(urlsplit(url).path, request):
+        if not guarding._plain_messages(urlsplit(url).path, request, scanned):
             decoder.decode(request)
             guarding._answer(response, rest[1] if len(rest) > 1 else "", "event-stream" in (rest[0] if rest else ""))
 

@@ -373,7 +373,7 @@ def settles_at(history: Sequence[Message], i: int) -> bool:
     that is the last message or is followed (system messages aside) by a new user request."""
     if not is_final_answer(history[i]):
         return False
-    following = next((m for m in history[i + 1:] if m.get("role") != "system"), None)
+    following = next((history[j] for j in range(i + 1, len(history)) if history[j].get("role") != "system"), None)
     return following is None or opens_new_request(following)
 
 

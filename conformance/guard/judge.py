@@ -16,18 +16,20 @@ from typing import Any
 
 from .. import _json
 from ..provider.analyze.earlier import DEFAULT_WINDOW, Earlier
-from ..provider.analyze.judging import judge_stream
+from ..provider.analyze.judging import judge_one, noted, notes_of
 from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
 from .policies import LOG, GuardAlert, Policy, resolve
 from .prefix import BUDGET, CONVERSATIONS, Conversations
+from .scanned import Scanned
 
-# One scan of the request's bytes. A request that sets ``block_binding`` or sends thinking is parsed
+# The words a request's bytes are scanned for (a conversation's resent bytes once: ``Scanned``); one
+# that names none passes unparsed. A request that sets ``block_binding`` or sends thinking is parsed
 # too: a thinking block it sends or gets back is noted, so that when a later call's block is dropped
 # for its prefix (or the call is refused for it) the verdict can name what the client changed since,
 # as ``analyze`` does on the same recording; the conversation's resent prefix is decoded once.
-MANAGED = re.compile(rb'context_management|compaction|block_binding|"thinking"')
+MANAGED = (b"context_management", b"compaction", b"block_binding", b'"thinking"')
 # Paths of the calls whose context management the judges read; any other call passes unjudged.
 WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
 TAIL = 4096  # the SDKs send ``context_management`` after the history: found here, a managed call needs no scan
@@ -36,13 +38,19 @@ TAIL = 4096  # the SDKs send ``context_management`` after the history: found her
 REPORTED = re.compile(rb"thinking_dropped|thinking_mismatch_allowed")
 
 
-def _plain_messages(path: str, request: bytes) -> bool:
+def _plain_messages(path: str, request: bytes, scanned: Scanned | None = None) -> bool:
     """Returns whether a Messages call plainly uses no context management: its bytes name neither
     ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain) nor
-    thinking (its configuration, its ``block_binding`` or a block), so it is passed without parsing a byte."""
+    thinking (its configuration, its ``block_binding`` or a block), so it is passed without parsing a
+    byte. ``scanned`` keeps the conversations' clean requests, so that only what follows the bytes a
+    request resends is scanned."""
     if not path.rstrip("/").endswith("/messages"):
         return False
-    return request.find(b"context_management", len(request) - TAIL) < 0 and MANAGED.search(request) is None
+    if request.find(b"context_management", len(request) - TAIL) >= 0:
+        return False
+    if scanned is not None:
+        return scanned.clean(request)
+    return not any(request.find(word) >= 0 for word in MANAGED)
 
 
 def _reported(response: bytes, status: int | None) -> bool:
@@ -76,15 +84,18 @@ class Guard:
                  on_judgement: Callable[[Judgement], Any] | None = None, conversations: int = CONVERSATIONS,
                  prefix_bytes: int = BUDGET) -> None:
         """``conversations``: how many conversations' resent prefixes are kept decoded (0: each
-        request is decoded whole), within ``prefix_bytes`` bytes of requests in all."""
+        request is decoded whole), and as many of the requests passed unparsed kept scanned (0:
+        each scanned whole), each within ``prefix_bytes`` bytes of requests in all."""
         from ..provider.analyze.registry import judges as registered
 
         self.policies = resolve(policy)
         self.alert_on = frozenset(alert_on)
         self.available = list(judges) if judges is not None else registered()
+        self._notes = notes_of(self.available)
         self.on_judgement = on_judgement
         self.earlier = Earlier(window)
         self.conversations = Conversations(conversations, prefix_bytes) if conversations > 0 else None
+        self.scanned = Scanned(MANAGED, conversations, prefix_bytes) if conversations > 0 else None
         self.count = 0
         self._lock = threading.Lock()
 
@@ -95,7 +106,7 @@ class Guard:
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1
-            if _plain_messages(item.endpoint, request) and not _reported(response, status):
+            if _plain_messages(item.endpoint, request, self.scanned) and not _reported(response, status):
                 self.earlier.advance()
                 found = start(item, "anthropic", NOT_JUDGED)
                 found.evidence.append("no context management in the request")
@@ -115,8 +126,9 @@ class Guard:
                 item.response = _answer(response, encoding, item.streamed)
             except BodyError as exc:
                 item.error = f"response body: {exc}"
-            [(found, _)] = list(judge_stream([item], self.available, self.earlier))  # moves the index on
+            found = noted(item, self.earlier, self._notes, judge_one(item, self.earlier, self.available))
             self.earlier.resent = None
+            self.earlier.advance()
         return self._report(found)
 
     def _report(self, found: Judgement) -> Judgement:

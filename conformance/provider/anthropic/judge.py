@@ -547,7 +547,8 @@ class AnthropicJudge:
         if problem:
             return failed(item, PROVIDER, problem)
         found = start(item, PROVIDER)
-        found.strategy = strategy(request, is_count_tokens(item), positions, managed)
+        counting = is_count_tokens(item)
+        found.strategy = strategy(request, counting, positions, managed)
         messages = request["messages"]
         found.live_start, found.history = _live_start(messages, getattr(earlier, "resent", None)), len(messages)
         response = answer
@@ -566,7 +567,7 @@ class AnthropicJudge:
             found.evidence.append(f"status {item.status}: {details.get('error_code') or error.get('type') or 'error'}")
             return found
         findings: list[Finding] = []  # (without context management, only what befell the thinking blocks sent back)
-        if managed and is_count_tokens(item):
+        if managed and counting:
             findings = [count_tokens(request, response, found.live_start)]
         elif managed:
             findings = [f for f in (carried(messages, found.live_start, earlier, positions),
