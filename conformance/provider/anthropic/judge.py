@@ -364,7 +364,8 @@ def unreadable(request: Mapping[str, Any], response: Any) -> str | None:
         return "the request has no 'messages' list"
     if not _is_mapping(response):
         return None
-    if response.get("type") not in ("message", "error") and "input_tokens" not in response:
+    if response.get("type") not in ("message", "error") and "input_tokens" not in response \
+            and judge_rejections.carried(response) is None:  # (a gateway's envelope of the service's error)
         return f"the response is not a Messages API message (type {response.get('type', response.get('object'))!r})"
     content = response.get("content")
     if response.get("type") == "message" and not isinstance(content, list):
@@ -511,6 +512,9 @@ class AnthropicJudge:
             return True  # a response-only file: a Messages API message or a count_tokens answer
         if item.request is None and response.get("type") == "error" and _is_mapping(response.get("error")):
             return True  # a response-only error body: ``{"type": "error", "error": {"type": ..., "message": ...}}``
+        if (item.request is None or isinstance(request.get("messages"), list)) and "error" in response \
+                and judge_rejections.carried(response) is not None:
+            return True  # that body, carried in a gateway's error envelope
         return isinstance(request.get("messages"), list) and (
             "anthropic_version" in request or response.get("type") == "message"
             or _is_mapping(request.get("context_management")))

@@ -12,6 +12,7 @@ client's first change since the previous request that carried it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -95,15 +96,57 @@ class Broken:
     said: tuple[str, ...]
 
 
+# Where a gateway puts the service's own error body, as a JSON string, in an envelope of its own:
+# ``error.metadata.raw`` (a router that names the provider beside it), ``error.message`` (a cloud
+# platform's ``{"error": {"code": 400, "message": "<the body>", "status": "INVALID_ARGUMENT"}}``).
+ENVELOPES = (("error", "metadata", "raw"), ("error", "message"))
+
+
+def carried(response: Any) -> tuple[Mapping[str, Any], str] | None:
+    """Returns the Messages API error body a gateway's error envelope carries, and where (e.g.
+    ``error.metadata.raw``); None when ``response`` is no such envelope (a body of the service's
+    own included: it carries nothing)."""
+    if not is_mapping(response) or response.get("type") == "error":
+        return None
+    for path in ENVELOPES:
+        value: Any = response
+        for key in path:
+            value = value.get(key) if is_mapping(value) else None
+        if not isinstance(value, str) or not value.lstrip().startswith("{"):
+            continue
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            continue
+        if is_mapping(inner) and inner.get("type") == "error" and is_mapping(inner.get("error")):
+            return inner, ".".join(path)
+    return None
+
+
 def _error(response: Mapping[str, Any]) -> Mapping[str, Any]:
-    error = response.get("error")
+    inner = carried(response)
+    error = (inner[0] if inner is not None else response).get("error")
     return error if is_mapping(error) else {}
 
 
+def _code(response: Any) -> int | None:
+    """Returns the status an envelope's ``error.code`` gives (the gateway answered with it), or None."""
+    error = response.get("error") if is_mapping(response) else None
+    code = error.get("code") if is_mapping(error) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
 def rejected(response: Any, status: int | None) -> bool:
-    """Returns whether the answer is a rejection: a 4xx status, or an error body (a stream's error event)."""
-    return (status is not None and 400 <= status < 500) or (is_mapping(response) and response.get("type") == "error"
-                                                          and (status is None or status < 500))
+    """Returns whether the answer is a rejection: a 4xx status, an error body (a stream's error
+    event), or a gateway's envelope carrying one with a 4xx code."""
+    if status is not None and 400 <= status < 500:
+        return True
+    if status is not None and status >= 500:
+        return False
+    if is_mapping(response) and response.get("type") == "error":
+        return True
+    code = _code(response)
+    return carried(response) is not None and (code is None or 400 <= code < 500)
 
 
 def rule(response: Any, status: int | None) -> Broken | None:
@@ -130,7 +173,9 @@ def rule(response: Any, status: int | None) -> Broken | None:
         header = HEADER.search(text)
         if header:
             said.append(f"the request was sent without the `{header.group(1)}` beta header")
-        return Broken(known.name, known.asks, path, at, block,
+        kind = found.groupdict().get("kind")
+        name = known.name.replace("tool_result", kind) if kind and kind != "tool_result" else known.name
+        return Broken(name, known.asks, path, at, block,
                       tuple(i.strip() for i in ids.split(",") if i.strip()), tuple(said))
     return None
 
@@ -140,6 +185,7 @@ def _status(response: Mapping[str, Any], status: int | None) -> str:
     details = error.get("details")
     code = details.get("error_code") if is_mapping(details) else None
     kind = error.get("type") or "error"
+    status = status if status is not None else _code(response)
     return f"status {status if status is not None else '?'}: {kind}" + (f"/{code}" if code else "")
 
 
@@ -150,6 +196,9 @@ def _lines(broken: Broken, response: Mapping[str, Any], status: int | None) -> l
         ids = f" ({', '.join(broken.ids[:IDS_SHOWN])}" + (f" and {more} more" if more > 0 else "") + ")"
     lines = [f"the service rejected the request ({_status(response, status)}): {broken.rule}{ids}; the history must "
              f"keep this rule: {broken.asks}"]
+    inner = carried(response)
+    if inner is not None:
+        lines.append(f"the service's error body came in a gateway's error envelope, at {inner[1]}")
     lines += [f"the service says {s}" for s in broken.said]
     return lines
 
