@@ -112,11 +112,11 @@ def _live_start(messages: list[Any], resent: Any = None) -> int:
     else:
         last, before = -1, 0  # (nothing known: every message is looked at)
     n = len(messages)
-    found = next((i + 1 for i in range(n - 1, max(last, 0) - 1, -1) if settles_at(messages, i)), before)
     now = next((i for i in range(n - 1, max(last, 0) - 1, -1) if messages[i].get("role") != "system"), last)
     settled = next((i + 1 for i in range(now - 1, max(last, 0) - 1, -1) if settles_at(messages, i)), before)
     resent.notes[LIVE] = (n, now, settled)
-    return found
+    # (the messages after ``now`` are system messages, which never settle: only ``now`` may settle later)
+    return now + 1 if now >= 0 and settles_at(messages, now) else settled
 
 
 

@@ -145,6 +145,8 @@ def rejected(response: Any, status: int | None) -> bool:
         return False
     if is_mapping(response) and response.get("type") == "error":
         return True
+    if status is not None or not is_mapping(response) or "error" not in response:
+        return False  # (an answer with a success status: only the service's own error event is one)
     code = _code(response)
     return carried(response) is not None and (code is None or 400 <= code < 500)
 
