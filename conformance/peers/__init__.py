@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .. import registry
-from .base import Peer, PeerNotInstalled
+from .base import Peer, PeerNotInstalled, select_rows
 
 
 def all_peers() -> list[Peer]:
@@ -25,15 +25,7 @@ def select(names: Iterable[str] = ()) -> list[Peer]:
 
     Raises ``KeyError`` naming an unknown one.
     """
-    wanted = list(names)
-    peers = all_peers()
-    if not wanted:
-        return peers
-    chosen = [p for p in peers if p.name in wanted or p.library in wanted]
-    unknown = [n for n in wanted if not any(n in (p.name, p.library) for p in peers)]
-    if unknown:
-        raise KeyError(f"unknown peer {unknown[0]!r}; known: {', '.join(p.name for p in peers)}")
-    return chosen
+    return select_rows(all_peers(), names, "peer")
 
 
 __all__ = ["Peer", "PeerNotInstalled", "all_peers", "select"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .._gc import import_paused
 from ..formats import get as get_format
@@ -19,8 +21,10 @@ class PeerNotInstalled(Exception):
 
 class InstalledLibrary:
     """What a row of a matrix knows of its library: whether it is installed, and its version.
-    Needs ``library`` (the distribution's name) and ``module`` (an importable module of it)."""
+    Needs ``name`` (the row's), ``library`` (the distribution's name) and ``module`` (an importable
+    module of it)."""
 
+    name: str
     library: str
     module: str
 
@@ -39,6 +43,24 @@ class InstalledLibrary:
             return importlib.metadata.version(self.library)
         except importlib.metadata.PackageNotFoundError:
             return None
+
+
+_Row = TypeVar("_Row", bound=InstalledLibrary)
+
+
+def select_rows(rows: Sequence[_Row], names: Iterable[str] | None, kind: str) -> list[_Row]:
+    """Returns the rows called ``names`` or whose library is one of them (all when there are none).
+
+    Raises ``KeyError`` naming an unknown one (``unknown <kind> 'x'; known: ...``).
+    """
+    wanted = list(names or ())
+    if not wanted:
+        return list(rows)
+    chosen = [r for r in rows if r.name in wanted or r.library in wanted]
+    unknown = [n for n in wanted if not any(n in (r.name, r.library) for r in rows)]
+    if unknown:
+        raise KeyError(f"unknown {kind} {unknown[0]!r}; known: {', '.join(r.name for r in rows)}")
+    return chosen
 
 
 @dataclass(frozen=True)

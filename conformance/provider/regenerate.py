@@ -17,6 +17,19 @@ from . import default_cassettes, default_specs
 from .probes import load_probes
 
 
+def regenerate_command(module: str, description: str | None, *, provider: str,
+                       emulator: Callable[[int], AbstractContextManager[Any]], record: Callable[..., Sequence[Any]],
+                       stored_url: str) -> Callable[[list[str] | None], int]:
+    """Returns the ``main(argv)`` of the provider's ``python -m module`` command: it records every
+    ``provider`` probe against a fresh emulator and returns 0 if all were written, else 1 (2: bad specs)."""
+
+    def main(argv: list[str] | None = None) -> int:
+        return regenerate_main(argv, prog=f"python -m {module}", description=description, provider=provider,
+                               emulator=emulator, record=record, stored_url=stored_url)
+
+    return main
+
+
 def regenerate_main(argv: list[str] | None, *, prog: str, description: str | None, provider: str,
                     emulator: Callable[[int], AbstractContextManager[Any]],
                     record: Callable[..., Sequence[Any]], stored_url: str) -> int:

@@ -11,10 +11,12 @@ import httpx2
 import pytest
 
 from conformance.cli import main
+from conformance.provider import _recording
+from conformance.provider._recording import Retryable
 from conformance.provider.anthropic import record as record_module
 from conformance.provider.anthropic.emulator import Emulator
 from conformance.provider.anthropic.probes import Probe
-from conformance.provider.anthropic.record import Recorded, _Retryable, _send, record
+from conformance.provider.anthropic.record import _send, record
 from .._yaml import load_yaml
 
 
@@ -39,7 +41,7 @@ def test_a_transient_answer_is_raised_for_retry(probes: dict[str, Probe], status
                                                 body: Any, transient: bool) -> None:
     probe = probes["clear-tool-uses.keep-below-live-task"]
     if transient:
-        with pytest.raises(_Retryable):
+        with pytest.raises(Retryable):
             _send(refusing(status, headers, body), probe)
     else:
         notes, _ = _send(refusing(status, headers, body), probe)
@@ -49,7 +51,7 @@ def test_a_transient_answer_is_raised_for_retry(probes: dict[str, Probe], status
 def test_a_persistent_overload_is_retried_with_backoff_then_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     waits: list[float] = []
-    monkeypatch.setattr(record_module, "SLEEP", waits.append)
+    monkeypatch.setattr(_recording, "SLEEP", waits.append)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
     with Emulator(0, ["overloaded"]) as emulator:
         code = main(["record", "--base-url", emulator.url, "--out", str(tmp_path),
@@ -62,14 +64,16 @@ def test_a_persistent_overload_is_retried_with_backoff_then_exit_3(tmp_path: Pat
 
 def test_a_transient_answer_then_success_records(tmp_path: Path, probes: dict[str, Probe],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    real = record_module._attempt
+    real = record_module._send
     calls: list[int] = []
 
-    def flaky(*args: Any) -> Recorded | _Retryable:
+    def flaky(*args: Any) -> tuple[list[str], dict[str, Any]]:
         calls.append(1)
-        return _Retryable("create: server answered 529", 1.5) if len(calls) == 1 else real(*args)
+        if len(calls) == 1:
+            raise Retryable("create: server answered 529", 1.5)
+        return real(*args)
 
-    monkeypatch.setattr(record_module, "_attempt", flaky)
+    monkeypatch.setattr(record_module, "_send", flaky)
     waits: list[float] = []
     with Emulator(0) as emulator:
         [outcome] = record([probes["compact.below-trigger"]], "dummy", emulator.url, tmp_path, sleep=waits.append)

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from ... import registry
+from ...peers.base import select_rows
 from .base import Component
 
 
@@ -32,14 +33,7 @@ def __getattr__(name: str) -> Any:
 def select(names: list[str] | None) -> list[Component]:
     """Returns the components named (by name or library), all when ``names`` is empty; raises
     ``KeyError`` naming an unknown one."""
-    every = components()
-    if not names:
-        return list(every)
-    chosen = [c for c in every if c.name in names or c.library in names]
-    unknown = [n for n in names if not any(n in (c.name, c.library) for c in every)]
-    if unknown:
-        raise KeyError(f"unknown egress component {unknown[0]!r}; known: {', '.join(c.name for c in every)}")
-    return chosen
+    return select_rows(components(), names, "egress component")
 
 
 __all__ = ["COMPONENTS", "Component", "components", "select"]

@@ -7,14 +7,13 @@ of Redis Stack, which Debian's redis-server lacks, so it has no row.)"""
 
 from __future__ import annotations
 
-from typing import Any
 
 from .base import Component
 from .langgraph_checkpoint import SaverStore, serializer
-from .server_stores import pg_connect, pg_raw, pg_rows
+from .server_stores import PostgresSchemaStore, pg_connect
 
 
-class PostgresCheckpointStore(SaverStore):
+class PostgresCheckpointStore(PostgresSchemaStore, SaverStore):
     """A task record kept by ``PostgresSaver`` in the conversation's schema."""
 
     def __init__(self, folder: str, encrypted: bool = False) -> None:
@@ -28,12 +27,6 @@ class PostgresCheckpointStore(SaverStore):
         serde = serializer(encrypted)
         self.saver = PostgresSaver(self.conn, serde=serde) if serde is not None else PostgresSaver(self.conn)
         self.saver.setup()
-
-    def raw(self) -> bytes:
-        return pg_raw(self.folder)
-
-    def export(self) -> list[Any]:
-        return pg_rows(self.folder)
 
 
 def json_plus(folder: str) -> PostgresCheckpointStore:

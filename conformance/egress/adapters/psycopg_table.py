@@ -9,12 +9,12 @@ import json
 from typing import Any
 
 from .base import Component
-from .server_stores import pg_connect, pg_raw, pg_rows
+from .server_stores import PostgresSchemaStore, pg_connect
 
 KEY = "egress-matrix-k1"  # fixed: the matrix is reproducible; never a real key
 
 
-class TaskTable:
+class TaskTable(PostgresSchemaStore):
     """A task record in the table ``task_record`` of the conversation's schema."""
 
     def __init__(self, folder: str, sealed: bool = False) -> None:
@@ -44,12 +44,6 @@ class TaskTable:
     def finish(self, task_id: str) -> None:
         with pg_connect(self.folder) as conn:
             conn.execute("DELETE FROM task_record WHERE task_id = %s", (task_id,))
-
-    def raw(self) -> bytes:
-        return pg_raw(self.folder)
-
-    def export(self) -> list[Any]:
-        return pg_rows(self.folder)
 
 
 def plain(folder: str) -> TaskTable:

@@ -72,6 +72,21 @@ def pg_rows(folder: str) -> list[Any]:
                 for row in conn.execute(f'SELECT * FROM "{schema}"."{table}"')]  # noqa: S608 - names of the store's own schema
 
 
+class PostgresSchemaStore:
+    """A task-record store whose data are the tables of its conversation's schema (``folder``):
+    ``raw()`` and ``export()`` read them as ``pg_raw`` and ``pg_rows`` do."""
+
+    folder: str
+
+    def raw(self) -> bytes:
+        """Returns every table of the schema as the server holds it."""
+        return pg_raw(self.folder)
+
+    def export(self) -> list[Any]:
+        """Returns every row of every table of the schema."""
+        return pg_rows(self.folder)
+
+
 def redis_client() -> Any:
     """Returns a ``redis.Redis`` client of the running Redis."""
     import redis

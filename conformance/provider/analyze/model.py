@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..._json import is_mapping
 from ..recordings import Interaction
 
 REACHED = "reached-live-task"
@@ -98,11 +100,17 @@ def failed(item: Interaction, provider: str, message: str) -> Judgement:
     return found
 
 
-def not_a_request(item: Interaction, provider: str, api: str) -> Judgement | None:
-    """Returns the verdict on an interaction whose request body is not a JSON object (``not-judged``
-    for an upload or a request without a body, an error when the body could not be read), or None
-    when the request is one for the judge of ``api`` (e.g. "Messages") to decide."""
+def not_a_request(item: Interaction, provider: str, api: str,
+                  response_only: Callable[[Interaction, Mapping[str, Any]], Judgement] | None = None) -> Judgement | None:
+    """Returns the verdict on an interaction whose request body is not a JSON object: what
+    ``response_only`` says of an answer recorded without its request, ``not-judged`` for an upload or
+    a request without a body, an error when the body could not be read; or None when the request is
+    one for the judge of ``api`` (e.g. "Messages") to decide."""
     request = item.request
+    if request.__class__ is dict:  # (a decoded body is a dict: no other shape to rule out)
+        return None
+    if request is None and response_only is not None and is_mapping(item.response) and item.error is None:
+        return response_only(item, item.response)
     if request is not None and not isinstance(request, dict):  # a JSON-lines upload, a list
         found = start(item, provider, NOT_JUDGED)
         found.evidence.append(f"the request body is a JSON {type(request).__name__}, not a {api} request")

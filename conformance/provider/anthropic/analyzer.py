@@ -102,11 +102,19 @@ def _edit_config(request: dict[str, Any], kind: str) -> dict[str, Any] | None:
     return next((e for e in sem.edits_of(request) if e.get("type") == kind), None)
 
 
-def _tool_edit(item: BetaClearToolUses20250919EditResponse, request: dict[str, Any], found: Analysis) -> None:
-    edit = _edit_config(request, sem.CLEAR_TOOL_USES)
-    label = f"clear_tool_uses reported {item.cleared_tool_uses} tool uses / {item.cleared_input_tokens} tokens"
+def _reported_edit(request: dict[str, Any], kind: str, label: str, found: Analysis) -> dict[str, Any] | None:
+    """Returns the request's edit of ``kind`` the answer reported (``label``), or None after noting in
+    ``found`` that the request has no such edit."""
+    edit = _edit_config(request, kind)
     if edit is None:
         found.unexplained.append(f"{label} but the request has no such edit")
+    return edit
+
+
+def _tool_edit(item: BetaClearToolUses20250919EditResponse, request: dict[str, Any], found: Analysis) -> None:
+    label = f"clear_tool_uses reported {item.cleared_tool_uses} tool uses / {item.cleared_input_tokens} tokens"
+    edit = _reported_edit(request, sem.CLEAR_TOOL_USES, label, found)
+    if edit is None:
         return
     pool = [s for s in sem.tool_steps(request["messages"]) if s.result_message is not None]
 
@@ -135,10 +143,9 @@ def _tool_edit(item: BetaClearToolUses20250919EditResponse, request: dict[str, A
 
 
 def _thinking_edit(item: BetaClearThinking20251015EditResponse, request: dict[str, Any], found: Analysis) -> None:
-    edit = _edit_config(request, sem.CLEAR_THINKING)
     label = f"clear_thinking reported {item.cleared_thinking_turns} turns / {item.cleared_input_tokens} tokens"
+    edit = _reported_edit(request, sem.CLEAR_THINKING, label, found)
     if edit is None:
-        found.unexplained.append(f"{label} but the request has no such edit")
         return
     pool = [t for t in sem.assistant_turns(request["messages"]) if t.has_thinking]
     matches = identify(pool, item.cleared_thinking_turns, item.cleared_input_tokens,

@@ -11,34 +11,15 @@ calls are not billed, so they are not priced.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from .._prices import Prices, load_prices
+from .._cost import Estimate, load_prices, rows, total_usd, totals
 from . import semantics as sem
 from .live import script_kwargs
 from .probes import Probe
 from ..table import grid
 
-
-@cache
-def prices() -> Prices:
-    """Returns the shipped price table (``conformance/provider/anthropic/prices.yaml``)."""
-    return load_prices(__package__)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One probe's expected spend: requests, input tokens, most output tokens and dollars (None: no price)."""
-
-    probe: str
-    model: str
-    requests: int
-    input_tokens: int
-    max_output_tokens: int
-    counted: bool
-    usd: float | None
+__all__ = ["Estimate", "answer_allowance", "estimate", "render", "requests_of", "total_usd"]
 
 
 def _without_thinking(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -93,30 +74,14 @@ def estimate(probe: Probe, client: Any = None) -> Estimate:
     else:
         tokens = sum(sem.request_tokens(r) + answer_allowance(probe, r) for r in sent)
     output = sum(int(r["max_tokens"]) for r in sent)
-    price = prices().models.get(probe.request["model"])
-    usd = None if price is None else (tokens * price["input"] + output * price["output"]) / 1_000_000
-    return Estimate(probe.id, probe.request["model"], len(sent), tokens, output, client is not None, usd)
+    model = probe.request["model"]
+    return Estimate(probe.id, model, len(sent), tokens, output, load_prices(__package__).usd(model, tokens, output),
+                    counted=client is not None)
 
 
 def render(estimates: list[Estimate]) -> list[str]:
     """Returns the dry-run table, its legend, and two total lines naming the price table's date."""
-    table = prices()
-    rows = [["PROBE", "MODEL", "REQ", "INPUT", "OUT", "USD"]]
-    for e in estimates:
-        rows.append([e.probe, e.model, str(e.requests), f"{e.input_tokens}" + ("" if e.counted else " (est.)"),
-                     str(e.max_output_tokens), "no price" if e.usd is None else f"{e.usd:.4f}"])
-    lines = grid(rows) + ["REQ requests, INPUT input tokens ((est.): the suite's offline estimate), OUT the most "
-                          "output tokens", "(max_tokens), USD the most they can cost"]
-    total = total_usd(estimates)
-    spent = "unknown (a model has no price)" if total is None else f"${total:.2f}"
-    lines.append(f"record --dry-run: {len(estimates)} probe(s), {sum(e.requests for e in estimates)} request(s), "
-                 f"{sum(e.input_tokens for e in estimates)} input tokens, at most {spent}")
-    lines.append(f"  at the list prices of {table.date} ({table.source})")
-    return lines
-
-
-def total_usd(estimates: list[Estimate]) -> float | None:
-    """Returns the summed dollar estimate, or None when any probe's model has no price."""
-    if any(e.usd is None for e in estimates):
-        return None
-    return sum(e.usd or 0.0 for e in estimates)
+    legend = ["REQ requests, INPUT input tokens ((est.): the suite's offline estimate), OUT the most output tokens",
+              "(max_tokens), USD the most they can cost"]
+    return grid(rows(estimates)) + legend + totals(estimates, load_prices(__package__), "record --dry-run",
+                                                   "request(s)")

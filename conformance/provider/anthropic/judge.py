@@ -23,8 +23,9 @@ from typing import Any
 
 from ...transcript import find_live_start, settles_at
 from ..._json import is_mapping as _is_mapping
-from ..analyze.earlier import Earlier, digest, indexed, stand_in
-from ..analyze.model import BROKEN_HISTORY, CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, not_a_request, start, worst
+from ..analyze.earlier import Earlier, digest, stand_in
+from ..analyze.request_judge import RequestJudge
+from ..analyze.model import BROKEN_HISTORY, CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import judge_rejections, judge_thinking
 from . import semantics as sem
@@ -495,10 +496,12 @@ def _claims_url(url: str) -> bool:
     return item.endpoint.rstrip("/").endswith(("/v1/messages", "/v1/messages/count_tokens")) or "anthropic" in item.host
 
 
-class AnthropicJudge:
+class AnthropicJudge(RequestJudge):
     """The Messages API judge ``analyze`` finds as ``JUDGE``."""
 
     provider = PROVIDER
+    api = "Messages"
+    response_only = staticmethod(_judge_response_only)
 
     def claims(self, item: Interaction) -> bool:
         """Returns whether the interaction is Messages API traffic (endpoint, host or body shape)."""
@@ -519,23 +522,11 @@ class AnthropicJudge:
             "anthropic_version" in request or response.get("type") == "message"
             or _is_mapping(request.get("context_management")))
 
-    # Notes what a later interaction of the same recording may follow back to this one (the
-    # module's function itself: a stream calls it for every interaction, each judge's).
     remember = staticmethod(remember)
 
-    def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one Messages API interaction (see the module docstring); ``earlier``
-        is the index of the interactions before it (or those interactions, indexed here)."""
-        if not isinstance(earlier, Earlier):
-            earlier = indexed(earlier, remember)
-        request = item.request
-        if request.__class__ is not dict:  # (a decoded body is a dict: no other shape to rule out)
-            if request is None and _is_mapping(item.response) and item.error is None:
-                return _judge_response_only(item, item.response)
-            shape = not_a_request(item, PROVIDER, "Messages")
-            if shape is not None:
-                return shape
-        assert _is_mapping(request)  # (not_a_request decided every other body)
+    def judge_request(self, item: Interaction, request: Mapping[str, Any], earlier: Earlier) -> Judgement:
+        """Returns the verdict on one Messages API interaction whose request is a JSON object (see the
+        module docstring); ``earlier`` is the index of the interactions before it."""
         positions = _positions(request, getattr(earlier, "resent", None))  # walked once: the history may be long
         managed = uses_context_management(request, positions)
         answer = item.response if _is_mapping(item.response) else None

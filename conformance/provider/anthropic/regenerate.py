@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import sys
 
-from ..regenerate import regenerate_main
+from ..regenerate import regenerate_command
 from .emulator import Emulator
 from .record import record
 
 STORED_URL = "http://127.0.0.1:8089"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Records every probe against a fresh emulator; returns 0 when all were written, else 1 (2: bad specs)."""
-    return regenerate_main(argv, prog="python -m conformance.provider.anthropic.regenerate", description=__doc__,
-                           provider="anthropic", emulator=Emulator, record=record, stored_url=STORED_URL)
-
+# (run with -m, the module's name is "__main__": its spec has the name it is run by)
+main = regenerate_command(__spec__.name, __doc__, provider="anthropic", emulator=Emulator, record=record,
+                          stored_url=STORED_URL)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

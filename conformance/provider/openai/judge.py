@@ -22,7 +22,8 @@ from urllib.parse import urlsplit
 from ...formats.base import FormatError
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, indexed, stand_in
-from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, not_a_request, start, worst
+from ..analyze.request_judge import RequestJudge
+from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
 from .rules import Exchange, judge as judge_exchange
@@ -315,10 +316,70 @@ def _strategy(request: Mapping[str, Any], endpoint: str, kinds: list[Any]) -> st
     return " + ".join(parts)
 
 
-class OpenAIJudge:
+def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
+    """Returns the verdict on a Responses API answer recorded without its request.
+
+    A compaction item after the response's own completed answer stands for what that answer settled;
+    one that opens the output stands for the whole input, whose request was still in flight; anything
+    else, a ``/responses/compact`` answer or ``truncation: "auto"`` included, cannot be told.
+    """
+    found = start(item, PROVIDER)
+    found.strategy = "response only"
+    where = "no request body was recorded (a response-only file or a request without a body)"
+    if not str(raw.get("object", "")).startswith("response"):
+        found.verdict = NOT_JUDGED  # a file, a batch, a model listing: not an answer to judge
+        found.evidence = [f"{where}; the response is not a Responses API object ({raw.get('object')!r})"]
+        return found
+    output = [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]
+    unknown = unmodelled([], output)
+    positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
+    kinds = [str(o.get(ALIAS_KEY) or o.get("type", "message")) for o in output]
+    lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unmodelled([], output, alias=True), *unknown]
+    if (item.status or 200) >= 400 or _is_mapping(raw.get("error")) and not output:
+        found.verdict, found.evidence = NOT_JUDGED, [f"{where}; an error answer alone says nothing about "
+                                                     "context management"]
+        return found
+    compact = str(raw.get("object", "")) == "response.compaction" or _endpoint(item) == "/responses/compact"
+    if compact:
+        found.verdict = CANNOT_TELL
+        lines.append("a /responses/compact answer: which input items were folded cannot be told without the input")
+    elif len(positions) > 1:
+        found.verdict = "inconsistent"
+        lines.append(f"{len(positions)} compaction items in one response (output {indices(positions)})")
+    elif positions:
+        k = positions[0]
+        before = output[:k]
+        answered = bool(before) and before[-1].get("type", "message") == "message" \
+            and before[-1].get("role", "assistant") == "assistant" and not sem.open_calls(before)
+        if answered:
+            found.verdict = SETTLED
+            lines.append(f"the compaction item at output[{k}] follows the response's own completed answer "
+                         f"(output[{k - 1}] is an assistant message): the answer came from the whole input, the "
+                         "item stands for what that answer settled")
+        elif k == 0 and len(output) > 1:
+            found.verdict = REACHED
+            lines.append("the compaction item opens the output, before the answer: it stands for the whole input, "
+                         "whose request this response answers (the task in flight)")
+        else:
+            found.verdict = CANNOT_TELL
+            lines.append(f"the compaction item at output[{k}] follows no completed answer: what it folded cannot be "
+                         "told without the input")
+    elif raw.get("truncation") == "auto":
+        found.verdict = CANNOT_TELL
+        lines.append("truncation auto: what was dropped cannot be told without the request's input")
+    else:  # nothing in the response says context management was used; an unmodelled item is named
+        found.verdict = NOT_JUDGED
+        lines = [f"{where}; the response has no compaction item and no truncation", *unknown]
+    found.evidence = lines
+    return found
+
+
+class OpenAIJudge(RequestJudge):
     """The Responses API judge ``analyze`` finds as ``JUDGE``."""
 
     provider = PROVIDER
+    api = "Responses"
+    response_only = staticmethod(response_only)
 
     def claims(self, item: Interaction) -> bool:
         """Returns whether the interaction is Responses API traffic (endpoint, host or body shape)."""
@@ -327,8 +388,6 @@ class OpenAIJudge:
         response = item.response if _is_mapping(item.response) else {}
         return str(response.get("object", "")).startswith("response")
 
-    # Notes what a later interaction of the same recording may follow back to this one (the
-    # module's function itself: a stream calls it for every interaction, each judge's).
     remember = staticmethod(remember)
 
     def history(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> list[dict[str, Any]]:
@@ -343,19 +402,9 @@ class OpenAIJudge:
         except ChainMissing:
             return _own_items(request)
 
-    def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
-        """Returns the verdict on one Responses API interaction (see the module docstring); ``earlier``
-        is the index of the interactions before it (or those interactions, indexed here)."""
-        if not isinstance(earlier, Earlier):
-            earlier = indexed(earlier, remember)
-        request = item.request
-        if request.__class__ is not dict:  # (a decoded body is a dict: no other shape to rule out)
-            if request is None and _is_mapping(item.response) and item.error is None:
-                return response_only(item, item.response)
-            shape = not_a_request(item, PROVIDER, "Responses")
-            if shape is not None:
-                return shape
-        assert _is_mapping(request)  # (not_a_request decided every other body)
+    def judge_request(self, item: Interaction, request: Mapping[str, Any], earlier: Earlier) -> Judgement:
+        """Returns the verdict on one Responses API interaction whose request is a JSON object (see the
+        module docstring); ``earlier`` is the index of the interactions before it."""
         endpoint = _endpoint(item)
         if not request.get("previous_response_id") and not _asks(request, endpoint):
             found = start(item, PROVIDER, NOT_JUDGED)  # decided without copying the history
@@ -442,64 +491,6 @@ class OpenAIJudge:
         found.verdict = worst([v for v, _ in findings])
         found.evidence += [line for _, group in findings for line in group]
         return found
-
-
-def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
-    """Returns the verdict on a Responses API answer recorded without its request.
-
-    A compaction item after the response's own completed answer stands for what that answer settled;
-    one that opens the output stands for the whole input, whose request was still in flight; anything
-    else, a ``/responses/compact`` answer or ``truncation: "auto"`` included, cannot be told.
-    """
-    found = start(item, PROVIDER)
-    found.strategy = "response only"
-    where = "no request body was recorded (a response-only file or a request without a body)"
-    if not str(raw.get("object", "")).startswith("response"):
-        found.verdict = NOT_JUDGED  # a file, a batch, a model listing: not an answer to judge
-        found.evidence = [f"{where}; the response is not a Responses API object ({raw.get('object')!r})"]
-        return found
-    output = [_aliased(o) for o in raw.get("output") or [] if _is_mapping(o)]
-    unknown = unmodelled([], output)
-    positions = [n for n, o in enumerate(output) if o.get("type") == sem.COMPACTION]
-    kinds = [str(o.get(ALIAS_KEY) or o.get("type", "message")) for o in output]
-    lines = [where, f"output items: {', '.join(kinds) or 'none'}", *unmodelled([], output, alias=True), *unknown]
-    if (item.status or 200) >= 400 or _is_mapping(raw.get("error")) and not output:
-        found.verdict, found.evidence = NOT_JUDGED, [f"{where}; an error answer alone says nothing about "
-                                                     "context management"]
-        return found
-    compact = str(raw.get("object", "")) == "response.compaction" or _endpoint(item) == "/responses/compact"
-    if compact:
-        found.verdict = CANNOT_TELL
-        lines.append("a /responses/compact answer: which input items were folded cannot be told without the input")
-    elif len(positions) > 1:
-        found.verdict = "inconsistent"
-        lines.append(f"{len(positions)} compaction items in one response (output {indices(positions)})")
-    elif positions:
-        k = positions[0]
-        before = output[:k]
-        answered = bool(before) and before[-1].get("type", "message") == "message" \
-            and before[-1].get("role", "assistant") == "assistant" and not sem.open_calls(before)
-        if answered:
-            found.verdict = SETTLED
-            lines.append(f"the compaction item at output[{k}] follows the response's own completed answer "
-                         f"(output[{k - 1}] is an assistant message): the answer came from the whole input, the "
-                         "item stands for what that answer settled")
-        elif k == 0 and len(output) > 1:
-            found.verdict = REACHED
-            lines.append("the compaction item opens the output, before the answer: it stands for the whole input, "
-                         "whose request this response answers (the task in flight)")
-        else:
-            found.verdict = CANNOT_TELL
-            lines.append(f"the compaction item at output[{k}] follows no completed answer: what it folded cannot be "
-                         "told without the input")
-    elif raw.get("truncation") == "auto":
-        found.verdict = CANNOT_TELL
-        lines.append("truncation auto: what was dropped cannot be told without the request's input")
-    else:  # nothing in the response says context management was used; an unmodelled item is named
-        found.verdict = NOT_JUDGED
-        lines = [f"{where}; the response has no compaction item and no truncation", *unknown]
-    found.evidence = lines
-    return found
 
 
 JUDGE = OpenAIJudge()

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import sys
 
-from ..regenerate import regenerate_main
+from ..regenerate import regenerate_command
 from .emulator import Emulator
 from .record import record
 
 STORED_URL = "http://127.0.0.1:8090/v1"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Records every OpenAI probe against a fresh emulator; returns 0 when all were written, else 1 (2: bad specs)."""
-    return regenerate_main(argv, prog="python -m conformance.provider.openai.regenerate", description=__doc__,
-                           provider="openai", emulator=Emulator, record=record, stored_url=STORED_URL)
-
+# (run with -m, the module's name is "__main__": its spec has the name it is run by)
+main = regenerate_command(__spec__.name, __doc__, provider="openai", emulator=Emulator, record=record,
+                          stored_url=STORED_URL)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
