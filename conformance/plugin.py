@@ -24,7 +24,8 @@ from .formats.wrap import FORMAT_HELP, in_format
 from .invariants import BY_ID
 from .results import CheckResult, must_checked
 from .runner import RunOptions, check_scenario
-from .spec import Scenario, discover, load
+from .spec import Scenario, load
+from .spec_files import discover
 from .target import DEFAULT_TIME_LIMIT, Target, resolve
 
 
