@@ -92,11 +92,11 @@ def pytest_collection(session: pytest.Session) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Returns True for every path pytest walks on its own (``testpaths``, or the current folder)
-    when a target is given, so that ``pytest --conformance-target X`` runs the conformance items
-    alone, in a project's checkout as outside it; paths named on the command line are walked."""
-    if config.stash.get(_COLLECTION, None) is None:
-        return None
-    return True if config.args_source is not pytest.Config.ArgsSource.ARGS else None
+    when a target of either route is given (``--conformance-target``, ``--egress-target``), so that
+    the route runs its items alone, in a project's checkout as outside it; paths named on the
+    command line are walked."""
+    routed = config.stash.get(_COLLECTION, None) is not None or config.getoption("egress_target")
+    return True if routed and config.args_source is not pytest.Config.ArgsSource.ARGS else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
