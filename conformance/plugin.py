@@ -9,6 +9,7 @@ Without ``--conformance-target`` the plugin does nothing.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,5 +308,5 @@ class SpecErrorItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return f"spec error: {excinfo.value}"
 
-    def reportinfo(self) -> tuple[Path, int, str]:
+    def reportinfo(self) -> tuple[os.PathLike[str] | str, int | None, str]:  # as pytest.Item's
         return self.path, max((self.error.line or 1) - 1, 0), f"spec error in {self.error.field or 'file'}"
