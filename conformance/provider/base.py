@@ -4,7 +4,7 @@ lookups the core dispatches through (on a probe file's or a result's ``provider`
 A provider package (``conformance/provider/anthropic/``, a third-party package...) exposes one
 object meeting ``Provider`` and registers it in the ``context_conformance.providers`` entry-point
 group (``conformance.registry``). The core (probe loading, ``verify``, ``record``, ``lint-config``,
-``analyze``, cassette scrubbing and ``audit``) asks it for everything provider-specific and names no
+``analyze``, ``explain``, ``drift``, cassette scrubbing and ``audit``) asks it for everything provider-specific and names no
 provider itself. A provider object should import its SDK only inside the methods that need it.
 """
 
