@@ -224,18 +224,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     if args.write_gaps:
         _write_gaps(args.write_gaps, report)
-    try:
-        if args.report:
-            Path(args.report).mkdir(parents=True, exist_ok=True)
-        if args.json:
-            from .report import jsonfile
+    from .report import write_outputs
 
-            jsonfile.write(args.json, report)
-        if args.report:
-            from .report import write_all
-            write_all(args.report, report)
-    except OSError as exc:
-        raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
+    write_outputs(report, args.json, args.report)
     if args.generated:  # a thin alias of `conformance fuzz --examples N --seed S`
         from contextlib import redirect_stdout
 

@@ -55,32 +55,30 @@ class Requirement:
 UNKNOWN_FIELD_KINDS = ("text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use",
                        "tool_result", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
                        "bash_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload")
+
+
+def _fields(kind: str, positions: tuple[str, ...], *fields: str) -> tuple[Requirement, ...]:
+    """Returns one requirement of the default minimum per field of ``kind`` at ``positions``."""
+    return tuple(Requirement(kind, field, positions) for field in fields)
+
+
+# in the order docs/coverage.md lists them
 REQUIRED: tuple[Requirement, ...] = (
-    Requirement("tool_result", "content: text of 2 KB or more", ("live",)),
-    Requirement("tool_result", "content: list of one text", ("live",)),
-    Requirement("tool_result", "content: list of several texts", ("live",)),
-    Requirement("tool_result", "content: list with an image", ("live",)),
-    Requirement("tool_result", "is_error", ("live",)),
-    Requirement("tool_result", "cache_control", ("live",)),
-    Requirement("tool_result", "citations in content", ("live",)),
-    Requirement("image", "source: base64", ("opening",)),
-    Requirement("image", "source: url", ("opening",)),
-    Requirement("document", "source: base64", ("opening",)),
-    Requirement("document", "source: url", ("opening",)),
-    Requirement("document", "citations", ("opening",)),
+    *_fields("tool_result", ("live",), "content: text of 2 KB or more", "content: list of one text",
+             "content: list of several texts", "content: list with an image", "is_error", "cache_control",
+             "citations in content"),
+    *_fields("image", ("opening",), "source: base64", "source: url"),
+    *_fields("document", ("opening",), "source: base64", "source: url", "citations"),
     Requirement("text", "cache_control", IN_FLIGHT),
     Requirement("text", "citations", ("live",)),
     Requirement("text", "text with non-ASCII", IN_FLIGHT),
     Requirement("tool_result", "content: text ending in whitespace", ("live",)),
     *(Requirement(kind, "unknown field", IN_FLIGHT) for kind in UNKNOWN_FIELD_KINDS),
     Requirement(FUTURE, "present", IN_FLIGHT),
-    Requirement("thinking", "text with newlines", ("live",)),
-    Requirement("thinking", "text with runs of spaces", ("live",)),
-    Requirement("thinking", "text with non-ASCII", ("live",)),
+    *_fields("thinking", ("live",), "text with newlines", "text with runs of spaces", "text with non-ASCII"),
     Requirement("message", "paused turn, then a user message", ("live",)),
-    Requirement("message", "identical to the message before", IN_FLIGHT),
-    Requirement("message", "repeats a settled message", IN_FLIGHT),
-    Requirement("message", "repeats a settled block", IN_FLIGHT),
+    *_fields("message", IN_FLIGHT, "identical to the message before", "repeats a settled message",
+             "repeats a settled block"),
     Requirement("message", "system message", ("opening",)),
     Requirement("message", "user text between a call and its result", ("settled",), 2),
     Requirement("message", "user text between a call and its result", ("live",), 1),

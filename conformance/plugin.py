@@ -9,6 +9,7 @@ Without ``--conformance-target`` the plugin does nothing.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,8 @@ from .formats.wrap import FORMAT_HELP, in_format
 from .invariants import BY_ID
 from .results import CheckResult, must_checked
 from .runner import RunOptions, check_scenario
-from .spec import Scenario, discover, load
+from .spec import Scenario, load
+from .spec_files import discover
 from .target import DEFAULT_TIME_LIMIT, Target, resolve
 
 
@@ -91,11 +93,11 @@ def pytest_collection(session: pytest.Session) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Returns True for every path pytest walks on its own (``testpaths``, or the current folder)
-    when a target is given, so that ``pytest --conformance-target X`` runs the conformance items
-    alone, in a project's checkout as outside it; paths named on the command line are walked."""
-    if config.stash.get(_COLLECTION, None) is None:
-        return None
-    return True if config.args_source is not pytest.Config.ArgsSource.ARGS else None
+    when a target of either route is given (``--conformance-target``, ``--egress-target``), so that
+    the route runs its items alone, in a project's checkout as outside it; paths named on the
+    command line are walked."""
+    routed = config.stash.get(_COLLECTION, None) is not None or config.getoption("egress_target")
+    return True if routed and config.args_source is not pytest.Config.ArgsSource.ARGS else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -306,5 +308,5 @@ class SpecErrorItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return f"spec error: {excinfo.value}"
 
-    def reportinfo(self) -> tuple[Path, int, str]:
+    def reportinfo(self) -> tuple[os.PathLike[str] | str, int | None, str]:  # as pytest.Item's
         return self.path, max((self.error.line or 1) - 1, 0), f"spec error in {self.error.field or 'file'}"

@@ -82,19 +82,19 @@ class KeywordFilter:
     def _peek(self) -> str | None:
         return self._tokens[self._at] if self._at < len(self._tokens) else None
 
-    def _or(self) -> Any:
-        left = self._and()
-        while self._peek() == "or":
+    def _chain(self, operator: str, operand: Callable[[], Any]) -> Any:
+        """Returns the tree of ``operand (operator operand)*``, joined from the left."""
+        left = operand()
+        while self._peek() == operator:
             self._take()
-            left = ("or", left, self._and())
+            left = (operator, left, operand())
         return left
 
+    def _or(self) -> Any:
+        return self._chain("or", self._and)
+
     def _and(self) -> Any:
-        left = self._not()
-        while self._peek() == "and":
-            self._take()
-            left = ("and", left, self._not())
-        return left
+        return self._chain("and", self._not)
 
     def _not(self) -> Any:
         token = self._take()

@@ -9,7 +9,7 @@ file, and every other file, still load.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -24,9 +24,9 @@ from ._text import article
 from ._yamlsource import FieldPath, Locator, is_json, load_document, parse_fast, read_text
 from .errors import SpecError
 from .invariant_entries import INVARIANT_IDS
+from .spec_files import load_all
 
 SCHEMA_FILE = "scenarios.schema.json"
-SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
@@ -194,24 +194,6 @@ def _messages_ok(raw: dict[str, Any]) -> bool:
     output = raw.get("expect", {}).get("reference", {}).get("output") or []
     return all(_message_ok(m, roles, needs) for m in raw["history"]) and \
         all(_message_ok(m, roles, needs) for m in output)
-
-
-def discover(paths: Iterable[str | Path]) -> list[Path]:
-    """Returns the spec files named by ``paths`` (files, or ``.yaml``/``.yml``/``.json`` files of
-    folders searched recursively), sorted.
-
-    Raises ``SpecError`` for a path that does not exist.
-    """
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(p for p in path.rglob("*") if p.suffix in SPEC_SUFFIXES and p.is_file())
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise SpecError(path, None, "", "no such file or folder")
-    return sorted(set(files))
 
 
 def _schema_errors(part: str, instance: Any, locator: Locator,
@@ -396,22 +378,9 @@ def load_file(path: str | Path, text: str | None = None,
 
 def load(paths: Sequence[str | Path], invariant_ids: Collection[str] = INVARIANT_IDS) -> LoadResult:
     """Returns every scenario under ``paths`` with the errors found; duplicate ids are errors."""
-    result = LoadResult()
-    try:
-        files = discover(paths)
-    except SpecError as exc:
-        result.errors.append(exc)
-        return result
-    seen: dict[str, Scenario] = {}
-    for file in files:
+    def one(file: Path) -> tuple[list[Scenario], list[SpecError]]:
         loaded = load_file(file, invariant_ids=invariant_ids)
-        result.errors.extend(loaded.errors)
-        for scenario in loaded.scenarios:
-            first = seen.get(scenario.id)
-            if first is not None:
-                result.errors.append(SpecError(scenario.path, scenario.line, "id",
-                                               f"duplicate id {scenario.id!r} (first at {first.path}:{first.line})"))
-                continue
-            seen[scenario.id] = scenario
-            result.scenarios.append(scenario)
-    return result
+        return loaded.scenarios, loaded.errors
+
+    scenarios, errors = load_all(paths, one)
+    return LoadResult(scenarios, errors)

@@ -1,7 +1,7 @@
 """A provider, a message format, a recording dialect and an egress surface that this project does
 not ship, installed as a package of their own (``tests/plugins/thirdparty``: a distribution with entry
 points, put on the path), are found through the registry and run end to end by ``verify``,
-``analyze``, ``lint-config``, ``record --dry-run``, ``audit``, ``run --format`` and ``egress
+``analyze``, ``lint-config``, ``record --dry-run``, ``explain``, ``audit``, ``run --format`` and ``egress
 --surface``, with no edit to the suite. The commands run in processes of their own (one with the
 package on the path, one without), never in the test process."""
 
@@ -90,6 +90,7 @@ def installed(leaked: Path) -> dict[str, Done]:
         "lint-reaches": ("lint-config", str(DATA / "trim.json"), "--task-size", "3"),
         "lint-keeps": ("lint-config", str(DATA / "trim.json"), "--task-size", "1"),
         "dry-run": ("record", "--dry-run", "--provider", "toyllm", "--specs", str(DATA / "specs")),
+        "explain": ("explain", "toy.trims-live", "--specs", str(DATA / "specs")),
         "scrub": ("scrub",),
         "audit-leaked": ("audit", str(leaked)),
         "audit": ("audit", str(DATA / "cassettes")),
@@ -158,6 +159,14 @@ def test_lint_config_and_dry_run_go_to_the_provider_that_claims_them(installed: 
     assert dry.returncode == 0, dry.stderr
     assert dry.stdout.splitlines() == [f"{p}: 1 request, $0.00" for p in
                                        ("toy.keeps-live", "toy.trims-live", "toy.contradicted")]
+
+
+def test_explain_shows_a_third_party_probe_as_its_provider_lays_it_out(installed: dict[str, Done]) -> None:
+    done = installed["explain"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "  family toyllm.trim · trim keep_last 1" in done.stdout
+    assert "    2 live user" in done.stdout and "  verdict: reached-live-task" in done.stdout
+    assert "recorded: no recording of this probe" in done.stdout  # its cassettes are not the shipped ones
 
 
 def test_cassettes_scrub_and_audit_the_third_party_providers_reasoning(installed: dict[str, Done]) -> None:

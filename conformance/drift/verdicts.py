@@ -12,7 +12,6 @@ never compared here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,20 +31,6 @@ def load_probes(spec_paths: Iterable[Path] | None = None) -> dict[str, Any]:
     return probes
 
 
-def _error_reason(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Returns ``{status, type, code, message}`` of a recorded rejection (digits in the message masked),
-    or None when there was none."""
-    body = evidence.get("error")
-    if evidence.get("status") is None and body is None:
-        return None
-    error = body.get("error") if isinstance(body, Mapping) else None
-    error = error if isinstance(error, Mapping) else {}
-    details = error["details"] if isinstance(error.get("details"), Mapping) else {}
-    message = re.sub(r"\d+", "#", str(error.get("message") or ""))
-    return {"status": evidence.get("status"), "type": error.get("type"), "code": details.get("error_code"),
-            "message": message}
-
-
 def _reason_changed(was: Mapping[str, Any], now: Mapping[str, Any]) -> bool:
     """Returns whether two rejections differ in reason: error type or code, or, when neither names a
     code, the message (its numbers aside): then the message is the only place the reason is given."""
@@ -58,54 +43,11 @@ def _reason(reason: Mapping[str, Any]) -> str:
     return f"{reason['type']}/{reason['code']}" + ("" if reason["code"] else f": {reason.get('message')}")
 
 
-def _openai_reason(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Returns ``{status, type, code, message}`` of a recorded OpenAI rejection (digits and call ids
-    in the message masked), or None when there was none."""
-    error = evidence.get("error")
-    if not isinstance(error, Mapping):
-        return None
-    message = re.sub(r"\b(call|fc|msg|rs|resp)_[A-Za-z0-9]+", r"\1_#", str(error.get("message") or ""))
-    return {"status": error.get("status"), "type": error.get("type"), "code": error.get("code"),
-            "message": re.sub(r"\d+", "#", message)}
-
-
-def _live_items(details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
-    """Returns what of the probe's task in flight was cleared or summarised, by id and turn (for an
-    OpenAI probe: by input item index)."""
-    if details.get("provider") == "openai":
-        return {"items": list(details.get("reached") or [])}
-    live_ids = set(probe.live.tool_use_ids) if probe is not None else set()
-    return {"parts": list(details.get("live_reached") or []),  # its request summarised shows here
-            "tool_results": list(details.get("reached_tool_use_ids") or []),
-            "tool_inputs": [i for i in details.get("cleared_tool_inputs") or [] if i in live_ids],
-            "thinking_turns": list(details.get("reached_thinking_turns") or [])}
-
-
-BOUND_ELSEWHERE = "is bound to a different conversation"  # how a failed prefix check's 400 reads
-
-
-def _binding(details: Mapping[str, Any]) -> str | None:
-    """Returns what the prefix check of preserved thinking did to the thinking a request sent back, in
-    words: ``rejected (...)``, ``dropped <paths>``, ``let through <paths>`` or ``passed``; None for a
-    provider without that check (an OpenAI probe)."""
-    if details.get("provider") == "openai":
-        return None
-    evidence = details.get("evidence") or {}
-    message = str((evidence.get("rejection") or {}).get("message") or "")
-    if BOUND_ELSEWHERE in message:
-        return "rejected (a thinking block is bound to a different conversation)"
-    listed = [e for e in evidence.get("input_transformations") or [] if isinstance(e, Mapping)]
-    dropped = [str(e.get("path")) for e in listed if e.get("type") == "thinking_dropped"]
-    allowed = [str(e.get("path")) for e in listed if e.get("type") == "thinking_mismatch_allowed"]
-    said = [*([f"dropped {', '.join(dropped)}"] if dropped else []), *([f"let through {', '.join(allowed)}"]
-                                                                         if allowed else [])]
-    return "; ".join(said) or "passed"
-
-
 def judge(path: Path, probes: dict[str, Any]) -> Judgement:
     """Returns the analyzer's judgement of one cassette as plain data: ``outcome`` (pass, fail, error),
     ``verdict``, ``message``, the strategy (``family``, ``config``), the ``live_task`` size, the
     ``live`` items cleared and the rejection ``reason``."""
+    from ..provider.base import of
     from ..provider.verify import check_cassette
 
     try:
@@ -115,10 +57,9 @@ def judge(path: Path, probes: dict[str, Any]) -> Judgement:
     details = result.details
     found: Judgement = {"outcome": result.outcome, "verdict": details.get("verdict"), "message": result.message}
     if found["verdict"] is not None:
+        facts = of(details.get("provider")).drift_facts(details, probes.get(result.scenario))
         found.update(family=result.family, config=details.get("config"), live_task=details.get("live_task"),
-                     live=_live_items(details, probes.get(result.scenario)),
-                     reason=(_openai_reason if details.get("provider") == "openai" else _error_reason)(
-                         details.get("evidence") or {}), binding=_binding(details))
+                     live=facts["live"], reason=facts["reason"], binding=facts["binding"])
     return found
 
 

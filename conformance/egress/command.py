@@ -57,15 +57,9 @@ def cmd_egress(args: argparse.Namespace) -> int:
         report.code, report.verdict = 2, "NOTHING CHECKED"
     if args.json != "-":  # with ``--json -`` the JSON document is printed instead of the tables
         print(render(report))
-    try:
-        if args.json:
-            from ..report import jsonfile
-            jsonfile.write(args.json, report)
-        if args.report:
-            from ..report import write_all
-            write_all(args.report, report)
-    except OSError as exc:
-        raise UsageError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
+    from ..report import write_outputs
+
+    write_outputs(report, args.json, args.report)
     return report.exit_code
 
 

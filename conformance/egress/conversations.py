@@ -19,6 +19,7 @@ from typing import Any
 
 from .._yamlsource import load_document
 from ..errors import SpecError
+from ..spec_files import load_all
 from .canaries import CIPHERTEXT, REASONING_TEXT, Canary
 from .decode import texts
 
@@ -82,42 +83,15 @@ def shipped_folder() -> Path:
     return shipped("specs") / "egress"
 
 
-def discover(paths: Sequence[str | Path]) -> list[Path]:
-    """Returns the conversation files under ``paths`` (the surfaces table left out); raises
-    ``SpecError`` for a path that does not exist."""
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file())
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise SpecError(path, None, "", "no such file or folder")
-    return sorted(p for p in set(files) if p.name != SURFACES_FILE)
-
-
 def load(paths: Sequence[str | Path] | None = None) -> Loaded:
-    """Returns every conversation under ``paths`` (default: the shipped ones) and the errors found."""
-    result = Loaded()
-    try:
-        files = discover(paths or [shipped_folder()])
-    except SpecError as exc:
-        result.errors.append(exc)
-        return result
-    seen: dict[str, Conversation] = {}
-    for file in files:
+    """Returns every conversation under ``paths`` (default: the shipped ones, the surfaces table
+    left out) and the errors found; duplicate ids are errors."""
+    def one(file: Path) -> tuple[list[Conversation], list[SpecError]]:
         loaded = load_file(file)
-        result.errors.extend(loaded.errors)
-        for conversation in loaded.conversations:
-            first = seen.get(conversation.id)
-            if first is not None:
-                result.errors.append(SpecError(conversation.path, conversation.line, "id",
-                                               f"duplicate id {conversation.id!r} (first at {first.path}:{first.line})"))
-                continue
-            seen[conversation.id] = conversation
-            result.conversations.append(conversation)
-    return result
+        return loaded.conversations, loaded.errors
+
+    conversations, errors = load_all(paths or [shipped_folder()], one, leave_out={SURFACES_FILE})
+    return Loaded(conversations, errors)
 
 
 def load_file(path: str | Path) -> Loaded:

@@ -241,18 +241,7 @@ def _module_attr(row: dict[str, Any]) -> str:
 
 
 RECORD = published.Record(command="egress-matrix", key="component", count="conversations", noun="component")
-
-
-def changed_cells(published_matrix: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
-    """Returns one line per row or field of ``fresh`` that differs from ``published_matrix``, dates
-    aside (``conformance.published.changed_cells``)."""
-    return published.changed_cells(RECORD, published_matrix, fresh, named)
-
-
-def check_against(matrix: dict[str, Any], path: Path, named: bool = False) -> int:
-    """Prints what changed against the published matrix; returns 1 when something did, 2 when a
-    library is not installed (its row unchecked), else 0 (``conformance.published.check_against``)."""
-    return published.check_against(RECORD, matrix, path, named)
+changed_cells, check_against = RECORD.changed_cells, RECORD.check_against  # this record's comparison
 
 
 def cmd_egress_matrix(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ import pytest
 
 from .._text import plural
 from ..errors import ConformanceError
+from ..plugin import SpecErrorItem
 from ..results import CheckResult, must_checked
 from ..target import DEFAULT_TIME_LIMIT, resolve
 
@@ -36,14 +37,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--egress-specs", nargs="+", metavar="PATH", default=None, help="egress conversation files or folders")
     group.addoption("--egress-time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                     help="per-call time limit")
-
-
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Returns True for every path pytest walks on its own (``testpaths``, the current folder) when an
-    egress target is given, so that the route runs its items alone; named paths are walked."""
-    if not config.getoption("egress_target"):
-        return None
-    return True if config.args_source is not pytest.Config.ArgsSource.ARGS else None
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -130,15 +123,8 @@ class EgressItem(pytest.Item):
         return Path(self.conversation.path), max(self.conversation.line - 1, 0), f"egress {self.conversation.id}"
 
 
-class EgressSpecError(pytest.Item):
-    """A malformed part of an egress file, reported as a failing item naming file, line and field."""
+class EgressSpecError(SpecErrorItem):
+    """A malformed part of an egress file, reported as a failing item naming file, line and field
+    (located at the run: the route has no file node)."""
 
-    def __init__(self, *, error: Any, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.error = error
-
-    def runtest(self) -> None:
-        raise self.error
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        return f"spec error: {excinfo.value}"
+    reportinfo = pytest.Item.reportinfo

@@ -59,118 +59,95 @@ def _factory_call(factory: Callable[..., Any], folder: str) -> Any:
     return factory(folder) if params else factory()
 
 
+class _StepFailed(Exception):
+    """A call of a step did not return: carries its error line and traceback."""
+
+    def __init__(self, error: str, tb: str | None) -> None:
+        super().__init__(error)
+        self.error, self.tb = error, tb
+
+
 class _StepThread:
-    """One thread that runs every call of a step, in order (``worker.jobs.OneThread``): a store may
-    hold objects bound to the thread that made them (a sqlite connection), as one worker's step would."""
+    """One thread that runs every call of a step, in order (``worker.jobs.OneThread``), each for at
+    most ``limit`` seconds: a store may hold objects bound to the thread that made them (a sqlite
+    connection), as one worker's step would."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: float) -> None:
         self.thread = OneThread("store")
+        self.limit = limit
 
-    def call(self, step: str, fn: Callable[[], Any], limit: float) -> tuple[Any, str | None, str | None]:
-        """Returns ``(value, error line, traceback)`` of ``fn()`` run for at most ``limit`` seconds
-        (on a hang, the exception is the value and later calls of this step are not made)."""
-        value, exc, hung = self.thread.call(fn, limit)
+    def call(self, step: str, fn: Callable[[], Any]) -> tuple[Any, str | None, str | None]:
+        """Returns ``(value, error line, traceback)`` of ``fn()`` (on a hang, the exception is the
+        value and later calls of this step are not made)."""
+        value, exc, hung = self.thread.call(fn, self.limit)
         if hung:
-            return None, f"{step}: no answer within {limit:g} s", None
+            return None, f"{step}: no answer within {self.limit:g} s", None
         if exc is not None:
             return exc, f"{step} raised {type(exc).__name__}: {exc}", target_traceback(exc)
         return value, None, None
+
+    def must(self, step: str, fn: Callable[[], Any]) -> Any:
+        """Returns what ``fn()`` returned; raises ``_StepFailed`` where it raised or hung."""
+        value, error, tb = self.call(step, fn)
+        if error:
+            raise _StepFailed(error, tb)
+        return value
 
     def close(self) -> None:
         self.thread.close()
 
 
-def _open(thread: _StepThread, name: str, folder: str, limit: float) -> tuple[Any, str | None, str | None]:
-    target = resolve(name)
-    return thread.call("the factory", lambda: _factory_call(target.func, folder), limit)
+Step = Callable[[_StepThread, Any, str, Conversation, dict[str, Any]], None]
 
 
-def step_put(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
-    """First worker: puts the task; returns what raw() and export() showed (findings, no text)."""
-    thread = _StepThread()
+def in_worker(step: Step, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
+    """Runs one step in this worker: opens the store ``name`` on the step's own thread, then lets
+    ``step`` call it and add what it saw to the report; returns the report (``pid``, the ``error``
+    line and ``traceback`` of the first call that did not return, and what the step added)."""
+    thread = _StepThread(limit)
     try:
-        return _step_put(thread, name, conversation, folder, limit)
-    finally:
-        thread.close()
-
-
-def _step_put(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
-    with output_captured():
-        store, error, tb = _open(thread, name, folder, limit)
-        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
-        if error:
-            return out
-        task = f"task-{conversation.id}"
-        for step, fn in (("put", lambda: store.put(task, given_messages(conversation))),
-                         ("raw", store.raw), ("export", store.export)):
-            value, error, tb = thread.call(step, fn, limit)
+        with output_captured():
+            target = resolve(name)
+            store, error, tb = thread.call("the factory", lambda: _factory_call(target.func, folder))
+            out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
             if error:
-                return {**out, "error": error, "traceback": tb}
-            if step == "raw":
-                out["raw"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
-            if step == "export":
-                out["export"] = _findings(value, conversation.of(REASONING_TEXT | CIPHERTEXT))
-    return out
-
-
-def step_get(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
-    """Second worker: gets the task back while it runs, then finishes it; returns the units that
-    did not come back unchanged."""
-    thread = _StepThread()
-    try:
-        return _step_get(thread, name, conversation, folder, limit)
+                return out
+            try:
+                step(thread, store, f"task-{conversation.id}", conversation, out)
+            except _StepFailed as failed:
+                return {**out, "error": failed.error, "traceback": failed.tb}
+        return out
     finally:
         thread.close()
 
 
-def _step_get(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
-    with output_captured():
-        store, error, tb = _open(thread, name, folder, limit)
-        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
-        if error:
-            return out
-        task = f"task-{conversation.id}"
-        got, error, tb = thread.call("get", lambda: store.get(task), limit)
-        if error:
-            return {**out, "error": error, "traceback": tb}
-        objects = sub_objects(got)
-        out["missing"] = [where for where, unit in reasoning_units(conversation) if canonical(unit) not in objects]
-        _, error, tb = thread.call("finish", lambda: store.finish(task), limit)
-        if error:
-            return {**out, "error": error, "traceback": tb}
-    return out
+def step_put(thread: _StepThread, store: Any, task: str, conversation: Conversation, out: dict[str, Any]) -> None:
+    """First worker: puts the task; adds what raw() and export() showed (findings, no text)."""
+    thread.must("put", lambda: store.put(task, given_messages(conversation)))
+    out["raw"] = _findings(thread.must("raw", store.raw), conversation.of(REASONING_TEXT | CIPHERTEXT))
+    out["export"] = _findings(thread.must("export", store.export), conversation.of(REASONING_TEXT | CIPHERTEXT))
 
 
-def step_after(name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
-    """Third worker: after the task finished; returns what get() and raw() still showed."""
-    thread = _StepThread()
-    try:
-        return _step_after(thread, name, conversation, folder, limit)
-    finally:
-        thread.close()
+def step_get(thread: _StepThread, store: Any, task: str, conversation: Conversation, out: dict[str, Any]) -> None:
+    """Second worker: gets the task back while it runs, then finishes it; adds the units that did
+    not come back unchanged."""
+    objects = sub_objects(thread.must("get", lambda: store.get(task)))
+    out["missing"] = [where for where, unit in reasoning_units(conversation) if canonical(unit) not in objects]
+    thread.must("finish", lambda: store.finish(task))
 
 
-def _step_after(thread: _StepThread, name: str, conversation: Conversation, folder: str, limit: float) -> dict[str, Any]:
-    with output_captured():
-        store, error, tb = _open(thread, name, folder, limit)
-        out: dict[str, Any] = {"pid": os.getpid(), "error": error, "traceback": tb}
-        if error:
-            return out
-        task = f"task-{conversation.id}"
-        got, error, tb = thread.call("get after finish", lambda: store.get(task), limit)
-        if error and not isinstance(got, GONE):
-            return {**out, "error": error, "traceback": tb}
-        out["still"] = [] if error else [f.to_dict() for f in find(got, list(conversation.canaries))]
-        if not error and got not in (None, [], (), {}, b"", ""):
-            out["still_returned"] = True
-        raw, error, tb = thread.call("raw", store.raw, limit)
-        if error:
-            return {**out, "error": error, "traceback": tb}
-        out["raw"] = _findings(raw, list(conversation.canaries))
-    return out
+def step_after(thread: _StepThread, store: Any, task: str, conversation: Conversation, out: dict[str, Any]) -> None:
+    """Third worker: after the task finished; adds what get() and raw() still showed."""
+    got, error, tb = thread.call("get after finish", lambda: store.get(task))
+    if error and not isinstance(got, GONE):
+        raise _StepFailed(error, tb)
+    out["still"] = [] if error else [f.to_dict() for f in find(got, list(conversation.canaries))]
+    if not error and got not in (None, [], (), {}, b"", ""):
+        out["still_returned"] = True
+    out["raw"] = _findings(thread.must("raw", store.raw), list(conversation.canaries))
 
 
-STEPS = (step_put, step_get, step_after)
+STEPS: tuple[Step, ...] = (step_put, step_get, step_after)
 
 
 def _findings(value: Any, canaries: list[Any]) -> list[dict[str, Any]]:
@@ -247,7 +224,7 @@ def run(target: str, conversations: Sequence[Conversation], *, time_limit: float
         try:
             with Pool(1) as pool:
                 for step in STEPS:
-                    report = one_job(pool, step.__name__, (step, (target, conversation, folder, time_limit)),
+                    report = one_job(pool, step.__name__, (in_worker, (step, target, conversation, folder, time_limit)),
                                      partial(_report, step.__name__), _always)  # each step in another process
                     steps.append(report)
                     if report.get("error"):

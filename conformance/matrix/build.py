@@ -146,18 +146,7 @@ def update_readme(path: Path, matrix: dict[str, Any]) -> bool:
 
 
 RECORD = published.Record(command="matrix", key="peer", count="scenarios", noun="peer")
-
-
-def changed_cells(published_matrix: dict[str, Any], fresh: dict[str, Any], named: bool = False) -> list[str]:
-    """Returns one line per row or field of ``fresh`` that differs from ``published_matrix``, dates
-    aside (``conformance.published.changed_cells``)."""
-    return published.changed_cells(RECORD, published_matrix, fresh, named)
-
-
-def check_against(matrix: dict[str, Any], published_path: Path, named: bool = False) -> int:
-    """Prints what changed against the published matrix; returns 1 when something did, 2 when a
-    peer is not installed (its row unchecked), else 0 (``conformance.published.check_against``)."""
-    return published.check_against(RECORD, matrix, published_path, named)
+changed_cells, check_against = RECORD.changed_cells, RECORD.check_against  # this record's comparison
 
 
 def rows_counter(matrix: dict[str, Any]) -> Counter[str]:

@@ -4,13 +4,13 @@ lookups the core dispatches through (on a probe file's or a result's ``provider`
 A provider package (``conformance/provider/anthropic/``, a third-party package...) exposes one
 object meeting ``Provider`` and registers it in the ``context_conformance.providers`` entry-point
 group (``conformance.registry``). The core (probe loading, ``verify``, ``record``, ``lint-config``,
-``analyze``, cassette scrubbing and ``audit``) asks it for everything provider-specific and names no
+``analyze``, ``explain``, ``drift``, cassette scrubbing and ``audit``) asks it for everything provider-specific and names no
 provider itself. A provider object should import its SDK only inside the methods that need it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -19,6 +19,7 @@ from .. import registry
 
 if TYPE_CHECKING:
     from .._recording import Recorded
+    from ..results import CheckResult
     from .._yamlsource import Locator
     from .analyze.earlier import Earlier
     from .analyze.model import Judgement
@@ -143,6 +144,20 @@ class Provider(Protocol):
     def reasoning_leaks(self, value: dict[str, Any], where: str) -> list[str]:
         """Returns one ``audit`` line per piece of this provider's reasoning left unscrubbed in one
         JSON object (the core walks the nesting)."""
+
+    def explain_lines(self, probe: Any) -> list[str]:
+        """Returns the lines ``conformance explain`` shows of ``probe`` between its description and
+        its recordings: configuration, request, history with the live span marked, prediction."""
+
+    def recording_lines(self, result: CheckResult) -> list[str]:
+        """Returns the lines ``conformance explain`` shows under one recording of a probe (``result``
+        of ``verify.check_cassette``): its verdict against the prediction, or why it was not judged."""
+
+    def drift_facts(self, details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
+        """Returns what ``conformance drift`` compares of one judged recording beyond its verdict,
+        read from the result's ``details``: ``live`` (what of the task in flight was reached),
+        ``reason`` (the rejection's ``{status, type, code, message}``, numbers masked, or None) and
+        ``binding`` (what a prefix check of replayed reasoning did, in words, or None)."""
 
 
 def entries() -> tuple[registry.Entry, ...]:

@@ -12,44 +12,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._text import fit, plural
-from ..redaction import Redactor, block_label, secrets_in
+from .._text import fit
+from ..history_lines import boundary_line, messages_lines
+from ..redaction import Redactor, secrets_in
 from ..results import CheckResult
 from ..runner import RunOptions, check_scenario, observe
 from ..spec import Scenario, load
 from ..target import Target
 from ..tracebacks import scrub_credentials
-from ..transcript import blocks, find_live_start
+from ..transcript import find_live_start
 from .timeline import MessageView, align, counts, labeller
 
 _DEFAULT_OPTIONS = RunOptions()
 _MARK = {"pass": "pass", "fail": "FAIL", "error": "ERROR", "skip": "skip", "xfail": "xfail", "xpass": "XPASS"}
-
-
-def _message_line(index: int | str, message: Any) -> str:
-    if not isinstance(message, Mapping):
-        return f"  [{index}] {type(message).__name__}"
-    labels = " · ".join(block_label(b) for b in blocks(message)) or "(no content)"
-    return f"  [{index}] {message.get('role', '?')!s:<9} {labels}"
-
-
-def boundary_line(live_start: int, total: int) -> str:
-    """Returns the line drawn where the task in flight begins (or says the history ends settled)."""
-    if live_start >= total:
-        return f"  ──── no task in flight: the history ends settled (live_start = {live_start}) ────"
-    return f"  ──── task in flight starts here: live_start = {live_start} ────"
-
-
-def messages_lines(history: Sequence[Any], live_start: int) -> list[str]:
-    """Returns one line per message with the boundary line inserted before ``live_start``."""
-    lines = []
-    for i, message in enumerate(history):
-        if i == live_start:
-            lines.append(boundary_line(live_start, len(history)))
-        lines.append(_message_line(i, message))
-    if live_start >= len(history):
-        lines.append(boundary_line(live_start, len(history)))
-    return lines
 
 
 def _params(params: Mapping[str, Any]) -> str:
@@ -149,86 +124,28 @@ def explain_scenario_results(scenario: Scenario, target: Target | None = None,
     return "\n".join(lines[:1] + fit(lines[1:])), results  # the head names the file: whole, to copy
 
 
-def _item_label(item: dict[str, Any]) -> str:
-    kind = item.get("type", "message")
-    if kind == "message":
-        return f"message {item.get('role')}"
-    return f"{kind} {item.get('call_id') or item.get('id') or ''}".rstrip()
-
-
-def explain_openai_probe(probe: Any, cassette_roots: Sequence[Path] | None = None,
-                         outcomes: list[str] | None = None) -> str:
-    """Returns the terminal explanation of an OpenAI probe: calls, input items, live span, prediction,
-    recordings; appends the outcome of each recording (``pass``, ``fail``: a contradiction, ...) to
-    ``outcomes`` when given."""
-    items = probe.full_input()
-    lines = [f"probe {probe.id}  ({probe.path}:{probe.line})", f"  {probe.description}",
-             f"  family {probe.family} · {probe.config_label()}",
-             f"  request: {json.dumps({k: v for k, v in probe.call.request.items() if k != 'tools'})}"]
-    if probe.before is not None:
-        lines.append(f"  after an earlier call ({probe.chain}): {plural(len(probe.before.input), 'input item')}")
-    lines += ["", f"input items of the judged call ({len(items)}, as predicted):"]
-    lines += [f"  {n:>3} {'live' if n >= probe.live_from else '    '} {_item_label(i)}" for n, i in enumerate(items)]
-    lines += ["", "truth (declared live span):", f"  from item {probe.live_from}", "",
-              "expected (documented prediction):"]
-    lines += [f"  {key}: {json.dumps(value)}" for key, value in probe.predict.items()]
-    from ..provider import default_cassettes
-    from ..provider.verify import check_cassette
-
-    roots = list(cassette_roots) if cassette_roots is not None else [default_cassettes()]
-    files = sorted(p for root in roots if root.is_dir() for p in root.rglob(f"{probe.id}.yaml"))
-    lines += ["", "recorded:" if files else
-              f"recorded: no recording of this probe (run `conformance record --probe {probe.id}`)"]
-    for path in files:
-        result = check_cassette(path, {probe.id: probe})
-        if outcomes is not None:
-            outcomes.append(result.outcome)
-        d = result.details
-        source = " (local emulator, not the real service)" if result.target.startswith("emulator") else ""
-        lines.append(f"  {result.target}{source}: {path}")
-        if result.outcome not in ("pass", "fail"):
-            lines.append(f"    {result.outcome.upper()}: {result.message}")
-            continue
-        match = "as predicted" if result.outcome == "pass" else "CONTRADICTS the prediction"
-        lines += [f"    verdict {d['verdict']}, {match} ({d['predicted']})", f"    evidence: {d['evidence_line']}"]
-    return "\n".join(lines[:1] + fit(lines[1:]))
-
-
 def explain_probe(probe: Any, cassette_roots: Sequence[Path] | None = None,
                   outcomes: list[str] | None = None) -> str:
-    """Returns the terminal explanation of a provider probe: request, messages, live span, prediction,
-    recordings; appends the outcome of each recording (``pass``, ``fail``: a contradiction, ...) to
-    ``outcomes`` when given."""
-    if getattr(probe, "provider", "anthropic") == "openai":
-        return explain_openai_probe(probe, cassette_roots, outcomes)
-    messages = probe.messages()
-    live = probe.live
-    edits = (probe.request.get("context_management") or {}).get("edits") or []
+    """Returns the terminal explanation of a provider probe: what its provider shows of it (request,
+    messages or items, live span, prediction), then its recordings; appends the outcome of each
+    recording (``pass``, ``fail``: a contradiction, ...) to ``outcomes`` when given."""
+    from ..provider.base import of
+
+    provider = of(getattr(probe, "provider", None))
     lines = [f"probe {probe.id}  ({probe.path}:{probe.line})", f"  {probe.description}",
-             f"  family {probe.family} · betas {', '.join(probe.betas) or 'none'}",
-             f"  edits: {json.dumps(edits) if edits else 'none'}"
-             + (f" · compaction: {json.dumps(probe.request['compaction'])}" if probe.request.get("compaction") else ""),
-             "", f"messages ({len(messages)}):", *messages_lines(messages, live.from_message), "",
-             "truth (declared live span):",
-             (f"  from message {live.from_message}; tool uses {', '.join(live.tool_use_ids) or 'none'}; "
-              f"thinking turns {', '.join(map(str, live.thinking_turns)) or 'none'}"),
-             "", "expected (documented prediction):"]
-    lines += [f"  {key}: {json.dumps(value)}" for key, value in probe.predict.items()]
-    if getattr(probe, "script", None) is not None:
-        lines.append("  (the history is built live when recorded: the assistant turns above are the shape the "
-                     "server must produce)")
-    lines += ["", *recorded_lines(probe, cassette_roots, outcomes)]
+             *provider.explain_lines(probe), "", *recorded_lines(probe, cassette_roots, outcomes)]
     return "\n".join(lines[:1] + fit(lines[1:]))
 
 
 def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None,
                    outcomes: list[str] | None = None) -> list[str]:
     """Returns what the recordings of ``probe`` under ``cassette_roots`` (default: the shipped ones)
-    show; appends each recording's outcome to ``outcomes`` when given."""
+    show, each as its provider says it; appends each recording's outcome to ``outcomes`` when given."""
     from ..provider import default_cassettes
-    from ..provider.table import problem_line
+    from ..provider.base import of
     from ..provider.verify import check_cassette
 
+    provider = of(getattr(probe, "provider", None))
     roots = list(cassette_roots) if cassette_roots is not None else [default_cassettes()]
     files = sorted(p for root in roots if root.is_dir() for p in root.rglob(f"{probe.id}.yaml"))
     if not files:
@@ -238,27 +155,11 @@ def recorded_lines(probe: Any, cassette_roots: Sequence[Path] | None = None,
         result = check_cassette(path, {probe.id: probe})
         if outcomes is not None:
             outcomes.append(result.outcome)
-        d = result.details
         source = " (local emulator, not the real service)" if result.target.startswith("emulator") else ""
         lines.append(f"  {result.target}{source}: {path}")
-        if result.outcome not in ("pass", "fail"):
-            lines.append(problem_line(result))
-            continue
-        match = "as predicted" if result.outcome == "pass" else "CONTRADICTS the prediction"
-        lines.append(f"    verdict {d['verdict']}, {match} ({d['predicted']})")
-        cleared = [*d.get("cleared_tool_use_ids", []), *(f"thinking turn {n}" for n in d.get("cleared_thinking_turns", []))]
-        lines.append(f"    cleared: {', '.join(map(str, cleared)) or 'nothing'}"
-                     + ("; summarised the prompt" if d.get("summarized") else "")
-                     + (f"; rejected with {d['error_code']}" if d.get("error_code") else ""))
-        live = [*d.get("reached_tool_use_ids", []), *(f"thinking turn {n}" for n in d.get("reached_thinking_turns", []))]
-        size = d["live_task"]  # as the probe's provider measures it
-        words = "; ".join(d.get("live_evidence") or [])
-        lines.append(f"    task in flight ({size['tool_steps']} tool steps): "
-                     + (f"FINDING: {words}" if words else
-                        f"FINDING: its {', '.join(map(str, live))} were cleared or summarised" if live else "untouched"))
-        if result.outcome == "fail":
-            lines.append(f"    {result.message}")
+        lines += provider.recording_lines(result)
     return lines
+
 
 
 def find(subject: str, spec_paths: Sequence[str | Path]) -> tuple[Scenario | Any | None, list[str]]:

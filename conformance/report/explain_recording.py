@@ -19,10 +19,10 @@ from ..provider.analyze.judging import judge_stream
 from ..provider.analyze.model import ERROR, Judgement
 from ..provider.analyze.registry import judges
 from ..provider.recordings import Interaction, RecordingError, iter_recording
+from ..history_lines import marked_lines
 from ..redaction import Redactor, block_label, secrets_in
 from ..tracebacks import scrub_credentials
 from ..transcript import blocks, describe_block, fingerprint
-from .explain import boundary_line
 
 _REASONING_ITEMS = ("reasoning",)
 _CIPHER_ITEMS = ("compaction", "compaction_summary")
@@ -181,14 +181,7 @@ def _response_line(response: Any) -> str:
 def history_lines(history: Sequence[Any], live_start: int | None) -> list[str]:
     """Returns one line per history item, the boundary line drawn before ``live_start`` (or after
     the last item when the history ends settled); no boundary when ``live_start`` is None."""
-    lines = []
-    for n, item in enumerate(history):
-        if n == live_start:
-            lines.append(boundary_line(live_start, len(history)))
-        lines.append(f"  [{n}] {item_label(item)}")
-    if live_start is not None and live_start >= len(history):
-        lines.append(boundary_line(live_start, len(history)))
-    return lines
+    return marked_lines(history, live_start, lambda n, item: f"  [{n}] {item_label(item)}")
 
 
 def explain_interaction(path: Path, index: int) -> tuple[str, str]:

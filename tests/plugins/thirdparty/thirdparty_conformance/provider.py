@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,6 +187,23 @@ class ToyProvider:
         if isinstance(text, str) and text and not PLACEHOLDER.match(text):
             return [f"unscrubbed reasoning text at {where}"]
         return []
+
+    def explain_lines(self, probe: ToyProbe) -> list[str]:
+        """Returns the configuration, one line per message with live work marked, and the prediction."""
+        return [f"  family {probe.family} · {probe.config_label()}", "", f"messages ({len(probe.messages)}):",
+                *(f"  {n:>3} {'live' if n >= probe.live_from else '    '} {m.get('role')}"
+                  for n, m in enumerate(probe.messages)),
+                "", "expected (documented prediction):", f"  verdict: {probe.predict['verdict']}"]
+
+    def recording_lines(self, result: Any) -> list[str]:
+        """Returns the verdict against the prediction and where the kept history starts."""
+        if result.outcome not in ("pass", "fail"):
+            return [f"    {result.outcome.upper()}: {result.message}"]
+        return [f"    verdict {result.details['verdict']} ({result.outcome})", f"    {result.details['evidence_line']}"]
+
+    def drift_facts(self, details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
+        """Returns whether the trim reached live work; a toyllm trim is never rejected."""
+        return {"live": {"reached": bool(details.get("reached_live"))}, "reason": None, "binding": None}
 
 
 PROVIDER = ToyProvider()
