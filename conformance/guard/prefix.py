@@ -213,10 +213,16 @@ class Conversations:
     def _store(self, key: bytes, kept: _Kept) -> None:
         """Keeps ``kept`` under ``key`` (in place of what was kept there), the most recently used,
         dropping the least recently used past the bounds."""
-        self._drop(key)
-        self._kept[key] = kept
-        self._bytes += len(kept.raw)
-        self._firsts[kept.first] += 1
+        old = self._kept.get(key)
+        if old is not None and old.first == kept.first:  # (a conversation going on: its first message kept)
+            self._kept[key] = kept
+            self._kept.move_to_end(key)
+            self._bytes += len(kept.raw) - len(old.raw)
+        else:
+            self._drop(key)
+            self._kept[key] = kept
+            self._bytes += len(kept.raw)
+            self._firsts[kept.first] += 1
         while self._kept and (len(self._kept) > self.conversations or self._bytes > self.budget):
             _, old = self._kept.popitem(last=False)
             self._forget(old)

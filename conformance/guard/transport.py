@@ -120,10 +120,11 @@ class Transport(_Judging, httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Returns the inner transport's response, its stream teed to the judge when the call is watched."""
-        if watched(request.url.path):
+        judged = watched(request.url.path)
+        if judged:
             request.read()  # the SDKs send bytes; a streamed upload is read once, here
         response = self.inner.handle_request(request)
-        if watched(request.url.path):
+        if judged:
             _watch(self.run, request, response, _Tee)
         return response
 
@@ -142,10 +143,11 @@ class AsyncTransport(_Judging, httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Returns the inner transport's response, its stream teed to the judge when the call is watched."""
-        if watched(request.url.path):
+        judged = watched(request.url.path)
+        if judged:
             await request.aread()
         response = await self.inner.handle_async_request(request)
-        if watched(request.url.path):
+        if judged:
             _watch(self.run, request, response, _AsyncTee)
         return response
 
