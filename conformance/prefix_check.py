@@ -117,19 +117,32 @@ class Birth:
     chain: tuple[str, ...]
     source: tuple[Any, ...]
 
-    def prefix(self) -> list[Item]:
+    def prefix(self, walks: _Walks) -> list[Item]:
         """Returns the items that preceded the block when it was produced (from the newest
         compaction block on)."""
-        return _items_before(self.source, len(self.source) - 1, self.block)
+        return walks.before(self.source, len(self.source) - 1, self.block)
 
 
-def _items_before(messages: Sequence[Any], i: int, j: int) -> list[Item]:
-    """Returns the items that precede block ``j`` of ``messages[i]``, from the newest compaction
-    block before it on."""
-    for mi, mj, _, walk in _walk(messages[: i + 1]):
-        if mi == i and mj == j:
-            return walk.items[walk.restart:]
-    return []
+class _Walks:
+    """Each message list's ``_walk``, made once for all its blocks (a change is named for every
+    block a broken request replays, each against the same list)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Sequence[Any], list[Item], dict[tuple[int, int], tuple[int, int]]]] = {}
+
+    def before(self, messages: Sequence[Any], i: int, j: int) -> list[Item]:
+        """Returns the items that precede block ``j`` of ``messages[i]``, from the newest compaction
+        block before it on (none when there is no such block)."""
+        hit = self._seen.get(id(messages))
+        if hit is None or hit[0] is not messages:
+            items: list[Item] = []
+            spans: dict[tuple[int, int], tuple[int, int]] = {}
+            for mi, mj, _, walk in _walk(messages):
+                items = walk.items
+                spans[(mi, mj)] = (walk.restart, len(walk.items))
+            hit = self._seen[id(messages)] = (messages, items, spans)  # held: its id is not reused meanwhile
+        restart, count = hit[2].get((i, j), (0, 0))
+        return hit[1][restart:count]
 
 
 # --- the check's fast path: each message's part of a prefix hash, computed once per message object --
@@ -215,7 +228,8 @@ class _Scan:
 
 def _birth(step: int, answer: int, j: int, produced: str, scan: _Scan, source: Sequence[Any]) -> Birth:
     span_hash, span_len = scan.span()
-    return Birth(step, answer, j, produced, span_hash, span_len, tuple(scan.chain[scan.restart[2]:]), tuple(source))
+    kept = source if isinstance(source, tuple) else tuple(source)
+    return Birth(step, answer, j, produced, span_hash, span_len, tuple(scan.chain[scan.restart[2]:]), kept)
 
 
 def _given_births(history: Sequence[Any], first_turn: int | None,
@@ -269,14 +283,15 @@ def prefix_problems(history: Sequence[Any], played: Play) -> list[Problem]:
     seen: dict[int, tuple[Any, tuple[_Event, ...]]] = {}
     born = _given_births(history, turns[0] if turns else None, seen)
     problems: list[Problem] = []
+    walks = _Walks()
     for step in played.steps:  # in order: a block is judged against the births of earlier calls
         scan = _Scan(seen)
-        problems.extend(_step_problems(step, played.mode, born, scan))
+        problems.extend(_step_problems(step, played.mode, born, scan, walks))
         if step.answer is not None:  # the answer's thinking is born after all the request holds
             answer = history[step.answer]
+            source = (*step.request, answer)  # (one tuple for all the answer's blocks: walked once)
             for _, j, key, _, produced in scan.thinking([answer], start_message=len(step.request)):
-                born.setdefault(key, []).append(_birth(step.number, step.answer, j, produced, scan,
-                                                       [*step.request, answer]))
+                born.setdefault(key, []).append(_birth(step.number, step.answer, j, produced, scan, source))
     return problems
 
 
@@ -285,18 +300,19 @@ def _label(step: Step, mode: str) -> str:
     return f"call {step.number} ({mode}, {where})"
 
 
-def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int) -> bool:
+def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int, walks: _Walks) -> bool:
     """Returns whether a block's prefix now is its prefix at birth: equal, or after a compaction
     block, equal to the tail of what preceded it then (the kept turns of an API-written summary)."""
     span_hash, span_len = scan.span()
     if scan.restart[1] == 0 and not scan.restart[2]:
         return span_len == birth.length and span_hash == birth.hash
-    now = [item.text for item in _items_before(request, i, j)]  # rare: compared item by item
-    then = [item.text for item in birth.prefix()]
+    now = [item.text for item in walks.before(request, i, j)]  # rare: compared item by item
+    then = [item.text for item in birth.prefix(walks)]
     return _is_suffix(now, then)
 
 
-def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan: _Scan) -> list[Problem]:
+def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan: _Scan, walks: _Walks,
+                   ) -> list[Problem]:
     out: list[Problem] = []
     label = _label(step, mode)
     for i, j, key, block, text in scan.thinking(step.request):
@@ -315,10 +331,10 @@ def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan:
                                f"{label} sends {where} changed from what the model produced at call {first.step} "
                                f"(messages[{first.answer}].content[{first.block}]); {WHAT_THE_PROVIDER_DOES}"))
             continue
-        prefix_ok = [b for b in intact if _matches(scan, b, step.request, i, j)]
+        prefix_ok = [b for b in intact if _matches(scan, b, step.request, i, j, walks)]
         if not prefix_ok:
             birth = intact[-1]
-            items, then = _items_before(step.request, i, j), birth.prefix()
+            items, then = walks.before(step.request, i, j), birth.prefix(walks)
             if scan.restart != (0, 0, 0):
                 then = then[len(then) - len(items):]
             out.append(Problem("thinking.prefix-unchanged",
