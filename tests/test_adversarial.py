@@ -41,6 +41,7 @@ def _results(module: str, name: str) -> tuple[CheckResult, ...]:
     return tuple(results)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(adversarial.CAUGHT_BY))
 def test_adversary_fails_its_must(name: str) -> None:
     invariant = adversarial.CAUGHT_BY[name]

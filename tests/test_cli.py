@@ -112,6 +112,7 @@ def test_known_gap_file_with_unknown_id_is_a_usage_error(specs: Path, tmp_path: 
     assert code == 2 and "gaps.yaml:3: gaps[0].scenario: unknown scenario id 'renamed.case'" in err
 
 
+@pytest.mark.slow
 def test_hanging_target_is_a_failed_check_not_a_stuck_run(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:hangs", "--time-limit", "0.2")
     assert code == 1 and "the call hung" in out
@@ -136,6 +137,7 @@ def test_catalog_prints_every_invariant(capsys: pytest.CaptureFixture[str]) -> N
     assert all(f"`{inv.id}`" in out for inv in CATALOG)
 
 
+@pytest.mark.slow
 def test_known_gaps_and_keywords_reach_provider_probes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gaps = write(tmp_path, "gaps.yaml", "format_version: 1\ngaps:\n  - scenario: compact.mid-task\n"
                  "    reason: assumed to contradict\n    invariants: [provider.verdict-matches-prediction]\n")
@@ -171,6 +173,7 @@ def test_a_run_where_every_check_is_skipped_checks_nothing(tmp_path: Path, capsy
     assert "no MUST check of tests.zoo.correct:noop passed or failed" in err
 
 
+@pytest.mark.slow
 def test_with_a_target_the_provider_replay_is_opt_in(specs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", "--specs", str(specs), "--target", "conformance_reference:compact"])
     out = capsys.readouterr().out
@@ -230,6 +233,7 @@ def test_a_traceback_shows_no_reasoning_text_and_no_credential(specs: Path, tmp_
     assert "[redacted" in out
 
 
+@pytest.mark.slow
 def test_a_gaps_file_that_excuses_every_must_gives_no_verdict(specs: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -247,6 +251,7 @@ def test_a_gaps_file_that_excuses_every_must_gives_no_verdict(specs: Path, tmp_p
     assert code == 1  # tiny.settled still counts
 
 
+@pytest.mark.slow
 def test_the_report_fits_100_columns(capsys: pytest.CaptureFixture[str]) -> None:
     """The shipped run (provider table included) and a failing run's evidence fit 100 columns; a
     failure's head line (it names the file) and a traceback's frames stay whole, to copy."""
@@ -261,6 +266,7 @@ def test_the_report_fits_100_columns(capsys: pytest.CaptureFixture[str]) -> None
     assert max(len(line) for line in evidence) <= 100
 
 
+@pytest.mark.slow
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly() -> None:
     """``conformance ... | head``: no traceback, and exit 141 (or 0 when everything was written first)."""
     import os

@@ -41,6 +41,7 @@ def _importing_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
     return f"{name}:compact"
 
 
+@pytest.mark.slow
 def test_a_first_import_past_the_limit_is_not_counted_in_process(tiny: list[Scenario], tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     target = resolve(_importing_target(tmp_path, monkeypatch, "imports_in_process", 0.8))
@@ -51,6 +52,7 @@ def test_a_first_import_past_the_limit_is_not_counted_in_process(tiny: list[Scen
     assert again.returned and again.timing is not None and again.timing.imports < 0.1
 
 
+@pytest.mark.slow
 def test_a_first_import_past_the_limit_is_not_counted_in_a_worker(tiny: list[Scenario], tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     name = _importing_target(tmp_path, monkeypatch, "imports_in_a_worker", 1.2)
@@ -61,6 +63,7 @@ def test_a_first_import_past_the_limit_is_not_counted_in_a_worker(tiny: list[Sce
     assert obs.timing is not None and obs.timing.imports >= 1.2
 
 
+@pytest.mark.slow
 def test_a_target_that_sleeps_past_the_limit_is_still_given_up(tiny: list[Scenario]) -> None:
     def sleeps(history: list[object]) -> list[object]:
         time.sleep(2)
@@ -71,6 +74,7 @@ def test_a_target_that_sleeps_past_the_limit_is_still_given_up(tiny: list[Scenar
     assert obs.error is not None and obs.error.startswith("no answer within 0.3 s")
 
 
+@pytest.mark.slow
 def test_a_target_that_spins_past_the_limit_is_still_given_up() -> None:
     stop = threading.Event()
 
@@ -85,6 +89,7 @@ def test_a_target_that_spins_past_the_limit_is_still_given_up() -> None:
     assert not timing.finished and timing.wall < 0.3 + timing.waited + 1.0
 
 
+@pytest.mark.slow
 def test_the_allowance_is_reported_as_it_grows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _importing_target(tmp_path, monkeypatch, "imports_reported", 0.6)
     heard: list[float] = []

@@ -23,6 +23,7 @@ def test_docs_coverage_is_the_generators_output(shipped: LoadResult) -> None:
     assert page == coverage.render(shipped.scenarios), "run: python tools/generated_docs.py --write coverage"
 
 
+@pytest.mark.slow
 def test_a_cell_below_its_minimum_is_reported(shipped: LoadResult) -> None:
     without_paused = [s for s in shipped.scenarios
                       if ("message", "paused turn, then a user message", "live") not in coverage.scenario_cells(s)]
@@ -31,6 +32,7 @@ def test_a_cell_below_its_minimum_is_reported(shipped: LoadResult) -> None:
     assert "**short**" in coverage.render(without_paused)
 
 
+@pytest.mark.slow
 def test_check_fails_on_a_stale_page(shipped: LoadResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     tool = generated_docs_tool()

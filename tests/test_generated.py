@@ -21,6 +21,7 @@ def specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 def test_generated_fuzzes_each_target_after_the_scenarios(specs: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", "--no-provider", "--specs", specs, "--target", "tests.zoo.correct:noop",
                  "--target", "tests.zoo.correct:deep_copy", "--generated", "30", "--seed", "4"])
@@ -30,6 +31,7 @@ def test_generated_fuzzes_each_target_after_the_scenarios(specs: str, capsys: py
     assert "fuzz tests.zoo.correct:deep_copy: 30 generated histories" in printed
 
 
+@pytest.mark.slow
 def test_a_generated_counterexample_fails_a_run_the_scenarios_pass(specs: str, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     # keeps the last six messages: the tiny scenarios fit, longer tasks in flight do not

@@ -35,6 +35,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_checkout_passes_the_check_of_what_runs_no_target(tool: ModuleType,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert tool.main(["--check", "--quick"]) == 0
@@ -42,6 +43,7 @@ def test_the_checkout_passes_the_check_of_what_runs_no_target(tool: ModuleType,
     assert "current" in out and "regenerate by hand with `python benchmarks/kill_rate.py`" in out
 
 
+@pytest.mark.slow
 def test_stale_files_fail_the_check_by_name_and_write_makes_them_current(
         tool: ModuleType, copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _edit(copy / "docs" / "invariants.md", "| `call.completes` | MUST |", "| `call.completes` | SHOULD |")

@@ -33,6 +33,7 @@ def compact(history, **kwargs):
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
 def test_ctrl_c_in_a_run_with_workers_reports_what_finished(tmp_path: Path) -> None:
     (tmp_path / "presses_ctrl_c.py").write_text(TARGET, encoding="utf-8")

@@ -400,6 +400,7 @@ def _refuses_unpaired_results(history: list[dict[str, Any]]) -> list[dict[str, A
     return list(history)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("func", [_sorted_keys_round_trip, _refuses_unpaired_results])
 def test_a_correct_compactor_passes_every_must(func: Any, shipped: LoadResult) -> None:
     report = run([from_callable(func)], shipped.scenarios, options=RunOptions(time_limit=2, in_process=True))

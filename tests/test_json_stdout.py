@@ -37,6 +37,7 @@ def _checks(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     return sorted((r["scenario"], r["invariant"], r["outcome"]) for r in document["records"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("target", "expected"), [(None, 0), ("tests.zoo.broken:strip_all_thinking", 1)])
 def test_run_json_dash_prints_the_document_with_the_same_exit_code(
         target: str | None, expected: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

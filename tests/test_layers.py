@@ -8,6 +8,8 @@ from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 
 
@@ -74,6 +76,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_import_cycle_in_the_package() -> None:
     graph = _imports()
     assert graph["conformance.matrix.build"] >= {"conformance.matrix.rows"}  # the reader sees the imports
@@ -84,6 +87,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 def test_the_package_never_imports_the_reference() -> None:
     for path in _modules().values():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -130,6 +134,7 @@ def test_the_name_finder_finds_a_name_in_code_not_in_a_docstring(tmp_path: Path)
     assert _named_in_code(sample, SHIPPED_PROVIDERS) == ["sample.py:2: 'openai'", "sample.py:3: 'anthropic-beta'"]
 
 
+@pytest.mark.slow
 def test_the_provider_and_drift_packages_never_climb_to_the_report_or_the_runner() -> None:
     graph = _imports()
     assert "conformance.report" in graph["conformance.report.cli"] | graph["conformance.cli"]  # the reader sees them
@@ -157,6 +162,7 @@ def _runtime_imports(path: Path) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_report_model_sits_below_every_command_and_writer() -> None:
     graph = _imports()
     assert _runtime_imports(PACKAGE / "command_report.py") == {"__future__", "collections.abc", "dataclasses",

@@ -239,6 +239,7 @@ def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=120, check=False)
 
 
+@pytest.mark.slow
 def test_smoke_in_a_real_process(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
     checks: list[tuple[list[str], str]] = [

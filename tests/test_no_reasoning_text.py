@@ -27,6 +27,7 @@ def raise_with_thinking(history: list) -> list:
     raise ValueError(f"could not parse thinking {text!r}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["edit_thinking", "raise_with_thinking"])
 def test_cli_output_and_json_hold_no_reasoning_text(name: str, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,6 +54,7 @@ def quote_a_piece_of_thinking(history: list) -> list:
                                                        {"type": "text", "text": f"note: {piece}..."}]}]
 
 
+@pytest.mark.slow
 def test_a_quoted_piece_of_reasoning_is_redacted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "specs"
     folder.mkdir()

@@ -27,6 +27,7 @@ def spec_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 def test_items_are_named_by_scenario_id_and_pass(pytester: pytest.Pytester, spec_dir: str) -> None:
     result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-specs", spec_dir,
                                 "-v", "-p", "no:cacheprovider")
@@ -49,6 +50,7 @@ def test_several_targets_give_one_item_each(pytester: pytest.Pytester, spec_dir:
     result.stdout.fnmatch_lines(["*tiny.inflight[[]zoo_targets:noop[]] PASSED*"])
 
 
+@pytest.mark.slow
 def test_known_gap_is_xfail_and_strict(pytester: pytest.Pytester, spec_dir: str) -> None:
     gaps = pytester.path / "gaps.yaml"
     gaps.write_text("format_version: 1\ngaps:\n  - scenario: tiny.inflight\n    reason: strips all reasoning\n",
@@ -109,6 +111,7 @@ def test_a_spec_error_is_never_deselected_by_k(pytester: pytest.Pytester, spec_d
     result.stdout.fnmatch_lines(["collected 3 items / 1 deselected / 2 selected"])
 
 
+@pytest.mark.slow
 def test_collected_count_is_the_count_that_runs(pytester: pytest.Pytester, spec_dir: str) -> None:
     result = pytester.runpytest("--conformance-target", "conformance_reference:compact", "--conformance-target",
                                 "zoo_targets:noop", "--conformance-specs", spec_dir, "-p", "no:cacheprovider")
@@ -169,6 +172,7 @@ def test_the_plugin_is_registered_when_the_package_is_installed() -> None:
     assert "conformance.plugin" in {ep.value for ep in entry_points(group="pytest11")}
 
 
+@pytest.mark.slow
 def test_the_plugin_runs_under_xdist(pytester: pytest.Pytester, spec_dir: str) -> None:
     pytest.importorskip("xdist")
     result = pytester.runpytest_subprocess("--conformance-target", "zoo_targets:strip", "--conformance-specs",
@@ -182,6 +186,7 @@ def _failed_ids(result: pytest.RunResult) -> list[str]:
     return [line.split()[1] for line in result.stdout.lines if line.startswith("FAILED ")]
 
 
+@pytest.mark.slow
 def test_a_printed_node_id_pastes_back_and_runs_that_scenario_alone(pytester: pytest.Pytester, spec_dir: str) -> None:
     (pytester.path / "specs" / "again.yaml").write_text(
         GOOD.replace("tiny.inflight", "again.inflight").replace("tiny.settled", "again.settled"), encoding="utf-8")
@@ -199,6 +204,7 @@ def test_a_printed_node_id_pastes_back_and_runs_that_scenario_alone(pytester: py
     whole_file.assert_outcomes(passed=1, failed=1)
 
 
+@pytest.mark.slow
 def test_a_node_id_with_a_target_suffix_pastes_back(pytester: pytest.Pytester, spec_dir: str) -> None:
     args = ["--conformance-target", "zoo_targets:strip", "--conformance-target", "zoo_targets:noop",
             "--conformance-specs", spec_dir, "-p", "no:cacheprovider", "-rf"]
@@ -231,6 +237,7 @@ def test_last_failed_reruns_only_the_failed_scenario(pytester: pytest.Pytester, 
     assert _failed_ids(rerun) == ["specs/tiny.yaml::tiny.inflight"]
 
 
+@pytest.mark.slow
 def test_specs_outside_the_rootdir_print_a_node_id_that_pastes_back(
         pytester: pytest.Pytester, spec_dir: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere")  # like the shipped specs inside site-packages
@@ -251,6 +258,7 @@ _WITHOUT_XDIST = ("import sys; sys.modules['xdist'] = None; import pytest; "  # 
                   "raise SystemExit(pytest.main(sys.argv[1:]))")
 
 
+@pytest.mark.slow
 def test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_pastes_back(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """The checkout's own pytest configuration, without pytest-xdist: run from the checkout, a
@@ -286,6 +294,7 @@ def test_after_a_plain_install_the_route_runs_in_the_checkout_and_a_node_id_past
     again.assert_outcomes(failed=1)
 
 
+@pytest.mark.slow
 def test_a_project_with_testpaths_runs_the_conformance_items_alone(pytester: pytest.Pytester, spec_dir: str) -> None:
     # a project's own tests (its testpaths, or the current folder) are not run beside the scenarios
     pytester.makeini("[pytest]\ntestpaths = tests\n")

@@ -22,12 +22,14 @@ def _load(code: str) -> dict[str, Any]:
     return namespace
 
 
+@pytest.mark.slow
 def test_the_example_is_ten_lines_or_so_and_passes() -> None:
     code = _example()
     assert len([line for line in code.splitlines() if line.strip()]) <= 11
     seed(0)(_load(code)["test_compact_keeps_every_must"])()  # a fixed seed: no random test
 
 
+@pytest.mark.slow
 def test_the_example_fails_for_a_compactor_that_cuts_the_task_in_flight() -> None:
     code = _example().replace("return list(history)", "return history[-2:]")
     with pytest.raises(AssertionError, match="live.untouched-suffix"):

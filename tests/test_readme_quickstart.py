@@ -7,6 +7,8 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -25,6 +27,7 @@ def test_the_quick_start_is_the_first_section_and_the_own_specs_section_follows(
     assert README.index("## Layout") < README.index("## What it checks") < README.index("## Benchmarks")
 
 
+@pytest.mark.slow
 def test_the_failure_shown_is_what_the_command_prints(tmp_path: Path) -> None:
     tool = _tool()
     assert " ".join(tool.COMMAND) in README  # the command shown is the command run

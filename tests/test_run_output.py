@@ -32,6 +32,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]
     return code, captured.out.splitlines(), captured.err
 
 
+@pytest.mark.slow
 def test_the_default_run_gives_each_part_its_own_verdict_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _run(capsys)
     assert code == 0
@@ -80,6 +81,7 @@ def test_plurals_read_right(specs: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "1 errors" not in text and "1 scenarios" not in text and "1 calls" not in text
 
 
+@pytest.mark.slow
 def test_a_changed_input_says_which_message_and_what_changed(specs: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,6 +111,7 @@ def test_a_mutation_that_only_changes_a_type_is_shown_with_its_types() -> None:
     assert describe_mutation(before, []) == ("the history went from 1 to 0 messages", "input[0] was removed")
 
 
+@pytest.mark.slow
 def test_a_broken_compactor_shows_each_invariant_once_with_its_smallest_scenario(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _run(capsys, "--no-provider", "--target", f"{BROKEN}:keep_last_n")
@@ -123,6 +126,7 @@ def test_a_broken_compactor_shows_each_invariant_once_with_its_smallest_scenario
     assert max(len(line) for line in lines if not line.startswith("[")) <= 100
 
 
+@pytest.mark.slow
 def test_write_gaps_makes_the_same_run_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gaps = tmp_path / "gaps.yaml"
     spec = str(ROOT / "specs" / "real-failures.yaml")

@@ -47,6 +47,7 @@ def test_a_second_load_reads_the_cache_and_equals_a_fresh_load(tmp_path: Path, c
         load_file(path)
 
 
+@pytest.mark.slow
 def test_the_shipped_specs_from_the_cache_equal_them_read_afresh(shipped: object, cache_dir: Path) -> None:
     from .conftest import SPECS
 

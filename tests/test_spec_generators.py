@@ -27,6 +27,7 @@ def _generator(name: str) -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_committed_files_equal_the_generators_output(name: str, tmp_path: Path) -> None:
     assert _generator(name).main(["generate", str(tmp_path)]) == 0

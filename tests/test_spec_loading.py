@@ -54,6 +54,7 @@ def test_the_fast_way_accepts_nothing_the_located_way_refuses(tmp_path: Path, ol
     assert _load_fast(path, text, INVARIANT_IDS) is None
 
 
+@pytest.mark.slow
 def test_the_shipped_specs_load_the_same_both_ways(shipped: LoadResult) -> None:
     fast = {s.id: s for s in shipped.scenarios}
     for path in sorted({s.path for s in fast.values()}):

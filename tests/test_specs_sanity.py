@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from conformance import LoadResult, find_live_start
 from conformance.transcript import unanswered_tool_uses
 
@@ -17,6 +19,7 @@ def test_every_shipped_spec_loads_cleanly(shipped: LoadResult) -> None:
     assert len(shipped.scenarios) >= 80
 
 
+@pytest.mark.slow
 def test_declared_truth_agrees_with_the_harness_analysis_or_says_why(shipped: LoadResult) -> None:
     from conformance._yamlsource import load_document
     notes: dict[str, str] = {}

@@ -62,16 +62,19 @@ def _run(tmp: Path, *options: str) -> str:
             f"main(['run', '--no-progress', '--specs', {str(spec)!r}, *{list(options)!r}])")
 
 
+@pytest.mark.slow
 def test_importing_the_command_imports_no_other_commands_module() -> None:
     assert unneeded(imported_by("import conformance.cli")) == []
 
 
+@pytest.mark.slow
 def test_run_without_the_replay_imports_no_sdk_and_no_other_commands_module(tmp_path: Path) -> None:
     modules = imported_by(_run(tmp_path, "--no-provider", "--target", "conformance_reference:compact"))
     assert "conformance.runner" in modules  # the run did run
     assert unneeded(modules, allowed=("conformance_reference",)) == []
 
 
+@pytest.mark.slow
 def test_the_import_check_sees_a_module_a_run_did_import(tmp_path: Path) -> None:
     modules = imported_by(_run(tmp_path, "--no-provider", "--format", "anthropic"))
     assert "conformance.formats" in unneeded(modules, allowed=("conformance_reference",))
@@ -90,6 +93,7 @@ def few_cassettes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_default_run_imports_no_sdk_in_its_own_process(tmp_path: Path, few_cassettes: Path) -> None:
     """The recordings replay in processes of their own: this one imports neither SDK, nor vcrpy."""
     modules = imported_by(_run(tmp_path, "--cassettes", str(few_cassettes)))
@@ -117,6 +121,7 @@ def fresh_replay(few_cassettes: Path) -> dict[str, Any]:
     return printed
 
 
+@pytest.mark.slow
 def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassettes: Path,
                                                                     fresh_replay: dict[str, Any]) -> None:
     from conformance.provider import replay_all
@@ -127,17 +132,20 @@ def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassett
     assert fresh_replay["RESULTS"]["results"] == [r.to_dict() for r in verify_results([few_cassettes])]
 
 
+@pytest.mark.slow
 def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
     modules = imported_by("import conformance.provider.cassettes")
     assert "vcr.patch" in modules and "httpx2" in modules
     assert not {"requests", "aiohttp", "tornado", "botocore", "httpx"} & set(modules)
 
 
+@pytest.mark.slow
 def test_the_anthropic_side_imports_no_openai_sdk(fresh_replay: dict[str, Any]) -> None:
     assert fresh_replay["SIDE"]["count"] == 2
     assert "anthropic" in fresh_replay["SIDE"]["modules"] and "openai" not in fresh_replay["SIDE"]["modules"]
 
 
+@pytest.mark.slow
 def test_the_replay_in_two_parts_equals_the_replay_in_one(few_cassettes: Path) -> None:
     whole = verify_results([few_cassettes])
     assert {r.outcome for r in whole} == {"pass", "skip"}
@@ -148,6 +156,7 @@ def test_the_replay_in_two_parts_equals_the_replay_in_one(few_cassettes: Path) -
     assert verify_results([few_cassettes], checked={**mine, **theirs}) == whole
 
 
+@pytest.mark.slow
 def test_a_result_found_on_a_side_is_the_one_reported(few_cassettes: Path) -> None:
     from dataclasses import replace
 

@@ -31,12 +31,14 @@ def shadowed(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_files_named_like_the_reference_do_not_replace_it(shadowed: Path) -> None:
     done = _conformance(shadowed, "run", "--no-provider", "--no-progress", "-j", "1", "--specs", str(SPEC))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "conformance_reference:compact: CONFORMS" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_users_own_target_in_the_current_folder_still_resolves(shadowed: Path) -> None:
     (shadowed / "mytarget.py").write_text(
         "from conformance_reference import compact as _real\n\n"
@@ -62,6 +64,7 @@ def test_resolve_imports_the_projects_modules_from_where_they_are_installed(
     assert target.func(history) != [{"role": "user", "content": "garbage"}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["reference", "reference:compact"])
 def test_target_reference_is_the_shipped_reference_whatever_is_on_the_path(shadowed: Path, target: str) -> None:
     done = _conformance(shadowed, "run", "--no-provider", "--no-progress", "-j", "1", "--specs", str(SPEC),
@@ -73,6 +76,7 @@ def test_target_reference_is_the_shipped_reference_whatever_is_on_the_path(shado
     assert done.returncode == 2 and "has no attribute 'garbage'" in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_workers_import_the_project_from_where_it_is_installed_not_from_the_current_folder(tmp_path: Path) -> None:
     # run from a folder holding a `conformance/` package (as a checkout with a plain install does):
     # the fork server and its workers import the installed one; the target still imports from the folder

@@ -36,6 +36,7 @@ _HAND_MADE = [re.compile(r"\ban? \{type\("), re.compile(r"""\{['"]{2} if [^}]*[!
 _PARENTHESISED = re.compile(r"\} [a-z ]*[a-z]\(s\)")  # "{n} check(s)"
 
 
+@pytest.mark.slow
 def test_generated_text_uses_the_helpers() -> None:
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):

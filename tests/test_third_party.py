@@ -114,6 +114,7 @@ def not_installed() -> dict[str, Done]:
     return dict(zip(commands, _conformance(*commands.values(), installed=False), strict=True))
 
 
+@pytest.mark.slow
 def test_verify_replays_and_judges_a_third_party_providers_cassettes(installed: dict[str, Done]) -> None:
     done = installed["verify"]
     assert done.returncode == 1, done.stdout + done.stderr  # one recording contradicts its prediction
@@ -125,12 +126,14 @@ def test_verify_replays_and_judges_a_third_party_providers_cassettes(installed: 
     assert "verify: 1 fail, 2 findings, 2 pass" in out
 
 
+@pytest.mark.slow
 def test_without_the_package_its_probe_file_names_an_unknown_provider(not_installed: dict[str, Done]) -> None:
     done = not_installed["verify"]
     assert done.returncode == 2
     assert "toy.yaml" in done.stdout and "provider" in done.stdout and "'toyllm'" in done.stdout
 
 
+@pytest.mark.slow
 def test_analyze_asks_the_third_party_judge(installed: dict[str, Done]) -> None:
     done = installed["analyze"]
     assert done.returncode == 1, done.stderr  # a trim reached into the task in flight
@@ -139,6 +142,7 @@ def test_analyze_asks_the_third_party_judge(installed: dict[str, Done]) -> None:
                         "toy.contradicted": ("toyllm", "reached-live-task")}
 
 
+@pytest.mark.slow
 def test_analyze_reads_a_third_party_dialect_and_without_the_package_names_the_known_ones(
         installed: dict[str, Done], not_installed: dict[str, Done]) -> None:
     done = installed["analyze-dialect"]
@@ -151,6 +155,7 @@ def test_analyze_reads_a_third_party_dialect_and_without_the_package_names_the_k
     assert "not a recording in any known dialect (ruby-vcr," in without.stdout and "toylog" not in without.stdout
 
 
+@pytest.mark.slow
 def test_lint_config_and_dry_run_go_to_the_provider_that_claims_them(installed: dict[str, Done]) -> None:
     reaches, keeps = installed["lint-reaches"], installed["lint-keeps"]
     assert (reaches.returncode, keeps.returncode) == (1, 0), reaches.stderr + keeps.stderr
@@ -161,6 +166,7 @@ def test_lint_config_and_dry_run_go_to_the_provider_that_claims_them(installed: 
                                        ("toy.keeps-live", "toy.trims-live", "toy.contradicted")]
 
 
+@pytest.mark.slow
 def test_explain_shows_a_third_party_probe_as_its_provider_lays_it_out(installed: dict[str, Done]) -> None:
     done = installed["explain"]
     assert done.returncode == 0, done.stdout + done.stderr
@@ -169,6 +175,7 @@ def test_explain_shows_a_third_party_probe_as_its_provider_lays_it_out(installed
     assert "recorded: no recording of this probe" in done.stdout  # its cassettes are not the shipped ones
 
 
+@pytest.mark.slow
 def test_cassettes_scrub_and_audit_the_third_party_providers_reasoning(installed: dict[str, Done]) -> None:
     done = installed["scrub"]
     assert done.stdout.split() == ["[scrubbed:", "True"], done.stderr
@@ -177,6 +184,7 @@ def test_cassettes_scrub_and_audit_the_third_party_providers_reasoning(installed
     assert installed["audit"].returncode == 0
 
 
+@pytest.mark.slow
 def test_run_speaks_a_third_party_format(installed: dict[str, Done], not_installed: dict[str, Done]) -> None:
     keeps = installed["run-keep"]
     assert keeps.returncode == 0, keeps.stdout + keeps.stderr
@@ -188,6 +196,7 @@ def test_run_speaks_a_third_party_format(installed: dict[str, Done], not_install
     assert unknown.returncode == 2 and "unknown format 'toy-chat'" in unknown.stderr, unknown.stderr
 
 
+@pytest.mark.slow
 def test_a_broken_installed_entry_is_a_usage_error_naming_it(tmp_path: Path) -> None:
     info = tmp_path / "broken_conformance-0.1.0.dist-info"
     info.mkdir()
@@ -202,6 +211,7 @@ def test_a_broken_installed_entry_is_a_usage_error_naming_it(tmp_path: Path) -> 
                                    "cannot be loaded: ModuleNotFoundError: No module named 'no_such_module_here'")
 
 
+@pytest.mark.slow
 def test_egress_checks_a_third_party_surface_and_without_the_package_names_the_known_ones(
         installed: dict[str, Done], not_installed: dict[str, Done]) -> None:
     clean, leak = installed["egress-clean"], installed["egress-leak"]

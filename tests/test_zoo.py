@@ -50,6 +50,7 @@ def _results(name: str, module: str) -> tuple[CheckResult, ...]:
     return tuple(results)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(broken.CAUGHT_BY))
 def test_broken_compactor_is_caught_by_its_invariant(name: str) -> None:
     results = _results(name, "broken")
@@ -64,6 +65,7 @@ def test_every_invariant_has_a_broken_compactor() -> None:
     assert not missing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["noop", "live_only", "summarizer", "deep_copy",
                                   "budget_chars_3", "budget_chars_4", "budget_chars_5",
                                   "last_settled_task", "settled_media_dropped", "boundary_tasks", "model_summary"])
@@ -77,6 +79,7 @@ def test_correct_compactor_passes_every_must(name: str) -> None:
     assert not bad, "\n".join(bad[:10])
 
 
+@pytest.mark.slow
 def test_a_programming_error_is_a_crash_even_where_refusal_is_allowed() -> None:
     refusal_allowed = {s.id for s in _scenarios() if s.expect.refusal_allowed}
     results = _results("crash_on_unpaired_result", "broken")
@@ -95,6 +98,7 @@ def test_correct_compactors_really_compact() -> None:
         assert len(shorter) > len(scenarios) // 4, name
 
 
+@pytest.mark.slow
 def test_reference_level_catches_a_compactor_that_is_not_the_reference() -> None:
     target = from_callable(broken.keeps_settled_reasoning, "impostor")
     options = RunOptions(reference_targets=frozenset({"impostor"}), in_process=True)
@@ -110,6 +114,7 @@ def test_every_broken_compactor_has_a_defect_class() -> None:
     assert len(set(broken.DEFECT_CLASS.values())) >= 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("family", "name", "invariant"), [
     ("paused-split", "keep_request_and_answer", "tools.server-results-kept"),
     ("paused-split", "window_splits_paused_pairs", "tools.server-results-kept"),

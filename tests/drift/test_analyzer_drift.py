@@ -68,6 +68,7 @@ def _result_tokens(probe: Any, ids: list[str]) -> int:
     return sum(steps[i].result_tokens for i in ids)
 
 
+@pytest.mark.slow
 def test_the_shipped_recordings_against_themselves_show_no_drift(tmp_path: Path) -> None:
     current = tmp_path / "same"
     shutil.copytree(SHIPPED, current)
@@ -76,6 +77,7 @@ def test_the_shipped_recordings_against_themselves_show_no_drift(tmp_path: Path)
     assert all(p["verdict_before"] for p in drift["probes"])  # every recording was judged
 
 
+@pytest.mark.slow
 def test_clearing_more_of_the_task_in_flight_is_breaking(tmp_path: Path, probes: dict[str, Any]) -> None:
     probe = "clear-tool-uses.keep-below-live-task"
     cleared = ["toolu_a1", "toolu_a2", "toolu_b1", "toolu_b2", "toolu_b3"]
@@ -99,6 +101,7 @@ def test_clearing_more_of_the_task_in_flight_is_breaking(tmp_path: Path, probes:
     assert main(["drift", "--baseline", str(SHIPPED), "--current", str(current)]) == 1
 
 
+@pytest.mark.slow
 def test_a_strategy_reaching_a_smaller_task_is_breaking(tmp_path: Path, probes: dict[str, Any]) -> None:
     probe = "clear-tool-uses.keep-equals-live-task"  # keep 3 over a 3-step task: settled only
     cleared = ["toolu_a1", "toolu_a2", "toolu_b1"]
@@ -117,6 +120,7 @@ def test_a_strategy_reaching_a_smaller_task_is_breaking(tmp_path: Path, probes: 
     assert change["before"] == "none" and change["after"].startswith("3 tool steps")
 
 
+@pytest.mark.slow
 def test_a_rejection_for_another_reason_is_breaking(tmp_path: Path) -> None:
     probe = "compaction.open-tool-call"
 
@@ -131,6 +135,7 @@ def test_a_rejection_for_another_reason_is_breaking(tmp_path: Path) -> None:
     assert change["before"].endswith("compaction_incomplete_turn") and change["after"].endswith("context_window_exceeded")
 
 
+@pytest.mark.slow
 def test_token_counts_and_ids_stay_noise(tmp_path: Path) -> None:
     probe = "clear-tool-uses.keep-below-live-task"
 
@@ -170,6 +175,7 @@ def test_a_baseline_that_already_failed_is_not_reported_as_newly_contradicted() 
     assert kind == "prediction_contradicted"
 
 
+@pytest.mark.slow
 def test_a_baseline_recording_the_analyzer_cannot_judge_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     baseline = tmp_path / "baseline" / "emulator"
     shutil.copytree(SHIPPED, baseline)
@@ -192,6 +198,7 @@ def test_a_probe_spec_that_fails_to_load_stops_drift_instead_of_judging_nothing(
     assert "broken.yaml" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_rejection_with_another_message_and_no_code_is_breaking(tmp_path: Path) -> None:
     probe = "combined.tools-before-thinking"  # invalid_request_error with no error_code: the message is the reason
 
@@ -205,6 +212,7 @@ def test_a_rejection_with_another_message_and_no_code_is_breaking(tmp_path: Path
     assert drift["exit_code"] == 1
 
 
+@pytest.mark.slow
 def test_a_rejection_message_differing_only_in_numbers_is_noise(tmp_path: Path) -> None:
     probe = "compact.trigger-below-minimum"
 
@@ -217,6 +225,7 @@ def test_a_rejection_message_differing_only_in_numbers_is_noise(tmp_path: Path) 
     assert drift["counts"]["breaking"] == 0 and drift["counts"]["noise"] == 1
 
 
+@pytest.mark.slow
 def test_a_recording_changed_in_place_is_judged_again(tmp_path: Path, probes: dict[str, Any]) -> None:
     """drift remembers a judgement by file, bytes and probe specs: the same file with other bytes
     is judged anew, so an edit made after an earlier comparison still shows as breaking."""

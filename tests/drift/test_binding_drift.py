@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conformance.cli import main
 from conformance.drift.compare import compare_dirs
 from conformance.provider import cassettes
@@ -35,6 +37,7 @@ def _binding_changes(drift: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in drift["changes"] if c["change"] == "thinking_binding_changed"]
 
 
+@pytest.mark.slow
 def test_a_400_that_became_a_drop_is_breaking(tmp_path: Path) -> None:
     before = _folder(tmp_path, "before", ERROR)
     after = _folder(tmp_path, "after", ERROR)

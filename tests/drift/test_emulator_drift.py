@@ -75,12 +75,14 @@ def _rules(drift: dict[str, Any], category: str) -> Counter[str]:
     return Counter(c["rule"].split(":")[0] for c in drift["changes"] if c["category"] == category)
 
 
+@pytest.mark.slow
 def test_the_same_provider_twice_shows_no_drift(before: Path, tmp_path: Path) -> None:
     drift = _drift(before, tmp_path)
     assert drift["counts"] == {"breaking": 0, "additive": 0, "noise": 0}
     assert len(drift["probes"]) >= 10
 
 
+@pytest.mark.slow
 def test_clearing_the_live_task_is_breaking_and_the_counts_are_noise(before: Path, tmp_path: Path) -> None:
     drift = _drift(before, tmp_path, "clear-live-despite-keep")
     verdicts = {(c["before"], c["after"]) for c in drift["changes"] if c["change"] == "verdict_changed"}
@@ -94,6 +96,7 @@ def test_clearing_the_live_task_is_breaking_and_the_counts_are_noise(before: Pat
     assert drift["exit_code"] == 1
 
 
+@pytest.mark.slow
 def test_a_new_block_type_is_additive_and_unreadable_recordings_are_breaking(before: Path, tmp_path: Path) -> None:
     drift = _drift(before, tmp_path, "unknown-block-type")
     additive = [c for c in drift["changes"] if c["category"] == "additive"]
@@ -102,6 +105,7 @@ def test_a_new_block_type_is_additive_and_unreadable_recordings_are_breaking(bef
     assert drift["counts"]["noise"] == 0
 
 
+@pytest.mark.slow
 def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -> None:
     drift = _drift(before, tmp_path, "compact-open-tool-call")
     breaking = _rules(drift, "breaking")
@@ -114,6 +118,7 @@ def test_accepting_what_was_rejected_is_breaking(before: Path, tmp_path: Path) -
     assert "the smallest task in flight this strategy reaches shrank" not in _rules(drift, "breaking")
 
 
+@pytest.mark.slow
 def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path: Path) -> None:
     same = _after(tmp_path)
     assert main(["drift", "--baseline", str(before), "--current", str(same)]) == 0
@@ -123,6 +128,7 @@ def test_the_command_fails_the_job_only_on_breaking_drift(before: Path, tmp_path
     assert "Drift: BREAKING DRIFT" in (report / "summary.md").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(set(emulator.edits.FAULTS) - {"overloaded"}))
 def test_every_probe_verify_marks_red_under_a_fault_is_breaking(before: Path, tmp_path: Path, fault: str) -> None:
     after = _after(tmp_path, fault)

@@ -168,6 +168,7 @@ def _simulate(workflow: dict[str, Any], tmp: Path, codes: dict[str, int], baseli
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("codes", "baseline", "expected"), [
     ({}, True, {"exit": 0, "uploaded": True, "says": ["every recording matches", "no breaking change"]}),
     ({}, False, {"exit": 0, "uploaded": True, "says": ["no baseline at cassettes/api.anthropic.com"]}),

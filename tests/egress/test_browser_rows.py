@@ -20,6 +20,7 @@ def _published() -> dict:
     return json.loads((DOCS / "egress-matrix.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [
     "pydantic-ai-slim.AGUIAdapter.dispatch_request", "sse-starlette.EventSourceResponse.text_stream",
     "langgraph.astream_events", "langfuse.observe.anthropic.mask", "logfire.instrument_openai",

@@ -22,6 +22,7 @@ LIBRARIES = ("opentelemetry-instrumentation-genai-anthropic", "opentelemetry-ins
 ROWS = [c for c in COMPONENTS if c.library in LIBRARIES]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("component", ROWS, ids=lambda c: c.name)
 def test_an_instrumentation_row_run_in_process_matches_the_published_one(component, conversations) -> None:
     if not component.installed:
@@ -50,6 +51,7 @@ def test_each_instrumentation_has_a_leaking_default_and_a_row_that_loses_the_ans
     assert len(fixed) == 2 and all(row["failures"] == {} and row["conversations"] > 0 for row in fixed.values())
 
 
+@pytest.mark.slow
 def test_langsmith_keeps_thinking_on_a_text_reply_and_drops_it_on_a_tool_call(conversations) -> None:
     published = {row["component"]: row for row in json.loads((DOCS / "egress-matrix.json").read_text("utf-8"))["rows"]}
     assert published["langsmith.wrap_anthropic"]["failures"]["egress.no-reasoning-text"] == 3

@@ -34,6 +34,7 @@ def test_the_published_matrix_is_broad_and_rendered_from_its_json() -> None:
     assert all(row["leaked"] for row in leaky if leak_checks & set(row["failures"]))
 
 
+@pytest.mark.slow
 def test_a_row_run_again_matches_the_published_one(conversations) -> None:
     matrix = json.loads((DOCS / "egress-matrix.json").read_text(encoding="utf-8"))
     fresh = {"conversations": matrix["conversations"],
@@ -94,6 +95,7 @@ def test_egress_matrix_with_a_library_not_installed_writes_nothing_and_exits_2(
     assert "1 library not installed (no-such-library), so 1 component cannot run and no file was written" in err
 
 
+@pytest.mark.slow
 def test_egress_matrix_without_out_prints_the_table_and_writes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from conformance.cli import main

@@ -44,6 +44,7 @@ def _failing(results: list) -> set[str]:
     return {r.invariant for r in results if r.level == "MUST" and r.outcome in ("fail", "error")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("serializer", "where", "caught"), ANTHROPIC_BROKEN, ids=lambda v: getattr(v, "__name__", None))
 def test_each_broken_serializer_is_caught_by_its_check(conversations, serializer, where, caught) -> None:
     mine = [c for c in conversations if c.format == "anthropic"]
@@ -94,6 +95,7 @@ def test_a_correct_responses_store_passes(conversations) -> None:
     assert not report.failures()
 
 
+@pytest.mark.slow
 def test_the_cli_runs_in_workers_and_never_prints_a_canary(conversations, tmp_path: Path, capsys, monkeypatch) -> None:
     from conformance.cli import main
 
@@ -114,6 +116,7 @@ def test_the_cli_runs_in_workers_and_never_prints_a_canary(conversations, tmp_pa
     assert json.loads(out_json.read_text())["exit_code"] == 1
 
 
+@pytest.mark.slow
 def test_the_cli_exit_codes(capsys) -> None:
     from conformance.cli import main
 

@@ -53,6 +53,7 @@ def preloaded() -> Iterator[None]:
         yield
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ROWS)
 def test_a_server_store_row_on_one_conversation_agrees_with_the_published_row(
         conversations, postgres_server, redis_server, preloaded, name) -> None:

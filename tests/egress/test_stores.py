@@ -10,6 +10,7 @@ from conformance.egress import store
 ONE = "anthropic.settled.redacted-tool-loop"  # reasoning text, signature and redacted data, an answer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("factory", "caught"), [
     ("plain_store", {"store.encrypted-at-rest"}),
     ("base64_store", {"store.encrypted-at-rest"}),
@@ -27,6 +28,7 @@ def test_each_broken_store_is_caught_by_its_check(conversations, factory, caught
     assert report.exit_code == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("factory", ["file_store", "sqlite_store"])
 def test_a_correct_store_passes_every_check(conversations, monkeypatch, factory) -> None:
     monkeypatch.chdir(_root())

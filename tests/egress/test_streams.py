@@ -63,6 +63,7 @@ def test_a_text_that_is_no_stream_is_read_as_before() -> None:
     assert streams.events([{"a": 1}]) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("serializer", "caught"), [
     (zoo.ag_ui_http_with_thinking, {"egress.no-reasoning-text"}),
     (zoo.data_stream_http_with_reasoning, {"egress.no-reasoning-text"}),

@@ -52,6 +52,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices(
         capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat", "-v",  # -v: every failure
@@ -66,6 +67,7 @@ def test_a_failure_in_openai_chat_quotes_the_target_items_with_their_own_indices
                for line in lines), out
 
 
+@pytest.mark.slow
 def test_a_changed_tool_result_shows_the_tool_message_the_target_returned(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "--specs", str(PARALLEL), "--format", "openai-chat",
                "--target", "tests.formats.test_format_failures:clear_tool_messages")
@@ -74,6 +76,7 @@ def test_a_changed_tool_result_shows_the_tool_message_the_target_returned(capsys
     assert native and all('"role": "tool"' in line or '"role"' in line for line in native)
 
 
+@pytest.mark.slow
 def test_the_anthropic_format_adds_no_second_quote(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "--specs", str(PARALLEL), "--target", "tests.formats.test_format_failures:drop_the_last_two")
     assert "expected input[" in out and "as the target" not in out

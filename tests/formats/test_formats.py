@@ -56,6 +56,7 @@ def _history(reasoning: bool) -> st.SearchStrategy[list[dict[str, Any]]]:
 FOR_FORMAT = {name: _history(reasoning=name != "openai-chat") for name in NAMES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
@@ -70,6 +71,7 @@ def test_every_expressible_history_round_trips(name: str, data: st.DataObject) -
     assert canonical(fmt.back(fmt.to_format(history))) == canonical([fmt.normalise(m) for m in history])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_every_shipped_history_round_trips_or_has_a_named_reason(name: str, shipped: LoadResult) -> None:
     fmt = get(name)
@@ -160,6 +162,7 @@ def noop_runs(shipped: LoadResult) -> Callable[[str], Any]:
     return of
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_a_target_that_returns_its_input_passes_every_must_through_the_format(
         name: str, noop_runs: Callable[[str], Any], shipped: LoadResult) -> None:
@@ -220,6 +223,7 @@ def test_an_unknown_format_or_nothing_expressible_is_a_usage_error(shipped: Load
     assert all(s.expect.skip for s in mark(thinking_only, get("openai-chat")))
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_runs_a_target_in_its_format(pytester: pytest.Pytester, shipped: LoadResult) -> None:
     from ..conftest import SPECS
 
@@ -235,6 +239,7 @@ def test_the_pytest_plugin_runs_a_target_in_its_format(pytester: pytest.Pytester
     result.stdout.fnmatch_lines(["*not expressible as Chat Completions messages*"])
 
 
+@pytest.mark.slow
 def test_the_command_line_shows_what_the_format_skips(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from conformance.cli import main
 
@@ -309,6 +314,7 @@ def test_a_scenario_whose_messages_hold_only_reasoning_stays_skipped() -> None:
     assert adapted(scenario, get("openai-chat")) is None  # removing it would remove a message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hostile", ["segfaults", "exits"])
 def test_a_target_in_another_format_runs_in_a_worker(hostile: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A target wrapped in a format is called in a worker as any other: its crash is an error record

@@ -165,6 +165,7 @@ def _twin_failing(twin: Callable[[Messages], Messages], broken: str) -> frozense
     return frozenset(_failing(run([from_callable(twin, broken)], list(_scenarios()), options=OPTIONS)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("broken", "name"), CASES)
 def test_a_broken_compactor_in_a_format_fails_as_its_anthropic_twin(broken: str, name: str) -> None:
     fmt = get(name)

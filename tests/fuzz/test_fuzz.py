@@ -39,6 +39,7 @@ def fuzzed(name: str, examples: int = 200, shrink: bool = True,
     return run_fuzz(from_callable(func, name), options)
 
 
+@pytest.mark.slow
 def test_a_boundary_bug_is_caught_and_shrinks_to_at_most_ten_messages() -> None:
     result = fuzzed("boundary_off_by_one")
     assert not result.passed and result.scenario is not None
@@ -46,6 +47,7 @@ def test_a_boundary_bug_is_caught_and_shrinks_to_at_most_ten_messages() -> None:
     assert len(result.scenario.history) <= 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["noop", "deep_copy"])
 def test_correct_compactors_pass_must_and_should(name: str) -> None:
     result = fuzzed(name, 150)
@@ -53,6 +55,7 @@ def test_correct_compactors_pass_must_and_should(name: str) -> None:
     assert result.examples == 150
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("zoo")  # beside test_zoo, so the shipped verdicts are computed once
 def test_kill_rate_of_fuzzing_alone_on_the_zoo(capsys: pytest.CaptureFixture[str],
                                                record_property: Any) -> None:
@@ -76,6 +79,7 @@ def test_kill_rate_of_fuzzing_alone_on_the_zoo(capsys: pytest.CaptureFixture[str
     assert len(by_fuzz) / len(names) >= 0.9, sorted(names - by_fuzz)
 
 
+@pytest.mark.slow
 def test_a_kill_counts_only_by_the_invariants_named() -> None:
     """A target that raises breaks ``call.completes`` and leaves every other check unrun: fuzzed for
     ``reasoning.kept-intact`` alone, it survives; for its own invariant, it is caught."""
@@ -84,6 +88,7 @@ def test_a_kill_counts_only_by_the_invariants_named() -> None:
     assert not own.passed and {r.invariant for r in own.failures} == {"call.completes"}
 
 
+@pytest.mark.slow
 def test_same_seed_same_counterexample_and_another_seed_may_differ() -> None:
     first = run_fuzz(from_callable(broken.strip_all_thinking), QUICK)
     again = run_fuzz(from_callable(broken.strip_all_thinking), QUICK)
@@ -91,6 +96,7 @@ def test_same_seed_same_counterexample_and_another_seed_may_differ() -> None:
     assert (first.scenario.history, first.examples) == (again.scenario.history, again.examples)
 
 
+@pytest.mark.slow
 def test_a_known_failure_is_replayed_first_from_the_example_database(tmp_path: Path) -> None:
     options = FuzzOptions(examples=300, seed=3, database=tmp_path / "db", time_limit=2.0)
     target = from_callable(broken.cap_live_task, "cap")
@@ -103,6 +109,7 @@ def test_a_known_failure_is_replayed_first_from_the_example_database(tmp_path: P
     assert replayed.scenario.history == found.scenario.history
 
 
+@pytest.mark.slow
 def test_cli_writes_a_scenario_that_conformance_run_fails_the_same_way(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "found"
@@ -124,6 +131,7 @@ def test_cli_writes_a_scenario_that_conformance_run_fails_the_same_way(tmp_path:
     assert main(["run", "--no-provider", "--specs", str(written), "--target", "tests.zoo.correct:noop"]) == 0
 
 
+@pytest.mark.slow
 def test_cli_exit_zero_when_every_example_holds(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code = main(["fuzz", "--target", "tests.zoo.correct:noop", "--examples", "40", "--no-cache",
                  "--out", str(tmp_path)])
@@ -132,6 +140,7 @@ def test_cli_exit_zero_when_every_example_holds(capsys: pytest.CaptureFixture[st
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, message", [
     (["--format", "openai"], "unknown format 'openai'"),
     (["--format", "nonesuch"], "known: "),
@@ -174,6 +183,7 @@ def test_no_silent_drop_does_not_blame_a_message_kept_whole() -> None:
     assert [r for r in report.results if r.invariant == "blocks.no-silent-drop" and r.outcome == "fail"]
 
 
+@pytest.mark.slow
 def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) -> None:
     from .._specs import GOOD
     folder = pytester.mkdir("specs")
@@ -193,6 +203,7 @@ def test_pytest_plugin_adds_one_fuzz_item_per_target(pytester: pytest.Pytester) 
     assert list((pytester.path / "fuzz-failures").glob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_reference_passes_a_few_hundred_generated_histories() -> None:
     import conformance_reference as reference
     result = run_fuzz(from_callable(reference.compact, "conformance_reference:compact"), FuzzOptions(examples=300, database=None))
@@ -234,6 +245,7 @@ def clear_chat_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, An
     return [{**m, "content": "[cleared]"} if m["role"] == "tool" else m for m in messages]
 
 
+@pytest.mark.slow
 def test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces(tmp_path: Path,
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
     target = from_callable(clear_chat_tool_results, "clear_chat_tool_results")
@@ -245,6 +257,7 @@ def test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces(tmp_p
     assert held.passed and held.examples == 60  # only expressible histories are counted as examples
 
 
+@pytest.mark.slow
 def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["fuzz", "--target", "tests.fuzz.test_fuzz:clear_chat_tool_results", "--format", "openai-chat",
@@ -258,6 +271,7 @@ def test_cli_fuzz_in_a_format_names_it_in_the_reproduce_line(tmp_path: Path,
                  "--target", "tests.fuzz.test_fuzz:clear_chat_tool_results"]) == 1
 
 
+@pytest.mark.slow
 def test_pytest_plugin_fuzzes_a_target_in_its_format(pytester: pytest.Pytester) -> None:
     from .._specs import GOOD
     folder = pytester.mkdir("specs")
@@ -287,6 +301,7 @@ def chatty_thinking_reader(history: list[dict[str, Any]]) -> list[dict[str, Any]
     return broken.strip_all_thinking(history)
 
 
+@pytest.mark.slow
 def test_a_fuzzed_targets_own_output_reaches_neither_terminal_nor_log(capfd: pytest.CaptureFixture[str]) -> None:
     result = run_fuzz(from_callable(chatty_thinking_reader, "chatty"), QUICK)
     assert not result.passed
@@ -294,6 +309,7 @@ def test_a_fuzzed_targets_own_output_reaches_neither_terminal_nor_log(capfd: pyt
     assert "CHATTY" not in out + err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, message", [
     ("segfaults", "signal SIGSEGV"), ("exits", "exit code 3"), ("sleeps", "no answer within 0.5 s"),
     ("dies_every_other_call", "exit code 4"),
@@ -313,6 +329,7 @@ def test_a_target_that_crashes_or_hangs_is_a_shrunk_counterexample(name: str, me
     assert "call.completes (error)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_shrinking_a_hang_stops_at_its_time_budget() -> None:
     """Every try of a target that always hangs costs the time limit: shrinking stops at its budget
     with the smallest failing history found so far."""
@@ -324,6 +341,7 @@ def test_shrinking_a_hang_stops_at_its_time_budget() -> None:
     assert [r.invariant for r in result.failures] == ["call.completes"]
 
 
+@pytest.mark.slow
 def test_fuzz_in_process_calls_the_target_here() -> None:
     import os
 
@@ -339,6 +357,7 @@ def test_fuzz_in_process_calls_the_target_here() -> None:
     assert run_fuzz(from_callable(correct.noop, "noop"), options).passed  # shipped to a worker
 
 
+@pytest.mark.slow
 def test_fuzz_in_a_format_runs_in_a_worker(tmp_path: Path) -> None:
     from ..zoo import hostile
 
@@ -347,6 +366,7 @@ def test_fuzz_in_a_format_runs_in_a_worker(tmp_path: Path) -> None:
     assert not found.passed and "signal SIGSEGV" in found.failures[0].message
 
 
+@pytest.mark.slow
 def test_cli_fuzz_in_process_is_an_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code = main(["fuzz", "--target", "tests.zoo.correct:noop", "--examples", "20", "--no-cache", "--in-process",
                  "--out", str(tmp_path)])

@@ -26,6 +26,7 @@ def _schema_reference(text: str) -> str | None:
     return found.group(1) if found else None
 
 
+@pytest.mark.slow
 def test_a_fuzz_run_in_a_fresh_folder_leaves_no_hypothesis_folder_and_no_dead_schema_url(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
@@ -41,6 +42,7 @@ def test_a_fuzz_run_in_a_fresh_folder_leaves_no_hypothesis_folder_and_no_dead_sc
     assert not load([written]).errors
 
 
+@pytest.mark.slow
 def test_inside_a_checkout_the_schema_reference_is_a_relative_path_that_resolves(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     schema = tmp_path / "conformance" / "schema" / "scenarios.schema.json"

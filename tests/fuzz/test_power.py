@@ -29,6 +29,7 @@ def _server_results(scenario: Scenario) -> list[str]:
             if "tool_use_id" in b and b["type"] != "tool_result"]
 
 
+@pytest.mark.slow
 def test_built_in_server_kinds_keep_most_of_the_draws() -> None:
     drawn: list[Scenario] = []
 
@@ -52,6 +53,7 @@ CASES = [("mcp_result_flattened", 3), ("mcp_result_flattened", 5), ("mcp_result_
          ("fetched_page_unwrapped", 2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "seed"), CASES)
 def test_the_command_catches_a_held_out_server_result_rewrite(name: str, seed: int) -> None:
     """``conformance fuzz --examples 40 --seed S`` (the command's own options, in this process)

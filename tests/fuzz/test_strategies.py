@@ -42,6 +42,7 @@ def sample() -> list[Scenario]:
     return _sample(400, undecidable=True)
 
 
+@pytest.mark.slow
 @FAST
 @given(histories(undecidable=True))
 def test_written_scenario_loads_back_equal_with_no_spec_error(scenario: Scenario) -> None:
@@ -53,6 +54,7 @@ def test_written_scenario_loads_back_equal_with_no_spec_error(scenario: Scenario
         (scenario.history, scenario.truth, scenario.params, scenario.expect)
 
 
+@pytest.mark.slow
 @FAST
 @given(histories())
 def test_decidable_truth_agrees_with_an_independent_reading(scenario: Scenario) -> None:
@@ -66,6 +68,7 @@ def test_decidable_truth_agrees_with_an_independent_reading(scenario: Scenario) 
                                                if u not in answered]
 
 
+@pytest.mark.slow
 def test_undecidable_shapes_always_allow_a_refusal(sample: list[Scenario]) -> None:
     undecidable = [s for s in sample if {"interleaved", "reordered"} & set(s.features)]
     assert undecidable
@@ -73,6 +76,7 @@ def test_undecidable_shapes_always_allow_a_refusal(sample: list[Scenario]) -> No
     assert not any({"interleaved", "reordered"} & set(s.features) for s in _sample(100))
 
 
+@pytest.mark.slow
 def test_features_are_tags_of_the_scenario_format(sample: list[Scenario]) -> None:
     used = {tag for s in sample for tag in s.features}
     assert used <= _readme_tags(), used - _readme_tags()
@@ -95,6 +99,7 @@ def _blocks(scenario: Scenario) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_shape_of_the_grammar_is_drawn(sample: list[Scenario]) -> None:
     features = Counter(tag for s in sample for tag in s.features)
     for tag in ("inflight", "tool-use", "parallel", "thinking", "redacted-thinking", "unknown-block", "unknown-field",
@@ -116,6 +121,7 @@ def test_every_shape_of_the_grammar_is_drawn(sample: list[Scenario]) -> None:
     assert any(len(s.history) >= 20 for s in sample)
 
 
+@pytest.mark.slow
 def test_the_blind_spot_arms_are_drawn(sample: list[Scenario]) -> None:
     features = Counter(tag for s in sample for tag in s.features)
     for tag in ("background-notice", "compaction-tool", "large-text"):
@@ -184,6 +190,7 @@ def test_the_settled_split_and_moved_notice_arms_are_drawn(sample: list[Scenario
     assert moved
 
 
+@pytest.mark.slow
 def test_the_agent_shape_arms_are_drawn() -> None:
     """Notices as real agents write them (a ``<system-reminder>`` block after a request's text or
     after tool results, a reminder turn, a plain-text notice turn) in settled history and in flight,
@@ -228,6 +235,7 @@ BLIND_SPOT_COMPACTORS = ("fixed_server_registry", "window_splits_paused_pairs", 
                          "prune_settled_code_runs")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", BLIND_SPOT_COMPACTORS)
 def test_fuzzing_alone_catches_each_blind_spot_compactor_by_its_invariant(name: str) -> None:
     """A bounded, fixed-seed run of decidable histories finds each broken compactor of the blind

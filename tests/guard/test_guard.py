@@ -143,6 +143,7 @@ def test_anthropic_streamed_hands_on_every_event_then_alerts(caplog: pytest.LogC
         assert caplog.records == []
 
 
+@pytest.mark.slow
 def test_openai_not_streamed_and_streamed(caplog: pytest.LogCaptureFixture) -> None:
     reached_request, reached_body, kind = recorded("openai-trigger.mid-task")
     settled_request, settled_body, settled_kind = recorded("openai-threshold.settled-stream")
@@ -311,6 +312,7 @@ def test_on_the_background_thread_an_otel_event_policy_is_run_before_the_sdk_ret
         assert seen == [("reached-live-task", span.get_span_context().span_id)]  # judged before the SDK returned
 
 
+@pytest.mark.slow
 def test_a_full_queue_makes_the_caller_wait_and_loses_no_verdict() -> None:
     from conformance.guard.worker import Worker
 
@@ -350,6 +352,7 @@ def test_the_background_thread_runs_each_judgement_in_the_callers_context() -> N
     assert seen == ["a", "b"]
 
 
+@pytest.mark.slow
 def test_the_background_thread_batches_small_calls_and_judges_large_bodies_at_once() -> None:
     from conformance.guard.worker import Worker
 

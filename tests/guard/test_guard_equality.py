@@ -69,6 +69,7 @@ def test_the_guard_judges_a_recording_as_analyze_does(name: str) -> None:
     assert guarded == _analyzed(items)
 
 
+@pytest.mark.slow
 def test_the_background_thread_judges_as_inline_judging_does() -> None:
     inline: list[dict[str, Any]] = []
     background: list[dict[str, Any]] = []

@@ -48,6 +48,7 @@ def _events(span: Any) -> list[tuple[str, str]]:
     return [(e.name, e.attributes["conformance.verdict"]) for e in span.events]
 
 
+@pytest.mark.slow
 def test_through_the_anthropic_sdk_the_event_is_on_the_calls_span_in_the_callers_trace(exported: Any) -> None:
     provider, exporter = exported
     served = Served((json.dumps(REACHED).encode(), JSON), (messages_stream(REACHED), EVENTS))
@@ -107,6 +108,7 @@ def test_without_a_recording_tracer_in_the_anthropic_sdk_the_event_is_on_the_cal
     assert [s.name for s in exporter.get_finished_spans()] == ["caller"]  # the SDK's span: a stand-in, not exported
 
 
+@pytest.mark.slow
 def test_two_callers_spans_one_after_the_other_each_get_their_own_alert(exported: Any) -> None:
     provider, _ = exported
     client = _anthropic(Served((json.dumps(REACHED).encode(), JSON), (json.dumps(REACHED).encode(), JSON)))

@@ -122,6 +122,7 @@ KINDS = {"ask": user("next task"), "answer": final("done"), "use": call("t"), "r
          "system": {"role": "system", "content": "note"}}
 
 
+@pytest.mark.slow
 @given(st.lists(st.lists(st.sampled_from(sorted(KINDS)), max_size=5), min_size=1, max_size=12))
 @settings(max_examples=300, deadline=None)
 def test_the_live_start_from_the_new_messages_is_the_whole_historys(steps: list[list[str]]) -> None:

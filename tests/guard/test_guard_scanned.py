@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ STEP = st.tuples(st.integers(0, 2), st.sampled_from(["add", "edit"]),
                  st.integers(0, 40))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(STEP, min_size=1, max_size=40))
 def test_the_answer_is_the_whole_scans_whatever_the_client_sends(steps: list[tuple[int, str, str, int]]) -> None:

@@ -42,6 +42,7 @@ def test_the_published_files_are_rendered_from_the_record(record: dict[str, Any]
     assert readme.count(START) == 1 and readme.count(END) == 1
 
 
+@pytest.mark.slow
 def test_the_record_has_a_row_per_peer_with_its_settings_and_version(record: dict[str, Any]) -> None:
     keys = ("peer", "library", "component", "setting", "format", "callable")
     assert [{k: r[k] for k in keys} for r in record["rows"]] == [
@@ -52,6 +53,7 @@ def test_the_record_has_a_row_per_peer_with_its_settings_and_version(record: dic
     assert len(record["rows"]) >= 10 and len(rows_counter(record)) >= 6
 
 
+@pytest.mark.slow
 def test_every_failing_cell_fails_on_its_smallest_scenario(record: dict[str, Any], shipped: LoadResult) -> None:
     by_id = {s.id: s for s in shipped.scenarios}
     peers = {p.name: p for p in all_peers()}
@@ -79,6 +81,7 @@ def test_a_row_that_passes_still_passes_the_real_failures(record: dict[str, Any]
         assert report.failures() == [], row["peer"]
 
 
+@pytest.mark.slow
 def test_a_missing_library_is_a_row_not_an_error(shipped: LoadResult) -> None:
     ghost = Peer("ghost.Trimmer", "no-such-library", "Trimmer", "defaults", "anthropic", "no_such_module:trim",
                  "no_such_module")
@@ -117,6 +120,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, Path]:
     return code, out, readme
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_files_and_the_readme_block(written: tuple[int, Path, Path], tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
@@ -140,6 +144,7 @@ def test_a_verdict_says_when_nothing_was_checked_or_changed() -> None:
     assert verdict({**base, "installed": False}) == "not installed"
 
 
+@pytest.mark.slow
 def test_check_is_green_on_the_same_matrix_and_names_a_changed_cell(written: tuple[int, Path, Path],
                                                                     tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
@@ -225,6 +230,7 @@ def test_the_count_of_what_is_not_installed_is_of_what_it_lists(monkeypatch: pyt
     assert "2 libraries not installed (no-such-library, no-such-other-library), so 3 peers cannot run" in err
 
 
+@pytest.mark.slow
 def test_by_default_the_matrix_goes_to_the_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     peer = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
@@ -238,6 +244,7 @@ def test_by_default_the_matrix_goes_to_the_terminal_only(tmp_path: Path, monkeyp
     assert _snapshot(tmp_path) == before and not (tmp_path / "docs").exists()
 
 
+@pytest.mark.slow
 def test_publish_writes_the_checkout_and_is_refused_outside_one(fake_checkout: Path, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:

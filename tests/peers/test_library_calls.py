@@ -87,6 +87,7 @@ def _run(peer: Peer, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(target.func([dict(m) for m in history], **target.params_for({"keep_turns": 4, "budget_tokens": 200})))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_the_row_answers_with_its_library_code(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     peer = _peer(name)
@@ -98,6 +99,7 @@ def test_the_row_answers_with_its_library_code(name: str, monkeypatch: pytest.Mo
     assert out != history  # what the library did to the history is what the row answers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUMMARISERS)
 def test_a_summariser_asks_the_recording_model(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from conformance.peers import _fake_model

@@ -12,6 +12,8 @@ from conformance.formats.base import canonical
 from conformance.formats.wrap import mark
 from conformance.peers import Peer, PeerNotInstalled, all_peers, select
 
+pytestmark = pytest.mark.slow  # every test here imports and runs the peers' libraries
+
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0, in_process=True)
 PEERS = {p.name: p for p in all_peers()}
 

@@ -12,6 +12,8 @@ from conformance import LoadResult
 from conformance.peers import all_peers
 from conformance.target import RecordingSummarizer
 
+pytestmark = pytest.mark.slow  # every test here imports and runs the peers' libraries
+
 PEERS = {p.name: p for p in all_peers()}
 F = "real-failures."
 

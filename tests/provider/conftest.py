@@ -66,7 +66,3 @@ def shipped_copy(tmp_path: Path) -> Path:
     shutil.copytree(CASSETTES / "emulator", target)
     return target
 
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Registers ``slow``: a test of a few seconds kept in the default run (deselect with ``-m 'not slow'``)."""
-    config.addinivalue_line("markers", "slow: takes a few seconds; part of the default run")

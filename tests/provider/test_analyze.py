@@ -393,6 +393,7 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli([str(empty)], capsys)[0] == 2
 
 
+@pytest.mark.slow
 def test_table_summary_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = cassette(tmp_path, (request(HISTORY, tool_edit(keep=1)), message(applied=[cleared(1, 4000)])),
                     (request(HISTORY), message()))

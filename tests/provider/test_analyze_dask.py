@@ -52,6 +52,7 @@ def inputs(tmp_path: Path) -> list[Path]:
     return [day, packed, cassette, broken]
 
 
+@pytest.mark.slow
 def test_the_local_cluster_gives_the_local_records(tmp_path: Path, scheduler: str) -> None:
     paths = inputs(tmp_path)
     local = _plain(analyze_stream(paths, jobs=1))
@@ -61,6 +62,7 @@ def test_the_local_cluster_gives_the_local_records(tmp_path: Path, scheduler: st
         isinstance(e, tuple) and "not a list" in e[2] for e in local)
 
 
+@pytest.mark.slow
 def test_the_cli_on_dask_prints_and_exits_as_a_local_run(tmp_path: Path, scheduler: str,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     paths = [str(p) for p in inputs(tmp_path)[:3]]
@@ -71,6 +73,7 @@ def test_the_cli_on_dask_prints_and_exits_as_a_local_run(tmp_path: Path, schedul
     assert (remote, json.loads(remote_out)) == (local, json.loads(local_out)) and local == 1
 
 
+@pytest.mark.slow
 def test_file_urls_and_globs_expand_as_local_paths(tmp_path: Path) -> None:
     paths = inputs(tmp_path)
     assert expand([f"file://{tmp_path}/day*.jsonl*"]) == [str(paths[0]), str(paths[1])]

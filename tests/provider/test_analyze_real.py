@@ -59,6 +59,7 @@ def test_verdict_is_the_readme_verdict(row: dict[str, str]) -> None:
     assert found.live_start == (None if row["live"] == "-" else int(row["live"]))
 
 
+@pytest.mark.slow
 def test_the_real_recordings_are_clean() -> None:
     findings, files = audit([REAL])
     assert files == len({r["file"] for r in ROWS}) and findings == []

@@ -42,6 +42,7 @@ def normalised(folder: Path) -> dict[str, str]:
             "summary.md": (folder / "summary.md").read_text(encoding="utf-8")}
 
 
+@pytest.mark.slow
 def test_the_folder_of_the_test_recordings_is_what_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(ROOT)  # the records name the files as given: relative, as when the folder was kept
@@ -85,6 +86,7 @@ def _peak(log: Path, out: Path) -> int:
 SMALL_LOG = 500
 
 
+@pytest.mark.slow
 def test_the_report_of_three_times_the_interactions_takes_no_more_memory(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     # the probe table keeps its first MAX_PROBE_ROWS rows by design: a small cap lets both sizes pass
@@ -103,6 +105,7 @@ def test_the_report_of_three_times_the_interactions_takes_no_more_memory(tmp_pat
     assert large <= 1.2 * small, (small, large)
 
 
+@pytest.mark.slow
 def test_a_file_that_breaks_midway_keeps_its_judgements_in_the_report_as_in_json(tmp_path: Path,
                                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     import gzip

@@ -60,6 +60,7 @@ def events(path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch, split: int = 
     return found
 
 
+@pytest.mark.slow
 def test_ranges_over_workers_give_the_serial_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = log(tmp_path)
     serial = events(path, 1, monkeypatch)
@@ -124,6 +125,7 @@ def test_a_lookup_is_index_of_and_get_in_one_look() -> None:
     assert earlier.lookup("s", "other") is None and earlier.misses[-1] == ("s", "other")
 
 
+@pytest.mark.slow
 def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     path = log(tmp_path)
@@ -141,6 +143,7 @@ def test_json_streams_one_record_a_line_and_jobs_do_not_change_it(tmp_path: Path
     assert table == code and text.splitlines()[-1].startswith(f"analyze: 1 file(s), {len(records)} interaction(s)")
 
 
+@pytest.mark.slow
 def test_token_counts_recorded_before_a_truncation_decide_it_across_ranges(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     cassettes = Path(__file__).resolve().parents[2] / "cassettes" / "emulator-openai"
@@ -158,6 +161,7 @@ def test_token_counts_recorded_before_a_truncation_decide_it_across_ranges(tmp_p
     assert events(path, 2, monkeypatch, split=4096) == serial
 
 
+@pytest.mark.slow
 def test_a_large_compressed_file_on_workers_spools_and_gives_the_serial_records(tmp_path: Path,
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import gzip

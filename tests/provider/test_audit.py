@@ -18,6 +18,7 @@ from conformance.provider.cassettes import dump
 from .conftest import CASSETTES
 
 
+@pytest.mark.slow
 def test_shipped_cassettes_are_clean() -> None:
     findings, files = audit([CASSETTES])
     assert files >= 30 and findings == []
@@ -32,6 +33,7 @@ PLANTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_planted_leaks_are_found(plant: str, shipped_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old, new, label = PLANTS[plant]
@@ -55,6 +57,7 @@ PIECES = st.sampled_from(["sk-", "sk-ant-", "proj-", "org-", "proj_", "wrkspc_",
                           "x" * 12, "A1" * 10, "é"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(st.lists(PIECES, max_size=14).map("".join))
 def test_the_rules_find_what_their_plain_forms_find(text: str) -> None:
@@ -70,6 +73,7 @@ def test_unparseable_cassette_is_a_finding(tmp_path: Path) -> None:
     assert findings and "cannot parse" in findings[0].message
 
 
+@pytest.mark.slow
 def test_audit_cli_passes_clean_cassettes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(CASSETTES)]) == 0
     assert "0 finding(s)" in capsys.readouterr().out

@@ -143,6 +143,7 @@ def test_every_binding_probe_has_a_broken_target(probes: dict[str, Probe]) -> No
     assert bound == set(BROKEN_BY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("probe_id", sorted(BROKEN_BY))
 def test_the_correct_emulator_passes_and_the_broken_one_fails_by_id(probe_id: str, record_with,
                                                                     probes: dict[str, Probe]) -> None:

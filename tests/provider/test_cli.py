@@ -68,6 +68,7 @@ def test_record_reports_an_unreachable_server(tmp_path: Path, monkeypatch: pytes
     assert not list(tmp_path.rglob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_verify_shipped_exit_0_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(CASSETTES), "--specs", str(SPECS)]) == 0
     out = capsys.readouterr().out

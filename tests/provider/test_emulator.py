@@ -71,6 +71,7 @@ def test_it_calls_the_tools_a_request_names_then_answers_with_signed_thinking() 
         assert [b["type"] for b in second["content"]] == ["text"]  # no thinking after tool results without the beta
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tamper", ["text", "signature", "redacted"])
 def test_thinking_it_did_not_sign_is_rejected_like_the_api(tamper: str) -> None:
     thinking = {"type": "enabled", "budget_tokens": 1024}

@@ -58,6 +58,7 @@ def test_the_families_that_run_the_check() -> None:
                                                    "claude-haiku-4-5", "claude-opus-5-5-x", "m"))
 
 
+@pytest.mark.slow
 def test_an_append_only_conversation_passes() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
@@ -65,6 +66,7 @@ def test_an_append_only_conversation_passes() -> None:
     assert answer.status_code == 200 and answer.json()["input_transformations"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("header", [True, False])
 def test_an_edit_before_thinking_is_the_documented_400_under_error(header: bool) -> None:
     with Emulator() as emulator:
@@ -78,6 +80,7 @@ def test_an_edit_before_thinking_is_the_documented_400_under_error(header: bool)
                      + " Content before this block differs from when it was created, first at `messages.0.content.0`."}
 
 
+@pytest.mark.slow
 def test_a_system_change_names_the_system_prompt() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
@@ -85,6 +88,7 @@ def test_a_system_change_names_the_system_prompt() -> None:
     assert refused.json()["error"]["message"].endswith(binding.SYSTEM_CHANGED)
 
 
+@pytest.mark.slow
 def test_drop_block_drops_the_blocks_after_the_edit_and_none_before() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
@@ -99,6 +103,7 @@ def test_drop_block_drops_the_blocks_after_the_edit_and_none_before() -> None:
         "thinking.enabled.block_binding: Extra inputs are not permitted")
 
 
+@pytest.mark.slow
 def test_the_report_arrives_on_message_start_when_streamed() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
@@ -121,6 +126,7 @@ def test_a_model_without_the_check_ignores_it() -> None:
     assert answer.status_code == 200 and answer.json()["input_transformations"] == []
 
 
+@pytest.mark.slow
 def test_a_gap_in_the_chain_fails_a_put_back_and_a_leading_removal_does_not() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
@@ -134,6 +140,7 @@ def test_a_gap_in_the_chain_fails_a_put_back_and_a_leading_removal_does_not() ->
     assert refused.json()["error"]["message"] == HEAD.format(path="5.content.0") + " " + binding.CHAIN_BROKEN
 
 
+@pytest.mark.slow
 def test_cache_control_and_key_order_are_not_part_of_the_prefix() -> None:
     with Emulator() as emulator:
         history = _conversation(emulator)
@@ -143,6 +150,7 @@ def test_cache_control_and_key_order_are_not_part_of_the_prefix() -> None:
     assert answer.status_code == 200
 
 
+@pytest.mark.slow
 def test_server_side_clearing_never_fails_the_check_and_the_fault_does() -> None:
     result = {"type": "tool_result", "content": "hit " * 400}
     with Emulator() as emulator, Emulator(faults=["edits-invalidate-thinking"]) as faulty:

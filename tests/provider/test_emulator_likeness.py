@@ -273,6 +273,7 @@ def test_a_request_carrying_a_compaction_block_is_read_from_that_block_on() -> N
     assert [i["type"] for i in mine["usage"]["iterations"]] == ["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("probe_id", ["compact.mid-task", "compact.after-settled-answer", "clear-tool-uses.keep-below-live-task",
                                       "compaction.after-tool-results"])
 def test_the_analyzer_reads_the_streamed_and_the_json_answer_alike(probes: dict[str, Probe], probe_id: str) -> None:

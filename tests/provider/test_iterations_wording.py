@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conformance.provider.analyze import analyze_file
 from conformance.provider.anthropic.judge import iterations_said
 
@@ -41,6 +43,7 @@ LARGE = [user("task A"), call("a1"), result("a1", 60000), final()]
 SMALL = [user("task A"), call("a1"), result("a1", 1000), final()]
 
 
+@pytest.mark.slow
 def test_a_small_compaction_entry_after_a_large_request_is_not_below_the_trigger(tmp_path: Path) -> None:
     found = one(tmp_path, request(LARGE, COMPACT),
                 message(SUMMARY, iterations=[{"type": "compaction", "input_tokens": 3000}]))

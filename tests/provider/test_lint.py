@@ -46,6 +46,7 @@ def test_thinking_keep_one_reaches_a_task_whose_results_carry_text(tmp_path: Pat
     assert "2 tool steps with thinking whose tool results carry text" in out
 
 
+@pytest.mark.slow
 def test_default_tool_clearing_reaches_from_four_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "c.json", json.dumps({"context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]}}))
     assert main(["lint-config", path]) == 1
@@ -97,6 +98,7 @@ def test_threshold_compaction_that_fires_on_a_new_request_reaches_it() -> None:
     assert finding.smallest_steps == 0 and "fires on that request" in finding.smallest_task
 
 
+@pytest.mark.slow
 def test_the_reading_is_stated_where_the_answer_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """verify and lint-config give clear_thinking(keep 1) one answer, and both state the reading it rests on."""
     config = {"edits": [{"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}}]}
@@ -244,6 +246,7 @@ def test_lint_reaches_wherever_a_shipped_probe_was_predicted_to_reach() -> None:
     assert checked >= 8
 
 
+@pytest.mark.slow
 def test_on_demand_compaction_gives_the_answer_of_verifys_strategy_table() -> None:
     probes, _ = load_probes([SPECS], provider="anthropic")
     results = verify([CASSETTES], probes)
@@ -367,6 +370,7 @@ def histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], int, int]:
 # 400 derandomized cases catch each of these lint defects, tried by breaking lint: a smallest
 # reaching task one step too long or too short, no search past three steps, witnesses that call
 # an excluded tool (200 cases miss the last one)
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(config=configs(), history=histories())

@@ -80,6 +80,7 @@ def test_lint_config_without_a_file_exits_2(capsys: pytest.CaptureFixture[str]) 
     assert code == 2 and "FILE" in err
 
 
+@pytest.mark.slow
 def test_a_non_utf8_config_exits_2_from_the_real_process(tmp_path: Path) -> None:
     path = _file("c.yaml", b"edits:\n  - {type: clear_tool_uses_20250919}\n# caf\xe9\n")(tmp_path)
     done = subprocess.run([sys.executable, "-m", "conformance", "lint-config", path], capture_output=True, text=True,
@@ -157,6 +158,7 @@ def test_bad_drift_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixtu
     assert code == 2 and err
 
 
+@pytest.mark.slow
 def test_a_corrupt_fresh_recording_is_breaking_not_green(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     current = _copy(tmp_path, "current")
     _corrupt(current, b"interactions:\n- \xff\n")

@@ -153,6 +153,7 @@ def test_blocks_without_text_cannot_be_padded(tmp_path: Path) -> None:
     assert not probes and "cannot pad a redacted_thinking block" in str(errors[0])
 
 
+@pytest.mark.slow
 def test_the_compiled_probe_check_accepts_nothing_the_located_validator_refuses() -> None:
     """Every value of every shipped probe file, swapped in turn for values of other types: the
     compiled check (the fast path) never accepts a document the located validator has errors in."""

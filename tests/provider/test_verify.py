@@ -34,6 +34,7 @@ def test_every_probe_has_a_shipped_emulator_cassette(probes: dict[str, Probe]) -
     assert {p.stem for p in (CASSETTES / "emulator").glob("*.yaml")} == set(probes)
 
 
+@pytest.mark.slow
 def test_shipped_cassettes_match_their_predictions(probes: dict[str, Probe]) -> None:
     results = verify([CASSETTES / "emulator"], probes)
     assert len(results) == len(probes)
@@ -46,6 +47,7 @@ def test_shipped_cassettes_match_their_predictions(probes: dict[str, Probe]) -> 
             "verdict", "predicted", "cleared_tool_use_ids", "cleared_thinking_turns", "reached_live", "evidence"}
 
 
+@pytest.mark.slow
 def test_verify_results_defaults_to_the_shipped_set(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(SPECS.parents[1])
     results = verify_results()
@@ -76,6 +78,7 @@ def test_every_fault_has_a_test() -> None:
     assert set(CAUGHT) | set(BROKEN) | {"overloaded"} == set(FAULTS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(CAUGHT))
 def test_faulty_emulator_is_caught(fault: str, record_with, probes: dict[str, Probe]) -> None:
     probe_id, verdict = CAUGHT[fault]
@@ -102,6 +105,7 @@ def test_a_correct_emulator_recording_passes(record_with, probes: dict[str, Prob
     assert result.outcome == "pass" and result.details["reached_tool_use_ids"] == ["toolu_b1"]
 
 
+@pytest.mark.slow
 def test_corrupt_and_truncated_cassettes_fail_alone(shipped_copy: Path, probes: dict[str, Probe]) -> None:
     truncated = shipped_copy / "clear-tool-uses.keep-below-live-task.yaml"
     truncated.write_text(truncated.read_text()[:700])
@@ -169,6 +173,7 @@ def test_replay_blocks_the_network() -> None:
     assert (socket.socket.connect, socket.socket.connect_ex, socket.create_connection) == saved
 
 
+@pytest.mark.slow
 def test_replay_never_records(shipped_copy: Path, probes: dict[str, Probe]) -> None:
     before = {p: p.read_bytes() for p in shipped_copy.iterdir()}
     verify([shipped_copy], probes)
@@ -183,6 +188,7 @@ ODD_CASSETTES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("needle", sorted(ODD_CASSETTES))
 def test_odd_cassettes_are_a_per_probe_error(needle: str, shipped_copy: Path, probes: dict[str, Probe]) -> None:
     path = shipped_copy / "clear-tool-uses.keep-below-live-task.yaml"
@@ -204,6 +210,7 @@ def test_metadata_that_is_not_a_mapping_falls_back_to_the_path(shipped_copy: Pat
     assert result.outcome == "pass" and (result.target, result.scenario) == ("emulator", "compact.mid-task")
 
 
+@pytest.mark.slow
 def test_an_unexpected_failure_is_an_error_for_that_probe_only(shipped_copy: Path, probes: dict[str, Probe],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     real = replay_module.analyze
@@ -270,6 +277,7 @@ def test_a_rejection_for_another_reason_contradicts_the_prediction(probe_id: str
         assert "rejected for another reason" in result.message and error["message"] in result.message
 
 
+@pytest.mark.slow
 def test_explain_of_a_probe_exits_1_when_its_recording_contradicts_it(shipped_copy: Path, monkeypatch: pytest.MonkeyPatch,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     import json

@@ -23,10 +23,12 @@ def _lines(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_write_all_creates_the_folder_and_three_files(mixed_dir: Path) -> None:
     assert sorted(p.name for p in mixed_dir.iterdir()) == ["index.html", "results.jsonl", "summary.md"]
 
 
+@pytest.mark.slow
 def test_every_line_matches_the_published_schema(mixed_dir: Path) -> None:
     validator = jsonschema.Draft202012Validator(jsonl.schema())
     lines = _lines(mixed_dir)
@@ -121,6 +123,7 @@ def test_the_writer_redacts_reasoning_text_that_reaches_it(mixed_report: RunRepo
     assert "[redacted" in (tmp_path / "results.jsonl").read_text()
 
 
+@pytest.mark.slow
 def test_no_reasoning_text_when_a_target_quotes_it_in_text_or_an_error(tmp_path: Path) -> None:
     report = run_fixtures(targets.thinking_to_text, targets.raises_quoting_reasoning)
     write_all(tmp_path, report)

@@ -36,6 +36,7 @@ def _by_scenario(results: list[CheckResult], invariant: str) -> dict[str, CheckR
     return {r.scenario: r for r in results if r.invariant == invariant}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("func", [hostile.sleeps, hostile.spins])
 def test_a_call_past_the_limit_is_killed_and_the_run_moves_on(tiny: list[Scenario], func: object) -> None:
     # the target never answers: it is killed at whatever limit, so a short one
@@ -46,6 +47,7 @@ def test_a_call_past_the_limit_is_killed_and_the_run_moves_on(tiny: list[Scenari
     assert report.exit_code == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("func, how", [(hostile.exits, "exit code 3"), (hostile.segfaults, "signal SIGSEGV")])
 def test_a_worker_that_dies_is_an_error_record_and_a_fresh_worker_goes_on(tiny: list[Scenario], func: object,
                                                                           how: str) -> None:
@@ -74,6 +76,7 @@ def test_memory_error_raised_by_the_target_is_its_failure(tiny: list[Scenario]) 
     assert completes.outcome == "error" and "MemoryError: out of memory (on purpose)" in completes.message
 
 
+@pytest.mark.slow
 def test_a_target_that_keeps_timing_out_is_given_up(tiny: list[Scenario]) -> None:
     options = replace(FAST, time_limit=0.3, give_up_after=3)
     report = run([from_callable(hostile.sleeps)], tiny, options=options)
@@ -94,6 +97,7 @@ def test_a_target_whose_worker_keeps_dying_is_given_up(tiny: list[Scenario]) -> 
     assert all("given up after 3 of its scenarios killed their worker" in r.message for r in completes[3:])
 
 
+@pytest.mark.slow
 def test_a_hang_on_the_second_call_fails_idempotence_only(tiny: list[Scenario]) -> None:
     report = run([from_callable(hostile.hangs_on_second_call)], tiny[:1], options=replace(FAST, give_up_after=None))
     outcome = {r.invariant: r for r in report.results}
@@ -107,6 +111,7 @@ def test_output_that_cannot_cross_processes_is_still_checked(tiny: list[Scenario
     assert outcome["output.well-formed"].outcome == "fail" and "generator" in outcome["output.well-formed"].message
 
 
+@pytest.mark.slow
 def test_mutation_is_caught_in_the_worker(tiny: list[Scenario]) -> None:
     report = run([from_callable(broken.mutate_input)], tiny, options=FAST)
     assert any(r.invariant == "input.unmutated" and r.outcome == "fail" for r in report.results)
@@ -128,6 +133,7 @@ def test_maxfail_stops_after_that_many_failing_scenarios(tiny: list[Scenario], m
     assert serial.results == parallel.results and serial.stopped == parallel.stopped
 
 
+@pytest.mark.slow
 def test_parallel_results_and_reports_equal_the_serial_run(shipped: LoadResult, tmp_path: Path) -> None:
     scenarios = shipped.scenarios
     targets = [resolve("conformance_reference:compact"), from_callable(broken.essay_whitelist, "essay")]
@@ -228,6 +234,7 @@ def test_no_progress_callback_when_stderr_is_not_a_terminal(monkeypatch: pytest.
     close()
 
 
+@pytest.mark.slow
 def test_a_targets_own_output_stays_off_the_terminal_and_reaches_its_record_redacted(tmp_path: Path) -> None:
     """A target that prints (from Python and from C, on stdout and stderr) the reasoning text it
     was given, then raises: nothing of it reaches the terminal; the error record holds the end of
@@ -278,6 +285,7 @@ scenarios:
 """
 
 
+@pytest.mark.slow
 def test_an_output_far_longer_than_its_input_is_not_read_further(tiny: list[Scenario]) -> None:
     report = run([from_callable(hostile.floods)], tiny[:2], options=FAST)
     shape = _by_scenario(report.results, "output.well-formed")
@@ -289,6 +297,7 @@ def test_an_output_far_longer_than_its_input_is_not_read_further(tiny: list[Scen
     assert all(isinstance(obs.output, str) for obs in report.observations.values())  # never sent back
 
 
+@pytest.mark.slow
 def test_a_thread_a_target_leaves_behind_writes_nowhere(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -307,6 +316,7 @@ GIVE_UP = RunOptions(time_limit=0.5, jobs=2)
 HOSTILE = RunOptions(time_limit=0.25, jobs=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, idempotence", [
     ("answers_three_then_hangs", True), ("answers_three_then_hangs", False),
     ("alternates_hang_and_answer", True), ("alternates_hang_and_answer", False),
@@ -330,12 +340,14 @@ def test_a_hostile_target_is_given_up_on_the_shipped_scenarios_after_a_few(shipp
     assert text.count("given up after") == 1 and f"{len(given_up)} more scenarios not run" in text
 
 
+@pytest.mark.slow
 def test_a_correct_but_slow_target_is_never_given_up(tiny: list[Scenario]) -> None:
     report = run([from_callable(hostile.sleeps_a_little)], tiny, options=replace(GIVE_UP, give_up_after=1))
     assert not report.given_up and report.exit_code == 0
     assert {r.outcome for r in report.results} <= {"pass", "skip"} and len(report.observations) == len(tiny)
 
 
+@pytest.mark.slow
 def test_a_target_with_timeouts_within_the_budget_runs_every_scenario(tiny: list[Scenario]) -> None:
     inflight = [s for s in tiny if len(s.history) == 5]
     settled = [s for s in tiny if len(s.history) != 5]
@@ -347,6 +359,7 @@ def test_a_target_with_timeouts_within_the_budget_runs_every_scenario(tiny: list
     assert report.exit_code == 1  # the two timeouts fail call.completes
 
 
+@pytest.mark.slow
 def test_a_timeout_that_is_a_known_gap_spends_no_budget(tiny: list[Scenario], tmp_path: Path) -> None:
     from conformance.expectations import load_gaps
 
@@ -389,6 +402,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_no_process_a_command_started_outlives_it(tmp_path: Path) -> None:
     """After ``main()`` returns, no child process of the calling process remains: not a worker (one
     killed at its limit, one that died, idle ones), not the process that replayed the recordings,

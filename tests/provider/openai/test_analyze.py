@@ -43,6 +43,7 @@ def test_shipped_cassettes_get_their_predicted_verdict(openai_probes: dict[str, 
         assert _judged(SHIPPED / f"{probe.id}.yaml") == _expected(probe, probe.predict["verdict"]), probe.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(RED))
 def test_faulty_recordings_get_the_verdict_verify_gives(fault: str, faulty_recordings: Callable[[str], Path],
                                                         openai_probes: dict[str, OpenAIProbe]) -> None:
@@ -58,6 +59,7 @@ def test_analyze_exits_1_on_a_reached_task(capsys: pytest.CaptureFixture[str]) -
     assert main(["analyze", str(SHIPPED / "openai-compact.settled.yaml")]) == 0
 
 
+@pytest.mark.slow
 def test_explain_shows_an_openai_probe_and_its_recording(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "openai-compact.window-mid-task"]) == 0
     out = capsys.readouterr().out

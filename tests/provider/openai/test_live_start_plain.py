@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def _outcome(function: Any, items: list[Any]) -> tuple[str, Any]:
         return type(exc).__name__, None
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(ITEM, max_size=7))
 def test_the_plain_reading_says_what_the_conversion_says(items: list[Any]) -> None:

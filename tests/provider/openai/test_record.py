@@ -39,6 +39,7 @@ def test_record_without_any_key_is_a_usage_error(monkeypatch: pytest.MonkeyPatch
     assert "OPENAI_API_KEY" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_only_the_providers_with_a_key_are_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)

@@ -52,6 +52,7 @@ def test_fault_table_covers_every_fault() -> None:
     assert set(RED) == set(FAULTS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_faulty_server_is_red_in_verify_and_breaking_in_drift(fault: str, faulty_recordings: Callable[[str], Path],
                                                                openai_probes: dict[str, OpenAIProbe],
@@ -69,10 +70,12 @@ def test_a_faulty_server_is_red_in_verify_and_breaking_in_drift(fault: str, faul
     assert set(RED[fault]) <= breaking
 
 
+@pytest.mark.slow
 def test_the_same_recordings_show_no_drift(faulty_recordings: Callable[[str], Path]) -> None:
     assert main(["drift", "--baseline", str(SHIPPED), "--current", str(faulty_recordings(""))]) == 0
 
 
+@pytest.mark.slow
 def test_verify_shows_both_providers_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(CASSETTES), "--specs", str(SPECS)]) == 0
     out = capsys.readouterr().out
