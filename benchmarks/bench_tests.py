@@ -81,14 +81,14 @@ def main() -> None:
     anchors += anchor()
     anchor_wall = statistics.median(w for w, _ in anchors)
     anchor_cpu = statistics.median(c for _, c in anchors)
-    width = max(len(" ".join(command)) for command, _, _ in commands) - len(sys.executable) + len("python")
+    shown = [shlex.join("python" if w == sys.executable else w for w in command) for command, _, _ in commands]
+    width = max(len(line) for line in shown)
     print(f"{'command':<{width}} {'wall s':>7} {'goal s':>7} {'/anchor':>8} {'cpu s':>7} {'goal s':>7} {'/anchor':>8}  result")
     label = 'python -c "import anthropic"'
     print(f"{label:<{width}} {anchor_wall:>7.2f} {'':>7} {'':>8} {anchor_cpu:>7.2f}")
-    for (command, goal, cpu_goal), done in zip(commands, runs, strict=True):
+    for (_, goal, cpu_goal), done, line in zip(commands, runs, shown, strict=True):
         wall, cpu, last = min(done)
-        shown = " ".join("python" if w == sys.executable else w for w in command)
-        print(f"{shown:<{width}} {wall:>7.1f} {goal:>7.0f} {wall / anchor_wall:>8.0f} {cpu:>7.1f} {cpu_goal:>7} "
+        print(f"{line:<{width}} {wall:>7.1f} {goal:>7.0f} {wall / anchor_wall:>8.0f} {cpu:>7.1f} {cpu_goal:>7} "
               f"{cpu / anchor_cpu:>8.0f}  {last}")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
