@@ -63,18 +63,19 @@ PIECES = {
     "facts memo": ("the checks' shared facts of a history computed once", "_memo.py", "run --no-provider",
                    "import conformance.invariants as m\nm.of_history = lambda fact, h: fact(h)\n"
                    "m.of_pair = lambda fact, a, b: fact(a, b)"),
-    "collector paused for the checks": ("gc off while the checks run", "runner.py", "run --no-provider",
-                                        "import conformance.runner as m, contextlib\nm.gc_paused = contextlib.nullcontext"),
-    "collector paused for the replay": ("gc off while the recordings replay", "provider/__init__.py", "run",
-                                        "import conformance._gc as m, contextlib\nm.gc_paused = contextlib.nullcontext"),
-    "collector paused for imports": ("gc off while a target's module is first imported", "_gc.py (import_paused)",
-                                     "run --no-provider",
-                                     "import conformance.target as m, importlib\nm.import_paused = importlib.import_module"),
+}
+
+# Measured at commit 4ae24bb (``git worktree add /tmp/m 4ae24bb && python /tmp/m/benchmarks/machinery.py``),
+# where each still had its switch, each of these moved its figure by less than a tenth, and was removed
+# after it: piece -> (what it was, where it lived, the figure it was measured on)
+REMOVED = {
+    "collector paused for the checks": ("gc off while the checks ran", "runner.py", "run --no-provider"),
+    "collector paused for the replay": ("gc off while the recordings replayed", "provider/__init__.py", "run"),
+    "collector paused for imports": ("gc off while a target's module was first imported", "_gc.py (import_paused)",
+                                     "run --no-provider"),
     "fork server's frozen heap": ("gc.freeze in the fork server before each worker", "worker/_fork_server.py",
-                                  "a user's target in workers",
-                                  "import conformance.worker as m\nm.PRELOAD[:] = [p for p in m.PRELOAD if 'fork_server' not in p]"),
-    "vcrpy import hook": ("vcrpy's patch loaded without the HTTP libraries it never patches", "provider/_vcr.py", "run",
-                          "import vcr.patch"),
+                                  "a user's target in workers"),
+    "vcrpy import hook": ("vcrpy's patch loaded without the HTTP libraries it never patches", "provider/_vcr.py", "run"),
 }
 
 OPENING = "import sys\nsys.path.insert(0, {root!r})\n"
@@ -162,6 +163,8 @@ def main() -> None:
         print(f"{name:<34} {PIECES[name][2]:<30} {with_it:>6.2f} {without:>8.2f} {pays:>+7.0%}  {verdict}")
     print(f"load average {os.getloadavg()[0]:.1f} at the end; a piece pays when it moves its figure by "
           f"{PAYS:.0%} or more")
+    if not args.only:
+        print("removed after commit 4ae24bb, where they were measured the same way: " + ", ".join(REMOVED))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from typing import Any
 
 from ._text import a_type, plural
 from . import _memo, loop
-from ._gc import gc_paused
 from .errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
@@ -215,8 +214,7 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     if obs is None:
         obs = observe(target, scenario, options)
     _memo.clear()  # facts are shared by the checks of this observation only: a target may hand back
-    with gc_paused():  # the checks run no target code and build no cycles
-        results = _checks(target, scenario, options, obs)  # one list object, refilled, call after call
+    results = _checks(target, scenario, options, obs)  # one list object, refilled, call after call
     if not any(r.message or r.details for r in results):
         return results  # no text at all, so none to redact: skip collecting the reasoning texts
     second = obs.second

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._gc import import_paused
 from ._paths import outside_cwd
 from ._text import a_type, plural
 from . import transcript
@@ -109,7 +108,7 @@ def resolve(spec: str) -> Target:
     if here not in sys.path and "" not in sys.path:
         sys.path.insert(0, here)
     try:
-        obj: Any = import_paused(module_name)
+        obj: Any = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - any import failure is one line for the user
         raise TargetError(f"cannot import {module_name!r} for target {spec!r}: "
                           f"{type(exc).__name__}: {exc}") from None

@@ -133,13 +133,6 @@ def test_the_replay_in_processes_of_their_own_equals_the_replay_here(few_cassett
 
 
 @pytest.mark.slow
-def test_vcrpy_loads_without_the_http_libraries_no_cassette_patches() -> None:
-    modules = imported_by("import conformance.provider.cassettes")
-    assert "vcr.patch" in modules and "httpx2" in modules
-    assert not {"requests", "aiohttp", "tornado", "botocore", "httpx"} & set(modules)
-
-
-@pytest.mark.slow
 def test_the_anthropic_side_imports_no_openai_sdk(fresh_replay: dict[str, Any]) -> None:
     assert fresh_replay["SIDE"]["count"] == 2
     assert "anthropic" in fresh_replay["SIDE"]["modules"] and "openai" not in fresh_replay["SIDE"]["modules"]

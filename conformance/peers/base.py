@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .._gc import import_paused
 from ..formats import get as get_format
 from ..formats.wrap import wrap
 from ..target import Target, resolve
@@ -83,7 +82,7 @@ class Peer(InstalledLibrary):
         if not self.installed:
             raise PeerNotInstalled(f"{self.name}: {self.library} is not installed "
                                    '(pip install "context-conformance[peers]")')
-        import_paused(self.module)  # a library's first import is not the compactor's time
+        importlib.import_module(self.module)  # a library's first import is not the compactor's time
         inner = resolve(self.callable)
         wrapped = wrap(inner, get_format(self.format))
         return Target(self.name, wrapped.func, wrapped.accepts)

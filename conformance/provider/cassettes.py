@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from ._vcr import vcr  # first: vcrpy (vcr.patch loaded) without the HTTP libraries it never patches
+import vcr
 from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.request import Request
 from vcr.serializers import compat

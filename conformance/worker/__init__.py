@@ -36,8 +36,8 @@ from .._paths import outside_cwd
 from ..clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
-# imported once by the fork server, shared by every worker (``_fork_server`` first: see there)
-PRELOAD = ["conformance.worker._fork_server", "conformance.runner"]
+# imported once by the fork server, shared by every worker
+PRELOAD = ["conformance.runner"]
 
 _parent: Connection | None = None  # set in a worker process only
 _current_key: Any = None
