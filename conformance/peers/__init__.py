@@ -1,8 +1,8 @@
 """Real compactors of other libraries as conformance targets, found through ``conformance.registry``.
 
-Each module here adapts one library: it lists its ``PEERS`` (what component, which settings, which
-message format its callable speaks) and defines those callables, importing the library only when
-one is called. Adding a library is adding one module and its line in the ``peers`` kind of the
+Each module here adapts one library: its ``PEERS`` (``base.Peers``) names the library, and each
+callable is declared a peer where it is defined (``@PEERS.add``: what component, which settings,
+which message format it speaks); the callables import the library only when one is called. Adding a library is adding one module and its line in the ``peers`` kind of the
 registry; an installed package adds its own in the ``context_conformance.peers`` entry-point group
 (naming a list of ``Peer``).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .. import registry
-from .base import Peer, PeerNotInstalled, select_rows
+from .base import Peer, PeerNotInstalled, Peers, select_rows
 
 
 def all_peers() -> list[Peer]:
@@ -28,4 +28,4 @@ def select(names: Iterable[str] = ()) -> list[Peer]:
     return select_rows(all_peers(), names, "peer")
 
 
-__all__ = ["Peer", "PeerNotInstalled", "all_peers", "select"]
+__all__ = ["Peer", "PeerNotInstalled", "Peers", "all_peers", "select"]

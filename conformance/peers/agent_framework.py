@@ -16,18 +16,11 @@ import json
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, result_text, text_of
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "agent-framework-core"
 MODULE = "agent_framework"
-_HERE = __name__
-PEERS = [
-    Peer("agent-framework-core.SlidingWindowStrategy", LIBRARY, "SlidingWindowStrategy",
-         "keep_last_groups=keep_turns (default 10), preserve_system=True", "anthropic", f"{_HERE}:sliding", MODULE),
-    Peer("agent-framework-core.TruncationStrategy", LIBRARY, "TruncationStrategy",
-         "max_n=budget_tokens (default 200), compact_to=budget_tokens // 2, tokenizer=CharacterEstimatorTokenizer()",
-         "anthropic", f"{_HERE}:truncation", MODULE),
-]
+PEERS = Peers(LIBRARY, MODULE)
 
 
 def _fingerprint(message: Any) -> str:
@@ -83,6 +76,8 @@ def compacted(history: History, strategy: Any) -> History:
     return sources.back(list(kept), changed)
 
 
+@PEERS.add("agent-framework-core.SlidingWindowStrategy", "SlidingWindowStrategy",
+           "keep_last_groups=keep_turns (default 10), preserve_system=True")
 def sliding(history: History, keep_turns: int = 10) -> History:
     """``SlidingWindowStrategy(keep_last_groups=keep_turns)``: the last ``keep_turns`` message groups."""
     from agent_framework import SlidingWindowStrategy
@@ -90,6 +85,9 @@ def sliding(history: History, keep_turns: int = 10) -> History:
     return compacted(history, SlidingWindowStrategy(keep_last_groups=max(1, keep_turns)))
 
 
+@PEERS.add("agent-framework-core.TruncationStrategy", "TruncationStrategy",
+           "max_n=budget_tokens (default 200), compact_to=budget_tokens // 2, "
+           "tokenizer=CharacterEstimatorTokenizer()")
 def truncation(history: History, budget_tokens: int = 200) -> History:
     """``TruncationStrategy(max_n=budget_tokens, compact_to=budget_tokens // 2)`` counting tokens."""
     from agent_framework import CharacterEstimatorTokenizer, TruncationStrategy

@@ -12,17 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "agno"
-_HERE = __name__
-PEERS = [
-    Peer("agno.filter_tool_calls", LIBRARY, "filter_tool_calls", "max_tool_calls=3 (Agent(max_tool_calls_from_history=3))",
-         "openai-chat", f"{_HERE}:tool_calls_3", "agno.utils.message"),
-    Peer("agno.AgentSession.get_messages.limit", LIBRARY, "AgentSession.get_messages",
-         "limit=keep_turns (Agent(num_history_messages=keep_turns)), the history as one completed run", "openai-chat",
-         f"{_HERE}:session_limit", "agno.session"),
-]
+PEERS = Peers(LIBRARY, "agno.utils.message")
 
 Chat = list[dict[str, Any]]
 
@@ -55,6 +48,8 @@ def _back(objects: list[Any], sources: dict[str, dict[str, Any]]) -> Chat:
     return out
 
 
+@PEERS.add("agno.filter_tool_calls", "filter_tool_calls",
+           "max_tool_calls=3 (Agent(max_tool_calls_from_history=3))", "openai-chat")
 def tool_calls_3(messages: Chat) -> Chat:
     """``filter_tool_calls(messages, max_tool_calls=3)``: keeps the results of the last 3 tool calls."""
     from agno.utils.message import filter_tool_calls
@@ -64,6 +59,9 @@ def tool_calls_3(messages: Chat) -> Chat:
     return _back(objects, sources)
 
 
+@PEERS.add("agno.AgentSession.get_messages.limit", "AgentSession.get_messages",
+           "limit=keep_turns (Agent(num_history_messages=keep_turns)), the history as one completed run",
+           "openai-chat", module="agno.session")
 def session_limit(messages: Chat, keep_turns: int = 10) -> Chat:
     """``AgentSession.get_messages(limit=keep_turns)`` over one completed run holding ``messages``."""
     from agno.run.agent import RunOutput

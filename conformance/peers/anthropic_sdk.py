@@ -15,17 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "anthropic"
 SUMMARY = "SUMMARY: earlier work condensed by a stand-in server."
 MODEL = "claude-sonnet-4-6"
-_HERE = __name__
-PEERS = [
-    Peer("anthropic.tool_runner.compact_before_next_turn", LIBRARY, "BetaToolRunner.compact_before_next_turn",
-         'compaction={"type": "summarize"} (the default), thread=False, betas=["compact-2026-09-04"], '
-         "stand-in server", "anthropic", f"{_HERE}:compact_before_next_turn", "anthropic.lib.tools"),
-]
+PEERS = Peers(LIBRARY, "anthropic.lib.tools")
 
 History = list[dict[str, Any]]
 
@@ -64,6 +59,9 @@ class StandInServer:
         return httpx2.Response(200, json=_reply([block], "compaction"))
 
 
+@PEERS.add("anthropic.tool_runner.compact_before_next_turn", "BetaToolRunner.compact_before_next_turn",
+           'compaction={"type": "summarize"} (the default), thread=False, betas=["compact-2026-09-04"], stand-in '
+           "server")
 def compact_before_next_turn(messages: History) -> History:
     """Runs a tool runner over ``messages`` with ``compact_before_next_turn()`` until it is done;
     returns the ``messages`` of the first request after the compaction request.

@@ -14,19 +14,10 @@ import json
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, call_names, result_text, text_of
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "autogen-core"
-_HERE = __name__
-PEERS = [
-    Peer("autogen-core.BufferedChatCompletionContext", LIBRARY, "BufferedChatCompletionContext",
-         "buffer_size=keep_turns (at least 1)", "anthropic", f"{_HERE}:buffered", "autogen_core"),
-    Peer("autogen-core.HeadAndTailChatCompletionContext", LIBRARY, "HeadAndTailChatCompletionContext",
-         "head_size=1, tail_size=keep_turns - 1 (at least 1)", "anthropic", f"{_HERE}:head_and_tail", "autogen_core"),
-    Peer("autogen-core.TokenLimitedChatCompletionContext", LIBRARY, "TokenLimitedChatCompletionContext",
-         "token_limit=budget_tokens (default 200), about 4 characters a token", "anthropic",
-         f"{_HERE}:token_limited", "autogen_core"),
-]
+PEERS = Peers(LIBRARY, "autogen_core")
 
 
 def _to_autogen(history: History) -> tuple[list[Any], SourceMap]:
@@ -78,6 +69,8 @@ def _context(history: History, factory: Any) -> History:
     return sources.back(kept, _from_autogen)
 
 
+@PEERS.add("autogen-core.BufferedChatCompletionContext", "BufferedChatCompletionContext",
+           "buffer_size=keep_turns (at least 1)")
 def buffered(history: History, keep_turns: int = 10) -> History:
     """``BufferedChatCompletionContext(buffer_size=keep_turns)``: what ``get_messages()`` keeps."""
     from autogen_core.model_context import BufferedChatCompletionContext
@@ -86,6 +79,8 @@ def buffered(history: History, keep_turns: int = 10) -> History:
                                                                       initial_messages=ms))
 
 
+@PEERS.add("autogen-core.HeadAndTailChatCompletionContext", "HeadAndTailChatCompletionContext",
+           "head_size=1, tail_size=keep_turns - 1 (at least 1)")
 def head_and_tail(history: History, keep_turns: int = 10) -> History:
     """``HeadAndTailChatCompletionContext(head_size=1, tail_size=keep_turns - 1)``."""
     from autogen_core.model_context import HeadAndTailChatCompletionContext
@@ -104,6 +99,8 @@ class _CharCounter:
         return 2000 - self.count_tokens(messages)
 
 
+@PEERS.add("autogen-core.TokenLimitedChatCompletionContext", "TokenLimitedChatCompletionContext",
+           "token_limit=budget_tokens (default 200), about 4 characters a token")
 def token_limited(history: History, budget_tokens: int = 200) -> History:
     """``TokenLimitedChatCompletionContext(token_limit=budget_tokens)`` with a character counter."""
     from autogen_core.model_context import TokenLimitedChatCompletionContext

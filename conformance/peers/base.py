@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..formats import get as get_format
 from ..formats.wrap import wrap
@@ -86,3 +86,29 @@ class Peer(InstalledLibrary):
         inner = resolve(self.callable)
         wrapped = wrap(inner, get_format(self.format))
         return Target(self.name, wrapped.func, wrapped.accepts)
+
+
+_Callable = TypeVar("_Callable", bound=Callable[..., Any])
+
+
+class Peers(list[Peer]):
+    """A library's peers, each declared on its callable: ``PEERS = Peers(library, module)``, then
+    ``@PEERS.add(name, component, setting)`` above each function (in the order of the rows)."""
+
+    def __init__(self, library: str, module: str) -> None:
+        super().__init__()
+        self.library, self.module = library, module
+
+    def add(self, name: str, component: str, setting: str, format: str = "anthropic",  # noqa: A002 - Peer's field
+            module: str | None = None) -> Callable[[_Callable], _Callable]:
+        """Returns a decorator that appends the peer of the function it decorates (its callable is
+        that function; ``module``, when given, is the peer's own module that shows the library is
+        installed) and returns the function as it is."""
+
+        def declare(function: _Callable) -> _Callable:
+            self.append(Peer(name, self.library, component, setting, format,
+                             f"{function.__module__}:{function.__qualname__}", module or self.module))
+            return function
+
+        return declare
+

@@ -18,19 +18,11 @@ import json
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, call_names, result_text, text_of
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "beeai-framework"
 MODULE = "beeai_framework.memory"
-_HERE = __name__
-PEERS = [
-    Peer("beeai-framework.SlidingMemory", LIBRARY, "SlidingMemory",
-         "SlidingMemoryConfig(size=keep_turns) (default 10), default removal_selector (the oldest message)",
-         "anthropic", f"{_HERE}:sliding", MODULE),
-    Peer("beeai-framework.TokenMemory", LIBRARY, "TokenMemory",
-         "max_tokens=budget_tokens (default 200), capacity_threshold=0.75, sync_threshold=0.25, "
-         "its own character estimate (no model)", "anthropic", f"{_HERE}:tokens", MODULE),
-]
+PEERS = Peers(LIBRARY, MODULE)
 
 
 def _fingerprint(obj: Any) -> str:
@@ -92,6 +84,8 @@ def remembered(history: History, memory: Any) -> History:
     return sources.back(list(memory.messages), changed)
 
 
+@PEERS.add("beeai-framework.SlidingMemory", "SlidingMemory",
+           "SlidingMemoryConfig(size=keep_turns) (default 10), default removal_selector (the oldest message)")
 def sliding(history: History, keep_turns: int = 10) -> History:
     """``SlidingMemory(SlidingMemoryConfig(size=keep_turns))``: keeps the last ``keep_turns`` messages."""
     from beeai_framework.memory import SlidingMemory, SlidingMemoryConfig
@@ -99,6 +93,9 @@ def sliding(history: History, keep_turns: int = 10) -> History:
     return remembered(history, SlidingMemory(SlidingMemoryConfig(size=max(1, keep_turns))))
 
 
+@PEERS.add("beeai-framework.TokenMemory", "TokenMemory",
+           "max_tokens=budget_tokens (default 200), capacity_threshold=0.75, sync_threshold=0.25, its own "
+           "character estimate (no model)")
 def tokens(history: History, budget_tokens: int = 200) -> History:
     """``TokenMemory(max_tokens=budget_tokens)``: evicts the oldest messages past 3/4 of the budget."""
     from beeai_framework.memory import TokenMemory

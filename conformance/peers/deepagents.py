@@ -12,21 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "deepagents"
 SUMMARY = "SUMMARY: earlier work condensed by a fake model."
-_HERE = __name__
-PEERS = [
-    Peer("deepagents.SummarizationMiddleware.messages", LIBRARY, "SummarizationMiddleware",
-         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model, '
-         "StoreBackend(InMemoryStore)", "langchain", f"{_HERE}:by_messages", "deepagents.middleware.summarization"),
-    Peer("deepagents.SummarizationMiddleware.tokens", LIBRARY, "SummarizationMiddleware",
-         'trigger=("tokens", budget_tokens (default 200)), keep=("tokens", budget_tokens // 2), '
-         'truncate_args_settings={"trigger": ("tokens", budget_tokens), "keep": ("messages", 2), "max_length": 100}, '
-         "fake model, StoreBackend(InMemoryStore)", "langchain", f"{_HERE}:by_tokens",
-         "deepagents.middleware.summarization"),
-]
+PEERS = Peers(LIBRARY, "deepagents.middleware.summarization")
 
 
 def summarized(messages: list[Any], **settings: Any) -> list[Any]:
@@ -55,11 +45,18 @@ def summarized(messages: list[Any], **settings: Any) -> list[Any]:
     return seen[-1]
 
 
+@PEERS.add("deepagents.SummarizationMiddleware.messages", "SummarizationMiddleware",
+           'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model, '
+           "StoreBackend(InMemoryStore)", "langchain")
 def by_messages(messages: list[Any], keep_turns: int = 10) -> list[Any]:
     """Summarizes past ``keep_turns`` messages, keeping the last ``keep_turns // 2``."""
     return summarized(messages, trigger=("messages", max(1, keep_turns)), keep=("messages", max(1, keep_turns // 2)))
 
 
+@PEERS.add("deepagents.SummarizationMiddleware.tokens", "SummarizationMiddleware",
+           'trigger=("tokens", budget_tokens (default 200)), keep=("tokens", budget_tokens // 2), '
+           'truncate_args_settings={"trigger": ("tokens", budget_tokens), "keep": ("messages", 2), "max_length": '
+           "100}, fake model, StoreBackend(InMemoryStore)", "langchain")
 def by_tokens(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     """Summarizes past ``budget_tokens`` approximate tokens, keeping ``budget_tokens // 2``, and cuts
     long tool arguments of all but the last 2 messages to 100 characters."""

@@ -16,19 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from ._mapping import History, blocks_of, result_text, text_of
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "griptape"
 MODULE = "griptape.memory.structure"
-_HERE = __name__
-PEERS = [
-    Peer("griptape.ConversationMemory.max_runs", LIBRARY, "ConversationMemory",
-         "max_runs=keep_turns (default 10), autoprune off; one run per settled turn", "anthropic",
-         f"{_HERE}:max_runs", MODULE),
-    Peer("griptape.ConversationMemory.autoprune", LIBRARY, "ConversationMemory.add_to_prompt_stack",
-         "autoprune=True, SimpleTokenizer(characters_per_token=4, max_input_tokens=budget_tokens (default 200)); "
-         "one run per settled turn", "anthropic", f"{_HERE}:autoprune", MODULE),
-]
+PEERS = Peers(LIBRARY, MODULE)
 
 
 def _is_request(message: dict[str, Any]) -> bool:
@@ -101,6 +93,8 @@ def _replayed(stack_messages: list[Any], turns: list[History]) -> History:
     return out
 
 
+@PEERS.add("griptape.ConversationMemory.max_runs", "ConversationMemory",
+           "max_runs=keep_turns (default 10), autoprune off; one run per settled turn")
 def max_runs(history: History, keep_turns: int = 10) -> History:
     """``ConversationMemory(max_runs=keep_turns)``: the last ``keep_turns`` runs, then the current task."""
     turns = _turns(history)
@@ -110,6 +104,9 @@ def max_runs(history: History, keep_turns: int = 10) -> History:
     return _replayed(memory.to_prompt_stack().messages, turns) + turns[-1]
 
 
+@PEERS.add("griptape.ConversationMemory.autoprune", "ConversationMemory.add_to_prompt_stack",
+           "autoprune=True, SimpleTokenizer(characters_per_token=4, max_input_tokens=budget_tokens (default "
+           "200)); one run per settled turn")
 def autoprune(history: History, budget_tokens: int = 200) -> History:
     """``add_to_prompt_stack`` with autoprune: the most recent runs that leave input tokens over once
     the current task is counted, then the current task."""

@@ -13,19 +13,11 @@ import warnings
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, result_text, text_of
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "haystack-ai"
 SOURCE = "conformance_source"
-_HERE = __name__
-PEERS = [
-    Peer("haystack-ai.SlidingWindowCompactor", LIBRARY, "SlidingWindowCompactor",
-         "min_keep_steps=1, target_tokens=budget_tokens (default 200), ApproximateTokenCounter", "anthropic",
-         f"{_HERE}:sliding_window", "haystack"),
-    Peer("haystack-ai.ToolResultPruningCompactor", LIBRARY, "ToolResultPruningCompactor",
-         "min_keep_steps=1, target_tokens=budget_tokens (default 200), ApproximateTokenCounter",
-         "anthropic", f"{_HERE}:prune_tool_results", "haystack"),
-]
+PEERS = Peers(LIBRARY, "haystack")
 
 
 def _to_haystack(history: History) -> tuple[list[Any], SourceMap]:
@@ -92,11 +84,15 @@ def _compactor(name: str, **settings: Any) -> Any:
         return getattr(compaction, name)(min_keep_steps=1, **settings)
 
 
+@PEERS.add("haystack-ai.SlidingWindowCompactor", "SlidingWindowCompactor",
+           "min_keep_steps=1, target_tokens=budget_tokens (default 200), ApproximateTokenCounter")
 def sliding_window(history: History, budget_tokens: int = 200) -> History:
     """``SlidingWindowCompactor().compact(target_tokens=budget_tokens)``; None (nothing to do) keeps all."""
     return _compact(history, _compactor("SlidingWindowCompactor"), budget_tokens)
 
 
+@PEERS.add("haystack-ai.ToolResultPruningCompactor", "ToolResultPruningCompactor",
+           "min_keep_steps=1, target_tokens=budget_tokens (default 200), ApproximateTokenCounter")
 def prune_tool_results(history: History, budget_tokens: int = 200) -> History:
     """``ToolResultPruningCompactor().compact(target_tokens=budget_tokens)``."""
     return _compact(history, _compactor("ToolResultPruningCompactor"), budget_tokens)

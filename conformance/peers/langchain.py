@@ -10,25 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "langchain"
 SUMMARY = "SUMMARY: earlier work condensed by a fake model."
-_HERE = __name__
-PEERS = [
-    Peer("langchain.ClearToolUsesEdit", LIBRARY, "ClearToolUsesEdit",
-         "trigger=0, keep=3, count_tokens=count_tokens_approximately", "langchain", f"{_HERE}:clear_tool_uses",
-         "langchain.agents.middleware"),
-    Peer("langchain.SummarizationMiddleware", LIBRARY, "SummarizationMiddleware",
-         'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model',
-         "langchain",
-         f"{_HERE}:summarize", "langchain.agents.middleware"),
-    Peer("langchain.SummarizationMiddleware.tokens", LIBRARY, "SummarizationMiddleware",
-         'trigger=("tokens", budget_tokens (default 200)), keep=("tokens", budget_tokens // 2), fake model',
-         "langchain", f"{_HERE}:summarize_tokens", "langchain.agents.middleware"),
-]
+PEERS = Peers(LIBRARY, "langchain.agents.middleware")
 
 
+@PEERS.add("langchain.ClearToolUsesEdit", "ClearToolUsesEdit",
+           "trigger=0, keep=3, count_tokens=count_tokens_approximately", "langchain")
 def clear_tool_uses(messages: list[Any]) -> list[Any]:
     """Applies ``ClearToolUsesEdit(trigger=0, keep=3)`` to a copy of ``messages``; returns the copy."""
     from langchain.agents.middleware import ClearToolUsesEdit
@@ -39,12 +29,18 @@ def clear_tool_uses(messages: list[Any]) -> list[Any]:
     return edited
 
 
+@PEERS.add("langchain.SummarizationMiddleware", "SummarizationMiddleware",
+           'trigger=("messages", keep_turns), keep=("messages", keep_turns // 2), both at least 1, fake model',
+           "langchain")
 def summarize(messages: list[Any], keep_turns: int = 10) -> list[Any]:
     """Runs ``SummarizationMiddleware.before_model`` once, counting messages; returns the messages
     the model would see."""
     return _summarized(messages, trigger=("messages", max(1, keep_turns)), keep=("messages", max(1, keep_turns // 2)))
 
 
+@PEERS.add("langchain.SummarizationMiddleware.tokens", "SummarizationMiddleware",
+           'trigger=("tokens", budget_tokens (default 200)), keep=("tokens", budget_tokens // 2), fake model',
+           "langchain")
 def summarize_tokens(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     """The same, counting approximate tokens against ``budget_tokens``."""
     return _summarized(messages, trigger=("tokens", budget_tokens), keep=("tokens", max(1, budget_tokens // 2)))

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "langchain"
-_HERE = __name__
-PEERS = [
-    Peer("langchain.ContextEditingMiddleware.keep-3", LIBRARY, "ContextEditingMiddleware",
-         "edits=[ClearToolUsesEdit(trigger=budget_tokens (default 200), keep=3)], token_count_method=\"approximate\"",
-         "langchain", f"{_HERE}:keep_three", "langchain.agents.middleware"),
-    Peer("langchain.ContextEditingMiddleware.clear-inputs", LIBRARY, "ContextEditingMiddleware",
-         "edits=[ClearToolUsesEdit(trigger=budget_tokens (default 200), keep=1, clear_tool_inputs=True)], "
-         "token_count_method=\"approximate\"", "langchain", f"{_HERE}:clear_inputs", "langchain.agents.middleware"),
-]
+PEERS = Peers(LIBRARY, "langchain.agents.middleware")
 
 
 def edited(messages: list[Any], edit: Any) -> list[Any]:
@@ -44,6 +36,9 @@ def edited(messages: list[Any], edit: Any) -> list[Any]:
     return seen[0]
 
 
+@PEERS.add("langchain.ContextEditingMiddleware.keep-3", "ContextEditingMiddleware",
+           "edits=[ClearToolUsesEdit(trigger=budget_tokens (default 200), keep=3)], "
+           'token_count_method="approximate"', "langchain")
 def keep_three(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     """Clears all but the last 3 tool results once the history passes ``budget_tokens``."""
     from langchain.agents.middleware import ClearToolUsesEdit
@@ -51,6 +46,9 @@ def keep_three(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     return edited(messages, ClearToolUsesEdit(trigger=budget_tokens, keep=3))
 
 
+@PEERS.add("langchain.ContextEditingMiddleware.clear-inputs", "ContextEditingMiddleware",
+           "edits=[ClearToolUsesEdit(trigger=budget_tokens (default 200), keep=1, clear_tool_inputs=True)], "
+           'token_count_method="approximate"', "langchain")
 def clear_inputs(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     """Clears all but the last tool result, and the inputs of the calls cleared, past ``budget_tokens``."""
     from langchain.agents.middleware import ClearToolUsesEdit

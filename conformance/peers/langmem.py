@@ -12,20 +12,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "langmem"
 SUMMARY = "SUMMARY: earlier work condensed by a fake model."
-_HERE = __name__
-PEERS = [
-    Peer("langmem.summarize_messages", LIBRARY, "summarize_messages",
-         "max_tokens=budget_tokens (default 200), max_summary_tokens=budget_tokens // 4, running_summary=None, "
-         "fake model", "langchain", f"{_HERE}:summarize", "langmem.short_term"),
-    Peer("langmem.summarize_messages.early", LIBRARY, "summarize_messages",
-         "max_tokens=budget_tokens (default 200), max_tokens_before_summary=budget_tokens // 2, "
-         "max_summary_tokens=budget_tokens // 4, running_summary=None, fake model", "langchain", f"{_HERE}:early",
-         "langmem.short_term"),
-]
+PEERS = Peers(LIBRARY, "langmem.short_term")
 
 
 def summarized(messages: list[Any], **settings: Any) -> list[Any]:
@@ -42,11 +33,17 @@ def summarized(messages: list[Any], **settings: Any) -> list[Any]:
     return [HumanMessage(content=m.content) if isinstance(m, SystemMessage) else m for m in result.messages]
 
 
+@PEERS.add("langmem.summarize_messages", "summarize_messages",
+           "max_tokens=budget_tokens (default 200), max_summary_tokens=budget_tokens // 4, running_summary=None, "
+           "fake model", "langchain")
 def summarize(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     """Summarizes once the history passes ``budget_tokens`` approximate tokens."""
     return summarized(messages, max_tokens=budget_tokens, max_summary_tokens=max(1, budget_tokens // 4))
 
 
+@PEERS.add("langmem.summarize_messages.early", "summarize_messages",
+           "max_tokens=budget_tokens (default 200), max_tokens_before_summary=budget_tokens // 2, "
+           "max_summary_tokens=budget_tokens // 4, running_summary=None, fake model", "langchain")
 def early(messages: list[Any], budget_tokens: int = 200) -> list[Any]:
     """Summarizes once the history passes half of ``budget_tokens``."""
     return summarized(messages, max_tokens=budget_tokens, max_tokens_before_summary=max(1, budget_tokens // 2),

@@ -12,7 +12,7 @@ import asyncio
 import os
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 # LiteLLM fetches its model cost map from the network when it is first imported unless told to read
 # the copy it ships; a peer never touches the network
@@ -21,16 +21,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 LIBRARY = "litellm"
 MODULE = "litellm.llms.anthropic.messages.context_management"
 MODEL = "claude-sonnet-4-5"  # the model named in the request: LiteLLM counts the tokens it frees with its tokenizer
-_HERE = __name__
-PEERS = [
-    Peer("litellm.clear_tool_uses", LIBRARY, "apply_context_management",
-         'edits=[{"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 0}, '
-         '"keep": {"type": "tool_uses", "value": 3}}]', "anthropic", f"{_HERE}:clear_tool_uses", MODULE),
-    Peer("litellm.clear_tool_uses.inputs-keep-1", LIBRARY, "apply_context_management",
-         'edits=[{"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 0}, '
-         '"keep": {"type": "tool_uses", "value": 1}, "clear_tool_inputs": true}]', "anthropic",
-         f"{_HERE}:clear_tool_uses_and_inputs", MODULE),
-]
+PEERS = Peers(LIBRARY, MODULE)
 
 
 def _edit(keep: int, clear_inputs: bool) -> dict[str, Any]:
@@ -51,11 +42,17 @@ def _apply(messages: list[dict[str, Any]], edit: dict[str, Any]) -> list[dict[st
     return list(result.messages)
 
 
+@PEERS.add("litellm.clear_tool_uses", "apply_context_management",
+           'edits=[{"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 0}, "keep": '
+           '{"type": "tool_uses", "value": 3}}]')
 def clear_tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``clear_tool_uses_20250919`` with keep=3, triggered by any tool use past it."""
     return _apply(messages, _edit(3, clear_inputs=False))
 
 
+@PEERS.add("litellm.clear_tool_uses.inputs-keep-1", "apply_context_management",
+           'edits=[{"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 0}, "keep": '
+           '{"type": "tool_uses", "value": 1}, "clear_tool_inputs": true}]')
 def clear_tool_uses_and_inputs(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``clear_tool_uses_20250919`` with keep=1 and ``clear_tool_inputs``, triggered by any tool use past it."""
     return _apply(messages, _edit(1, clear_inputs=True))

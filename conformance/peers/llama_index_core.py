@@ -15,19 +15,11 @@ import json
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, result_text, text_of
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "llama-index-core"
 SOURCE = "conformance_source"
-_HERE = __name__
-PEERS = [
-    Peer("llama-index-core.ChatMemoryBuffer", LIBRARY, "ChatMemoryBuffer",
-         "token_limit=budget_tokens (default 200), 4 characters a token", "anthropic", f"{_HERE}:chat_memory_buffer",
-         "llama_index.core"),
-    Peer("llama-index-core.Memory", LIBRARY, "Memory",
-         "token_limit=budget_tokens (default 200), token_flush_size=50, 4 characters a token", "anthropic",
-         f"{_HERE}:memory", "llama_index.core"),
-]
+PEERS = Peers(LIBRARY, "llama_index.core")
 
 
 def _tokens(text: str) -> list[str]:
@@ -84,6 +76,8 @@ def _from_llama(message: Any) -> dict[str, Any]:
     return {"role": "user", "content": text}  # user, and a system message of memory blocks
 
 
+@PEERS.add("llama-index-core.ChatMemoryBuffer", "ChatMemoryBuffer",
+           "token_limit=budget_tokens (default 200), 4 characters a token")
 def chat_memory_buffer(history: History, budget_tokens: int = 200) -> History:
     """``ChatMemoryBuffer.from_defaults(chat_history=..., token_limit=budget_tokens).get()``."""
     from llama_index.core.memory import ChatMemoryBuffer
@@ -93,6 +87,8 @@ def chat_memory_buffer(history: History, budget_tokens: int = 200) -> History:
     return sources.back(buffer.get(), _from_llama)
 
 
+@PEERS.add("llama-index-core.Memory", "Memory",
+           "token_limit=budget_tokens (default 200), token_flush_size=50, 4 characters a token")
 def memory(history: History, budget_tokens: int = 200) -> History:
     """``Memory`` fed every message with ``aput``; returns ``aget()``."""
     from llama_index.core.memory import Memory

@@ -10,16 +10,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "openai-agents"
-_HERE = __name__
-PEERS = [
-    Peer("openai-agents.SQLiteSession.limit", LIBRARY, "SQLiteSession", "SessionSettings(limit=keep_turns), in memory",
-         "openai-responses", f"{_HERE}:session_limit", "agents"),
-]
+PEERS = Peers(LIBRARY, "agents")
 
 
+@PEERS.add("openai-agents.SQLiteSession.limit", "SQLiteSession",
+           "SessionSettings(limit=keep_turns), in memory", "openai-responses")
 def session_limit(items: list[dict[str, Any]], keep_turns: int = 10) -> list[dict[str, Any]]:
     """Stores ``items`` in a ``SQLiteSession`` limited to ``keep_turns`` items; returns ``get_items()``."""
     from agents.memory import SessionSettings, SQLiteSession

@@ -23,22 +23,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, call_names, result_text
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "pydantic-ai-slim"
 MODULE = "pydantic_ai.capabilities"
 SUMMARY = "SUMMARY: earlier work condensed by a stand-in model."
 ANSWER = "(the stand-in model's answer)"
-_HERE = __name__
-PEERS = [
-    Peer("pydantic-ai-slim.ProcessHistory.keep_recent", LIBRARY, "ProcessHistory",
-         "the packaged docs' keep_recent: messages[-keep_turns:] when longer (docs: 10), Agent on a FunctionModel",
-         "anthropic", f"{_HERE}:keep_recent", MODULE),
-    Peer("pydantic-ai-slim.ProcessHistory.summarize_old", LIBRARY, "ProcessHistory",
-         "the packaged docs' summarizing processor: when longer than keep_turns, all but the last keep_turns "
-         "messages become ModelRequest(parts=[CompactionPart(summary)]), summary by an Agent on a recording "
-         "FunctionModel", "anthropic", f"{_HERE}:summarize_old", MODULE),
-]
+PEERS = Peers(LIBRARY, MODULE)
 
 
 def _fingerprint(message: Any) -> str:
@@ -131,6 +122,8 @@ def _run(history: History, processor: Callable[..., Any]) -> History:
     return sources.back(seen[0] if seen else result.all_messages(), _from_pydantic_ai)
 
 
+@PEERS.add("pydantic-ai-slim.ProcessHistory.keep_recent", "ProcessHistory",
+           "the packaged docs' keep_recent: messages[-keep_turns:] when longer (docs: 10), Agent on a FunctionModel")
 def keep_recent(history: History, keep_turns: int = 10) -> History:
     """The docs' ``keep_recent`` (``messages[-keep_turns:]`` when longer) in ``ProcessHistory``."""
     keep = max(1, keep_turns)
@@ -141,6 +134,10 @@ def keep_recent(history: History, keep_turns: int = 10) -> History:
     return _run(history, processor)
 
 
+@PEERS.add("pydantic-ai-slim.ProcessHistory.summarize_old", "ProcessHistory",
+           "the packaged docs' summarizing processor: when longer than keep_turns, all but the last keep_turns "
+           "messages become ModelRequest(parts=[CompactionPart(summary)]), summary by an Agent on a recording "
+           "FunctionModel")
 def summarize_old(history: History, keep_turns: int = 10, summarize: Callable[[Any], str] | None = None) -> History:
     """The docs' summarizing processor in ``ProcessHistory``: the messages before the last
     ``keep_turns`` replaced by ``ModelRequest(parts=[CompactionPart(content=summary)])``, the

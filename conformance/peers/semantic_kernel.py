@@ -19,25 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ._mapping import History, SourceMap, blocks_of, call_names, result_text
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "semantic-kernel"
 MODULE = "semantic_kernel.contents.history_reducer"
 SUMMARY = "SUMMARY: earlier work condensed by a stand-in model."
-_HERE = __name__
-PEERS = [
-    Peer("semantic-kernel.ChatHistoryTruncationReducer", LIBRARY, "ChatHistoryTruncationReducer",
-         "target_count=keep_turns (at least 1), threshold_count=0", "anthropic", f"{_HERE}:truncation", MODULE),
-    Peer("semantic-kernel.ChatHistoryTruncationReducer.threshold", LIBRARY, "ChatHistoryTruncationReducer",
-         "target_count=keep_turns (at least 1), threshold_count=keep_turns // 2 (at least 1)", "anthropic",
-         f"{_HERE}:truncation_with_threshold", MODULE),
-    Peer("semantic-kernel.ChatHistorySummarizationReducer", LIBRARY, "ChatHistorySummarizationReducer",
-         "target_count=keep_turns (at least 1), threshold_count=0, include_function_content_in_summary=False, "
-         "recording stand-in service", "anthropic", f"{_HERE}:summarization", MODULE),
-    Peer("semantic-kernel.ChatHistorySummarizationReducer.with-functions", LIBRARY, "ChatHistorySummarizationReducer",
-         "target_count=keep_turns (at least 1), threshold_count=0, include_function_content_in_summary=True, "
-         "recording stand-in service", "anthropic", f"{_HERE}:summarization_with_functions", MODULE),
-]
+PEERS = Peers(LIBRARY, MODULE)
 
 
 def _to_sk(history: History) -> tuple[list[Any], SourceMap]:
@@ -104,6 +91,8 @@ def _reduce(history: History, reducer: Any) -> History:
     return sources.back(reducer.messages, _from_sk)
 
 
+@PEERS.add("semantic-kernel.ChatHistoryTruncationReducer", "ChatHistoryTruncationReducer",
+           "target_count=keep_turns (at least 1), threshold_count=0")
 def truncation(history: History, keep_turns: int = 10) -> History:
     """``ChatHistoryTruncationReducer(target_count=keep_turns, threshold_count=0).reduce()``."""
     from semantic_kernel.contents.history_reducer.chat_history_truncation_reducer import ChatHistoryTruncationReducer
@@ -111,6 +100,8 @@ def truncation(history: History, keep_turns: int = 10) -> History:
     return _reduce(history, ChatHistoryTruncationReducer(target_count=max(1, keep_turns), threshold_count=0))
 
 
+@PEERS.add("semantic-kernel.ChatHistoryTruncationReducer.threshold", "ChatHistoryTruncationReducer",
+           "target_count=keep_turns (at least 1), threshold_count=keep_turns // 2 (at least 1)")
 def truncation_with_threshold(history: History, keep_turns: int = 10) -> History:
     """``ChatHistoryTruncationReducer(target_count=keep_turns, threshold_count=keep_turns // 2).reduce()``:
     it reduces past the threshold only, and may keep up to the threshold more to start on a user message."""
@@ -146,11 +137,17 @@ def _summarization(history: History, keep_turns: int, summarize: Callable[[Any],
     return _reduce(history, reducer)
 
 
+@PEERS.add("semantic-kernel.ChatHistorySummarizationReducer", "ChatHistorySummarizationReducer",
+           "target_count=keep_turns (at least 1), threshold_count=0, include_function_content_in_summary=False, "
+           "recording stand-in service")
 def summarization(history: History, keep_turns: int = 10, summarize: Callable[[Any], str] | None = None) -> History:
     """``ChatHistorySummarizationReducer(target_count=keep_turns)`` with a stand-in service."""
     return _summarization(history, keep_turns, summarize, with_functions=False)
 
 
+@PEERS.add("semantic-kernel.ChatHistorySummarizationReducer.with-functions", "ChatHistorySummarizationReducer",
+           "target_count=keep_turns (at least 1), threshold_count=0, include_function_content_in_summary=True, "
+           "recording stand-in service")
 def summarization_with_functions(history: History, keep_turns: int = 10,
                                  summarize: Callable[[Any], str] | None = None) -> History:
     """As ``summarization``, with ``include_function_content_in_summary=True``."""

@@ -9,15 +9,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .base import Peer
+from .base import Peers
 
 LIBRARY = "strands-agents"
-_HERE = __name__
-PEERS = [
-    Peer("strands-agents.SlidingWindowConversationManager", LIBRARY, "SlidingWindowConversationManager",
-         "window_size=keep_turns (at least 1), should_truncate_results=True", "bedrock", f"{_HERE}:sliding_window",
-         "strands"),
-]
+PEERS = Peers(LIBRARY, "strands")
 
 
 class _Agent:
@@ -27,6 +22,8 @@ class _Agent:
         self.messages = messages
 
 
+@PEERS.add("strands-agents.SlidingWindowConversationManager", "SlidingWindowConversationManager",
+           "window_size=keep_turns (at least 1), should_truncate_results=True", "bedrock")
 def sliding_window(messages: list[dict[str, Any]], keep_turns: int = 10) -> list[dict[str, Any]]:
     """Runs ``SlidingWindowConversationManager(window_size=keep_turns).apply_management`` on a copy."""
     from strands.agent.conversation_manager import SlidingWindowConversationManager
