@@ -7,14 +7,17 @@ is): a package adds one by declaring, in its own ``pyproject.toml``::
     [project.entry-points."context_conformance.providers"]
     gemini = "my_package.gemini:PROVIDER"
 
-The ones this project ships are declared the same way in its ``pyproject.toml`` and are also listed
-here (``SHIPPED``), so a checkout run without reinstalling finds them too. Nothing is looked up until
-a command asks for a kind (one scan of the installed distributions serves every kind), and nothing
-is imported until an entry is loaded. A shipped name keeps its shipped entry: an installed package
-adds names, it does not replace this project's.
+The ones this project ships are declared the same way in its ``pyproject.toml``, the one list of
+them: read from that file in a checkout (so a checkout run without reinstalling finds a new one too),
+else from the installed distribution's metadata (``shipped``). Nothing is looked up until a command
+asks for a kind (one scan of the installed distributions serves every kind), and nothing is imported
+until an entry is loaded. A shipped name keeps its shipped entry: an installed package adds names,
+it does not replace this project's.
 
 An entry of ``peers`` or ``egress_adapters`` names a list of the package's objects; an entry of
-``dialects`` names one dialect (a module or object with ``NAME``, ``recognises`` and ``interactions``).
+``dialects`` names one dialect (a module or object with ``NAME``, ``recognises`` and ``interactions``);
+an entry of ``egress_surfaces`` names the path of a table file of the shipped table's schema
+(``specs/egress/surfaces.yaml``), whose surfaces come after the shipped ones.
 """
 
 from __future__ import annotations
@@ -22,91 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 
 GROUP_PREFIX = "context_conformance."
 
-# kind -> (name, "module:attr" or "module"), in the order commands list them
-SHIPPED: dict[str, tuple[tuple[str, str], ...]] = {
-    "providers": (
-        ("anthropic", "conformance.provider.anthropic.provider:PROVIDER"),
-        ("openai", "conformance.provider.openai.provider:PROVIDER"),
-    ),
-    "formats": (
-        ("anthropic", "conformance.formats.anthropic:FORMAT"),
-        ("openai-chat", "conformance.formats.openai_chat:FORMAT"),
-        ("openai-responses", "conformance.formats.openai_responses:FORMAT"),
-        ("bedrock", "conformance.formats.bedrock:FORMAT"),
-        ("google-genai", "conformance.formats.google_genai:FORMAT"),
-        ("langchain", "conformance.formats.langchain:FORMAT"),
-    ),
-    "peers": (
-        ("agent_framework", "conformance.peers.agent_framework:PEERS"),
-        ("agno", "conformance.peers.agno:PEERS"),
-        ("anthropic_sdk", "conformance.peers.anthropic_sdk:PEERS"),
-        ("autogen_core", "conformance.peers.autogen_core:PEERS"),
-        ("beeai_framework", "conformance.peers.beeai_framework:PEERS"),
-        ("deepagents", "conformance.peers.deepagents:PEERS"),
-        ("griptape", "conformance.peers.griptape:PEERS"),
-        ("haystack_ai", "conformance.peers.haystack_ai:PEERS"),
-        ("langchain", "conformance.peers.langchain:PEERS"),
-        ("langchain_context_editing", "conformance.peers.langchain_context_editing:PEERS"),
-        ("langchain_core", "conformance.peers.langchain_core:PEERS"),
-        ("langmem", "conformance.peers.langmem:PEERS"),
-        ("llama_index_core", "conformance.peers.llama_index_core:PEERS"),
-        ("litellm", "conformance.peers.litellm:PEERS"),
-        ("openai_agents", "conformance.peers.openai_agents:PEERS"),
-        ("pydantic_ai", "conformance.peers.pydantic_ai:PEERS"),
-        ("semantic_kernel", "conformance.peers.semantic_kernel:PEERS"),
-        ("strands_agents", "conformance.peers.strands_agents:PEERS"),
-    ),
-    # ``conformance analyze``'s readers, asked in this order (the most specific first), then those
-    # of installed packages; each entry names a dialect (a module with NAME, recognises, interactions)
-    "dialects": (
-        ("ruby-vcr", "conformance.provider.recordings.dialects.ruby_vcr"),
-        ("go-vcr", "conformance.provider.recordings.dialects.go_vcr"),
-        ("vcrpy", "conformance.provider.recordings.dialects.vcrpy"),
-        ("vcrpy-lists", "conformance.provider.recordings.dialects.vcrpy_lists"),
-        ("polly", "conformance.provider.recordings.dialects.polly"),
-        ("har", "conformance.provider.recordings.dialects.har"),
-        ("nock", "conformance.provider.recordings.dialects.nock"),
-        ("sse", "conformance.provider.recordings.dialects.sse_capture"),
-        ("jsonl", "conformance.provider.recordings.dialects.jsonl"),
-        ("response", "conformance.provider.recordings.dialects.response"),
-    ),
-    # tables of egress surfaces beside the shipped one (specs/egress/surfaces.yaml): each entry names
-    # the path of a table file of the same schema; a shipped surface's name keeps its shipped row
-    "egress_surfaces": (),
-    # the egress matrix's components: each entry names a list of them (as peers do), in row order
-    "egress_adapters": (
-        ("langchain_core", "conformance.egress.adapters.langchain_core:COMPONENTS"),
-        ("haystack_ai", "conformance.egress.adapters.haystack_ai:COMPONENTS"),
-        ("llama_index_core", "conformance.egress.adapters.llama_index_core:COMPONENTS"),
-        ("pydantic_ai", "conformance.egress.adapters.pydantic_ai:COMPONENTS"),
-        ("autogen_core", "conformance.egress.adapters.autogen_core:COMPONENTS"),
-        ("openai_agents", "conformance.egress.adapters.openai_agents:COMPONENTS"),
-        ("langgraph_checkpoint", "conformance.egress.adapters.langgraph_checkpoint:COMPONENTS"),
-        ("openinference_anthropic", "conformance.egress.adapters.openinference_anthropic:COMPONENTS"),
-        ("otel_genai_anthropic", "conformance.egress.adapters.otel_genai_anthropic:COMPONENTS"),
-        ("openllmetry_anthropic", "conformance.egress.adapters.openllmetry_anthropic:COMPONENTS"),
-        ("langsmith_anthropic", "conformance.egress.adapters.langsmith_anthropic:COMPONENTS"),
-        ("pydantic_ai_ui", "conformance.egress.adapters.pydantic_ai_ui:COMPONENTS"),
-        ("sse_starlette_relay", "conformance.egress.adapters.sse_starlette_relay:COMPONENTS"),
-        ("openai_agents_stream", "conformance.egress.adapters.openai_agents_stream:COMPONENTS"),
-        ("langgraph_checkpoint_postgres", "conformance.egress.adapters.langgraph_checkpoint_postgres:COMPONENTS"),
-        ("openai_agents_sessions", "conformance.egress.adapters.openai_agents_sessions:COMPONENTS"),
-        ("psycopg_table", "conformance.egress.adapters.psycopg_table:COMPONENTS"),
-        ("redis_hash", "conformance.egress.adapters.redis_hash:COMPONENTS"),
-        ("logfire_tracer", "conformance.egress.adapters.logfire_tracer:COMPONENTS"),
-        ("langfuse_tracer", "conformance.egress.adapters.langfuse_tracer:COMPONENTS"),
-        ("mlflow_tracer", "conformance.egress.adapters.mlflow_tracer:COMPONENTS"),
-        ("openai_instrumentations", "conformance.egress.adapters.openai_instrumentations:COMPONENTS"),
-        ("langgraph_stream", "conformance.egress.adapters.langgraph_stream:COMPONENTS"),
-    ),
-}
-KINDS = tuple(SHIPPED)
+DISTRIBUTION = "context-conformance"  # this project, whose own entry points are the shipped ones
+# the extension points; within a kind, the shipped entries come in the order pyproject.toml lists them
+KINDS = ("providers", "formats", "peers", "dialects", "egress_surfaces", "egress_adapters")
+_CHECKOUT = Path(__file__).resolve().parent.parent / "pyproject.toml"  # (absent from an installed wheel)
 
 
 class RegistryError(UsageError, LookupError):
@@ -131,9 +60,40 @@ class Entry:
 def group(kind: str) -> str:
     """Returns the entry-point group of ``kind`` (``context_conformance.providers``...); raises
     ``RegistryError`` for a kind that is not one of ``KINDS``."""
-    if kind not in SHIPPED:
+    if kind not in KINDS:
         raise RegistryError(f"unknown extension kind {kind!r}; known: {', '.join(KINDS)}")
     return GROUP_PREFIX + kind
+
+
+@cache
+def _shipped_groups() -> dict[str, dict[str, str]]:
+    """Returns group -> {name: value} of this project's own entry points, in the order declared: from
+    the checkout's ``pyproject.toml`` when the package runs from a checkout, else from the installed
+    distribution's metadata (empty when neither is found)."""
+    if _CHECKOUT.is_file():
+        import tomllib
+
+        project = tomllib.loads(_CHECKOUT.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == DISTRIBUTION:
+            return {group: dict(declared) for group, declared in project.get("entry-points", {}).items()
+                    if group.startswith(GROUP_PREFIX)}
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    found: dict[str, dict[str, str]] = {}
+    try:
+        points = distribution(DISTRIBUTION).entry_points
+    except PackageNotFoundError:
+        return found
+    for ep in points:
+        if ep.group.startswith(GROUP_PREFIX):
+            found.setdefault(ep.group, {})[ep.name] = ep.value
+    return found
+
+
+def shipped(kind: str) -> tuple[tuple[str, str], ...]:
+    """Returns (name, value) of every entry this project ships in ``kind``, in the order declared;
+    raises ``RegistryError`` for an unknown kind."""
+    return tuple(_shipped_groups().get(group(kind), {}).items())
 
 
 @cache
@@ -160,9 +120,9 @@ def installed(kind: str) -> tuple[tuple[str, str], ...]:
 def entries(kind: str) -> tuple[Entry, ...]:
     """Returns the shipped entries of ``kind`` in their order, then the installed ones of other names."""
     group(kind)  # a known kind
-    shipped = [Entry(kind, name, value, True) for name, value in SHIPPED[kind]]
-    names = {e.name for e in shipped}
-    return tuple(shipped + [Entry(kind, name, value, False) for name, value in installed(kind) if name not in names])
+    own = [Entry(kind, name, value, True) for name, value in shipped(kind)]
+    names = {e.name for e in own}
+    return tuple(own + [Entry(kind, name, value, False) for name, value in installed(kind) if name not in names])
 
 
 def names(kind: str) -> list[str]:
@@ -200,6 +160,7 @@ def _load(kind: str, name: str, value: str) -> Any:
 
 def reset() -> None:
     """Forgets what was looked up and loaded (for a test that installs an entry point mid-run)."""
+    _shipped_groups.cache_clear()
     _installed_groups.cache_clear()
     entries.cache_clear()
     _load.cache_clear()

@@ -1,7 +1,7 @@
 """The egress matrix's components: each library's own serializer or store, one file per library.
 
 Each file's ``COMPONENTS`` is registered in the registry's ``egress_adapters`` kind
-(``registry.SHIPPED`` and pyproject's entry points), in row order; an installed package adds its
+(pyproject's entry points, ``registry.shipped``), in row order; an installed package adds its
 own list with an entry point, and its rows follow the shipped ones. Nothing is looked up until
 ``COMPONENTS`` (or ``select``) is first asked for.
 """

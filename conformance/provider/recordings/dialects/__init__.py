@@ -3,7 +3,7 @@
 A dialect module has ``NAME``, ``recognises(document) -> bool`` (told by content: the parsed JSON
 or YAML document's keys and shapes, never the file name) and ``interactions(file, document)``
 (yields ``Interaction``s one at a time). They are registered in the registry's ``dialects`` kind
-(``registry.SHIPPED`` and pyproject's entry points): ``registered()`` asks the shipped ones in their
+(pyproject's entry points, ``registry.shipped``): ``registered()`` asks the shipped ones in their
 order, the most specific first, then those of installed packages, so a package adds a dialect with
 an entry point and no edit here. Two dialects are also read as streams, not documents: JSON lines
 (``jsonl.iter_lines``) and SSE captures (``sse_capture.interactions_of_text``); ``..reader``
