@@ -30,8 +30,15 @@ from .worker import beside, parse_size, reaped, warm_up
 
 # The other commands' modules (egress, fuzz, matrix, the provider side, the reports) and what they
 # import load only for a command that is theirs (see ``build_parser``): ``run`` imports none of them.
-FORMAT_NAMES = ("anthropic", "openai-chat", "openai-responses", "bedrock", "google-genai", "langchain")
-FORMAT_HELP = "the message format the targets speak (default anthropic); one of: " + ", ".join(FORMAT_NAMES)
+
+
+def format_help() -> str:
+    """Returns the help of ``--format``: the formats this project ships, read from the registry's list
+    (no format module is imported for it)."""
+    from . import registry
+
+    names = [name for name, _ in registry.shipped("formats")]
+    return "the message format the targets speak (default anthropic); one of: " + ", ".join(names)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -294,7 +301,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="write the known gaps of the one target from this run's failures to FILE")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help="per-call time limit")
-    p.add_argument("--format", metavar="NAME", help=FORMAT_HELP)
+    p.add_argument("--format", metavar="NAME", help=format_help())
     p.add_argument("--no-idempotence", action="store_true", help="skip the second call for output.idempotent")
     p.add_argument("--models", choices=("current", "older"), default="current",
                    help="judge as current Claude models do, which check the prefix of every thinking block sent "

@@ -14,7 +14,7 @@ import pytest
 
 import conformance.worker.jobs as jobs
 from conformance import LoadResult, from_callable, resolve
-from conformance.cli import FORMAT_NAMES, OWN_COMMANDS, build_parser, command_of
+from conformance.cli import OWN_COMMANDS, build_parser, command_of, format_help
 from conformance.provider import side_results, verify_results
 from conformance.runner import RunOptions, run, runs_here
 
@@ -193,4 +193,4 @@ def test_a_command_of_its_own_parses_as_with_every_command() -> None:
 def test_the_format_names_in_the_help_are_the_formats() -> None:
     from conformance.formats import FORMATS
 
-    assert FORMAT_NAMES == tuple(FORMATS)
+    assert format_help().endswith("one of: " + ", ".join(FORMATS))

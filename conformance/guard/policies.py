@@ -1,6 +1,7 @@
 """What the guard does with a verdict worth an alert: log it, raise after the response, call back,
 or report it to OpenTelemetry (an event on the current span, a counter). Each policy gets the
-``Judgement`` only: ids, indices and counts, never a body."""
+``Judgement`` only: ids, indices and counts, never a body. A policy is named by its entry in the
+``context_conformance.guard_policies`` group (this project's in its pyproject; a package adds its own)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import registry
 from ..provider.analyze.model import Judgement
 
 LOG = logging.getLogger("conformance.guard")
@@ -117,18 +119,14 @@ def _attributes(found: Judgement) -> dict[str, Any]:
             "conformance.strategy": found.strategy, "conformance.evidence": "; ".join(found.evidence)}
 
 
-def _raise(found: Judgement) -> None:
+def raise_alert(found: Judgement) -> None:
     raise GuardAlert(found)
-
-
-NAMED: dict[str, Callable[[Judgement], Any]] = {"log": log, "raise": _raise, "otel-event": span_event,
-                                                "otel-metric": metric}
 
 
 def in_caller(policies: Sequence[Callable[[Judgement], Any]]) -> bool:
     """Returns whether a policy must act in the caller's thread before the SDK returns: ``raise``
     (the alert is the caller's) and ``otel-event`` (the call's span is current there)."""
-    return any(p is _raise or p is span_event for p in policies)
+    return any(p is raise_alert or p is span_event for p in policies)
 
 
 def resolve(policy: Policy | Sequence[Policy]) -> list[Callable[[Judgement], Any]]:
@@ -136,11 +134,12 @@ def resolve(policy: Policy | Sequence[Policy]) -> list[Callable[[Judgement], Any
     for an unknown name."""
     given = [policy] if isinstance(policy, str) or callable(policy) else list(policy)
     found = []
+    named = {entry.name: entry for entry in registry.entries("guard_policies")}
     for one in given:
         if callable(one):
             found.append(one)
-        elif one in NAMED:
-            found.append(NAMED[one])
+        elif one in named:
+            found.append(named[one].load())
         else:
-            raise ValueError(f"unknown guard policy {one!r}: one of {', '.join(NAMED)} or a callable")
+            raise ValueError(f"unknown guard policy {one!r}: one of {', '.join(named)} or a callable")
     return found
