@@ -140,13 +140,13 @@ def _stopping(exchanges: list[tuple[Any, ...]]) -> None:
     judging that is decoding)."""
     from urllib.parse import urlsplit
 
+    from conformance.guard import Guard
     from conformance.guard import judge as guarding
-    from conformance.guard.prefix import BUDGET, CONVERSATIONS, Conversations
-    from conformance.guard.scanned import Scanned
+    from conformance.guard.prefix import Conversations
 
-    decoder, scanned = Conversations(), Scanned(guarding.MANAGED, CONVERSATIONS, BUDGET)
-    for url, _method, request, response, _status, *rest in exchanges:
-        if not guarding._plain_messages(urlsplit(url).path, request, scanned):
+    decoder, guard = Conversations(), Guard()
+    for url, _method, request, response, status, *rest in exchanges:
+        if guard.passes_unparsed(urlsplit(url).path, request, response, status) is None:
             decoder.decode(request)
             guarding._answer(response, rest[1] if len(rest) > 1 else "", "event-stream" in (rest[0] if rest else ""))
 

@@ -96,7 +96,9 @@ def test_the_package_never_imports_the_reference() -> None:
             assert not any(n.split(".")[0] in ("conformance_reference", "reference") for n in names), path
 
 
-PROVIDER_CORE = [*sorted((PACKAGE / "provider").glob("*.py")), *sorted((PACKAGE / "provider" / "analyze").glob("*.py"))]
+# the provider side's core, and the packages that read every provider's traffic or recordings through it
+PROVIDER_CORE = [*sorted((PACKAGE / "provider").glob("*.py")), *sorted((PACKAGE / "provider" / "analyze").glob("*.py")),
+                 *sorted((PACKAGE / "guard").glob("*.py")), *sorted((PACKAGE / "drift").glob("*.py"))]
 SHIPPED_PROVIDERS = ("anthropic", "openai")
 
 

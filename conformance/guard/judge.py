@@ -18,46 +18,42 @@ from .. import _json
 from ..provider.analyze.earlier import DEFAULT_WINDOW, Earlier
 from ..provider.analyze.judging import judge_one, noted, notes_of
 from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
+from ..provider.base import Watch
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
 from .policies import LOG, GuardAlert, Policy, resolve
 from .prefix import BUDGET, CONVERSATIONS, Conversations
 from .scanned import Scanned
 
-# The words a request's bytes are scanned for (a conversation's resent bytes once: ``Scanned``); one
-# that names none passes unparsed. A request that sets ``block_binding`` or sends thinking is parsed
-# too: a thinking block it sends or gets back is noted, so that when a later call's block is dropped
-# for its prefix (or the call is refused for it) the verdict can name what the client changed since,
-# as ``analyze`` does on the same recording; the conversation's resent prefix is decoded once.
-MANAGED = (b"context_management", b"compaction", b"block_binding", b'"thinking"')
-# Paths of the calls whose context management the judges read; any other call passes unjudged.
-WATCHED = ("/messages", "/messages/count_tokens", "/responses", "/responses/compact", "/responses/input_tokens")
-TAIL = 4096  # the SDKs send ``context_management`` after the history: found here, a managed call needs no scan
-# What makes the answer to a call without context management worth judging all the same: the
-# service reports a thinking block it dropped or let through with a failed check.
-REPORTED = re.compile(rb"thinking_dropped|thinking_mismatch_allowed")
+TAIL = 4096  # the bytes at a request's end where the SDKs write what comes after the history
 
 
-def _plain_messages(path: str, request: bytes, scanned: Scanned | None = None) -> bool:
-    """Returns whether a Messages call plainly uses no context management: its bytes name neither
-    ``context_management`` nor a ``compaction`` (no answer of it can be a later call's chain) nor
-    thinking (its configuration, its ``block_binding`` or a block), so it is passed without parsing a
-    byte. ``scanned`` keeps the conversations' clean requests, so that only what follows the bytes a
-    request resends is scanned."""
-    if not path.rstrip("/").endswith("/messages"):
-        return False
-    if request.find(b"context_management", len(request) - TAIL) >= 0:
-        return False
-    if scanned is not None:
-        return scanned.clean(request)
-    return not any(request.find(word) >= 0 for word in MANAGED)
+class _Plain:
+    """One judge's calls that may pass unparsed (its ``Watch``): the conversations' clean requests
+    scanned once (``Scanned``), and the answer's words that make a call worth judging all the same."""
 
+    def __init__(self, provider: str, watch: Watch, conversations: int, budget: int) -> None:
+        self.provider, self.watch = provider, watch
+        self.scanned = Scanned(watch.words, conversations, budget) if conversations > 0 else None
+        self.reported = re.compile(b"|".join(re.escape(w) for w in watch.reported)) if watch.reported else None
 
-def _reported(response: bytes, status: int | None) -> bool:
-    """Returns whether an answer has something to judge whatever its request holds: a rejection (whose
-    message may name a rule of the history the request broke) or a report of a thinking block the
-    service dropped or let through with a failed check (one scan of the answer's bytes)."""
-    return (status is not None and status >= 400) or REPORTED.search(response) is not None
+    def passes(self, path: str, request: bytes, response: bytes, status: int | None) -> bool:
+        """Returns whether a call plainly has nothing to judge: to a ``plain`` path, its request names
+        none of the words (a conversation's resent bytes are not scanned again), and its answer is no
+        rejection and names none of the reported words (one scan of the answer's bytes)."""
+        watch = self.watch
+        if not path.rstrip("/").endswith(watch.plain):
+            return False
+        if watch.tail_word and request.find(watch.tail_word, len(request) - TAIL) >= 0:
+            return False
+        if self.scanned is not None:
+            if not self.scanned.clean(request):
+                return False
+        elif any(request.find(word) >= 0 for word in watch.words):
+            return False
+        if status is not None and status >= 400:
+            return False
+        return self.reported is None or self.reported.search(response) is None
 
 
 def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
@@ -69,11 +65,6 @@ def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
         except ValueError:
             pass  # the decoder says what is wrong with it
     return decode(raw, encoding)
-
-
-def watched(path: str) -> bool:
-    """Returns whether a request path is one the judges read (Messages, Responses and their counts)."""
-    return path.rstrip("/").endswith(WATCHED)
 
 
 class Guard:
@@ -95,9 +86,25 @@ class Guard:
         self.on_judgement = on_judgement
         self.earlier = Earlier(window)
         self.conversations = Conversations(conversations, prefix_bytes) if conversations > 0 else None
-        self.scanned = Scanned(MANAGED, conversations, prefix_bytes) if conversations > 0 else None
+        watches = [(judge.provider, watch) for judge in self.available
+                   if isinstance(watch := getattr(judge, "watch", None), Watch)]
+        self.paths = tuple(path for _, watch in watches for path in watch.paths)
+        self._plain = [_Plain(provider, watch, conversations, prefix_bytes) for provider, watch in watches
+                       if watch.plain and watch.words]
         self.count = 0
         self._lock = threading.Lock()
+
+    def watches(self, path: str) -> bool:
+        """Returns whether a request path is one the judges read (their ``Watch.paths``)."""
+        return path.rstrip("/").endswith(self.paths)
+
+    def passes_unparsed(self, path: str, request: bytes, response: bytes, status: int | None) -> str | None:
+        """Returns the provider of a call that plainly has nothing to judge (``Watch``: it passes
+        without a byte parsed), else None."""
+        for plain in self._plain:
+            if plain.passes(path, request, response, status):
+                return plain.provider
+        return None
 
     def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
               content_type: str = "", encoding: str = "") -> Judgement:
@@ -106,9 +113,10 @@ class Guard:
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1
-            if _plain_messages(item.endpoint, request, self.scanned) and not _reported(response, status):
+            plain = self.passes_unparsed(item.endpoint, request, response, status)
+            if plain is not None:
                 self.earlier.advance()
-                found = start(item, "anthropic", NOT_JUDGED)
+                found = start(item, plain, NOT_JUDGED)
                 found.evidence.append("no context management in the request")
                 return self._report(found)
             self.earlier.resent = None

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx2
 
-from .judge import Guard, watched
+from .judge import Guard
 from .policies import LOG, in_caller
 from .worker import Worker
 
@@ -112,7 +112,7 @@ def _safely(judge: Any, *args: Any) -> None:
 
 
 class Transport(_Judging, httpx2.BaseTransport):
-    """An httpx2 transport that judges every Messages and Responses call passing through it."""
+    """An httpx2 transport that judges every call passing through it to a path the judges read (``Watch``)."""
 
     def __init__(self, transport: httpx2.BaseTransport | None = None, **options: Any) -> None:
         self.inner = transport if transport is not None else httpx2.HTTPTransport()
@@ -120,7 +120,7 @@ class Transport(_Judging, httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Returns the inner transport's response, its stream teed to the judge when the call is watched."""
-        judged = watched(request.url.path)
+        judged = self.guard.watches(request.url.path)
         if judged:
             request.read()  # the SDKs send bytes; a streamed upload is read once, here
         response = self.inner.handle_request(request)
@@ -143,7 +143,7 @@ class AsyncTransport(_Judging, httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Returns the inner transport's response, its stream teed to the judge when the call is watched."""
-        judged = watched(request.url.path)
+        judged = self.guard.watches(request.url.path)
         if judged:
             await request.aread()
         response = await self.inner.handle_async_request(request)

@@ -67,8 +67,25 @@ class Judged:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Watch:
+    """What the guard (``conformance.guard``) reads of a judge's traffic: the API ``paths`` whose calls
+    the judge reads (an ending of the URL's path, e.g. ``/messages``); and, of the calls to the
+    ``plain`` ones, which pass without being parsed: a request that names none of ``words`` (a
+    conversation's resent bytes scanned once) and whose answer is no rejection and names none of
+    ``reported``. ``tail_word``, found in a request's last bytes (where the SDKs write it), makes the
+    request worth parsing with no scan."""
+
+    paths: tuple[str, ...]
+    plain: tuple[str, ...] = ()
+    words: tuple[bytes, ...] = ()
+    reported: tuple[bytes, ...] = ()
+    tail_word: bytes = b""
+
+
 class Judge(Protocol):
-    """What ``analyze`` needs of a provider's judge (``analyze.registry``)."""
+    """What ``analyze`` needs of a provider's judge (``analyze.registry``). A judge the guard reads
+    traffic for also has ``watch`` (a ``Watch``)."""
 
     provider: str
 

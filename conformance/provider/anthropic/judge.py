@@ -25,6 +25,7 @@ from ...transcript import find_live_start, settles_at
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, digest, stand_in
 from ..analyze.request_judge import RequestJudge
+from ..base import Watch
 from ..analyze.model import BROKEN_HISTORY, CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, REJECTED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import judge_rejections, judge_thinking
@@ -501,6 +502,15 @@ class AnthropicJudge(RequestJudge):
 
     provider = PROVIDER
     api = "Messages"
+    # A Messages call whose request names none of these words passes the guard unparsed: no
+    # ``context_management`` nor ``compaction`` (no answer of it can be a later call's chain), and no
+    # thinking (its configuration, its ``block_binding`` or a block: a thinking block it sends or gets
+    # back is noted, so that when a later call's block is dropped for its prefix, or the call refused
+    # for it, the verdict can name what the client changed since); unless its answer reports a thinking
+    # block dropped or let through with a failed check, or is a rejection.
+    watch = Watch(paths=("/messages", "/messages/count_tokens"), plain=("/messages",),
+                  words=(b"context_management", b"compaction", b"block_binding", b'"thinking"'),
+                  reported=(b"thinking_dropped", b"thinking_mismatch_allowed"), tail_word=b"context_management")
     response_only = staticmethod(_judge_response_only)
 
     def claims(self, item: Interaction) -> bool:

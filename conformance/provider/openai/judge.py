@@ -23,6 +23,7 @@ from ...formats.base import FormatError
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, indexed, stand_in
 from ..analyze.request_judge import RequestJudge
+from ..base import Watch
 from ..analyze.model import CANNOT_TELL, NO_EDIT, NOT_JUDGED, REACHED, SETTLED, Judgement, failed, start, worst
 from ..recordings import Interaction
 from . import semantics as sem
@@ -379,6 +380,7 @@ class OpenAIJudge(RequestJudge):
 
     provider = PROVIDER
     api = "Responses"
+    watch = Watch(paths=("/responses", "/responses/compact", "/responses/input_tokens"))  # every call parsed
     response_only = staticmethod(response_only)
 
     def claims(self, item: Interaction) -> bool:
