@@ -47,7 +47,7 @@ FIGURES: dict[str, tuple[list[str] | str, bool]] = {
     "first run (no spec cache)": (["run", "--no-provider"], True),
     "loading 10^5 messages (YAML)": ("from conformance import load_file\nload_file(__import__('pathlib').Path({spec!r}))",
                                      True),
-    "analyze 10^4 real interactions": ("from conformance.cli import main\nmain(['analyze', {log!r}, '--jobs', '1'])",
+    "analyze 10^5 real interactions": ("from conformance.cli import main\nmain(['analyze', {log!r}, '--jobs', '1'])",
                                        False),
 }
 
@@ -60,7 +60,7 @@ PIECES = {
                            "first run (no spec cache)",
                            "import conformance.spec as m\nm.compiled_check = lambda schema: None"),
     "class-is fast paths": ("`x.__class__ is dict` (list, str...) where isinstance would do, 75 of them",
-                            "the judges, the checks, the transcript", "analyze 10^4 real interactions", "copy:isinstance"),
+                            "the judges, the checks, the transcript", "analyze 10^5 real interactions", "copy:isinstance"),
     "class-is fast paths (the run)": ("the same, on the main job", "the judges, the checks, the transcript",
                                       "run --no-provider", "copy:isinstance"),
     "collector paused while parsing": ("gc off while a spec file's YAML is read", "_yamlsource.py",
@@ -90,7 +90,7 @@ CLOSING = "\nimport conformance\nfrom conformance.cli import main\nraise SystemE
 
 @cache
 def real_log() -> str:
-    """Returns the path of a JSON-lines log of 10^4 interactions drawn from the real recordings
+    """Returns the path of a JSON-lines log of 10^5 interactions drawn from the real recordings
     (``bench_analyze.py``'s pool), written once (removed at exit)."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.bench_analyze import real_lines, write_log
@@ -98,7 +98,7 @@ def real_log() -> str:
     folder = tempfile.mkdtemp(prefix="machinery-")
     atexit.register(shutil.rmtree, folder, True)
     path = Path(folder) / "real.jsonl"
-    write_log(path, real_lines(), 10**4)
+    write_log(path, real_lines(), 10**5)
     return str(path)
 
 
