@@ -47,8 +47,6 @@ FIGURES: dict[str, tuple[list[str] | str, bool]] = {
     "first run (no spec cache)": (["run", "--no-provider"], True),
     "loading 10^5 messages (YAML)": ("from conformance import load_file\nload_file(__import__('pathlib').Path({spec!r}))",
                                      True),
-    "analyze 10^5 real interactions": ("from conformance.cli import main\nmain(['analyze', {log!r}, '--jobs', '1'])",
-                                       False),
 }
 
 # name -> (what it is, where it lives, the figure it is measured on, the lines that switch it off;
@@ -59,10 +57,6 @@ PIECES = {
     "compiled validator": ("spec files checked by a compiled JSON Schema first", "_compiled_schema.py",
                            "first run (no spec cache)",
                            "import conformance.spec as m\nm.compiled_check = lambda schema: None"),
-    "class-is fast paths": ("`x.__class__ is dict` (list, str...) where isinstance would do, 75 of them",
-                            "the judges, the checks, the transcript", "analyze 10^5 real interactions", "copy:isinstance"),
-    "class-is fast paths (the run)": ("the same, on the main job", "the judges, the checks, the transcript",
-                                      "run --no-provider", "copy:isinstance"),
     "collector paused while parsing": ("gc off while a spec file's YAML is read", "_yamlsource.py",
                                        "loading 10^5 messages (YAML)",
                                        "import conformance._yamlsource as m, contextlib\nm.gc_paused = contextlib.nullcontext"),
@@ -83,63 +77,15 @@ REMOVED = {
                                   "a user's target in workers"),
     "vcrpy import hook": ("vcrpy's patch loaded without the HTTP libraries it never patches", "provider/_vcr.py", "run"),
 }
+# Measured at commit d2ad4cc the same way (a copy of the checkout whose package writes each as
+# isinstance: ``_as_isinstance``), and removed after it
+REMOVED_LATER = {
+    "class-is fast paths": ("`x.__class__ is dict` (list, str...) where isinstance would do, 75 of them",
+                            "the judges, the checks, the transcript", "analyze 10^5 real interactions"),
+}
 
 OPENING = "import sys\nsys.path.insert(0, {root!r})\n"
 CLOSING = "\nimport conformance\nfrom conformance.cli import main\nraise SystemExit(main({args!r}))\n"
-
-
-@cache
-def real_log() -> str:
-    """Returns the path of a JSON-lines log of 10^5 interactions drawn from the real recordings
-    (``bench_analyze.py``'s pool), written once (removed at exit)."""
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.bench_analyze import real_lines, write_log
-
-    folder = tempfile.mkdtemp(prefix="machinery-")
-    atexit.register(shutil.rmtree, folder, True)
-    path = Path(folder) / "real.jsonl"
-    write_log(path, real_lines(), 10**5)
-    return str(path)
-
-
-def _as_isinstance(source: str) -> str:
-    """Returns ``source`` with every ``x.__class__ is T`` (``is not``; T a builtin type) written as
-    ``isinstance(x, T)`` (``not isinstance``)."""
-    import ast
-
-    tree = ast.parse(source)
-    starts = [0]
-    for line in source.split("\n"):
-        starts.append(starts[-1] + len(line) + 1)
-    edits = []
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
-                and isinstance(node.left, ast.Attribute) and node.left.attr == "__class__"
-                and isinstance(node.comparators[0], ast.Name)
-                and node.comparators[0].id in ("dict", "list", "str", "tuple", "int", "float", "bool", "bytes")):
-            test = f"isinstance({ast.get_source_segment(source, node.left.value)}, {node.comparators[0].id})"
-            edits.append((starts[node.lineno - 1] + node.col_offset, starts[node.end_lineno - 1] + node.end_col_offset,
-                          f"(not {test})" if isinstance(node.ops[0], ast.IsNot) else f"({test})"))
-    for start, end, text in sorted(edits, reverse=True):
-        source = source[:start] + text + source[end:]
-    return source
-
-
-@cache
-def isinstance_copy() -> str:
-    """Returns the root of a copy of the checkout whose package has no ``__class__ is`` fast path
-    (``_as_isinstance``), made once (removed at exit)."""
-    folder = Path(tempfile.mkdtemp(prefix="machinery-"))
-    atexit.register(shutil.rmtree, folder, True)
-    for name in ("conformance", "reference", "specs", "cassettes", "tests", "benchmarks"):
-        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("conformance_reference.py", "pyproject.toml"):
-        shutil.copy2(ROOT / name, folder / name)
-    for path in (folder / "conformance").rglob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        if "__class__ is" in text:
-            path.write_text(_as_isinstance(text), encoding="utf-8")
-    return str(folder)
 
 
 @cache
@@ -161,20 +107,17 @@ def script(args: list[str] | str, off: str | None) -> tuple[list[str], dict[str,
     """Returns the command that runs the command line with ``args`` (or the code ``args``, loading
     ``long_spec()``), the piece switched off by ``off`` when given, and the environment changes it needs."""
     env: dict[str, str] = {}
-    lines, root = "", str(ROOT)
+    lines = ""
     if off is not None and off.startswith("env:"):
         name, _, value = off[4:].partition("=")
         env[name] = value
-    elif off == "copy:isinstance":
-        root = isinstance_copy()
     elif off is not None:
         lines = off
     if isinstance(args, str):
-        closing = "\n" + args.format(spec=long_spec() if "{spec" in args else "",
-                                      log=real_log() if "{log" in args else "") + "\n"
+        closing = "\n" + args.format(spec=long_spec()) + "\n"
     else:
         closing = CLOSING.format(args=args)
-    code = OPENING.format(root=root) + lines + closing
+    code = OPENING.format(root=str(ROOT)) + lines + closing
     return [sys.executable, "-c", code], env
 
 
@@ -187,18 +130,12 @@ def timed(command: list[str], env: dict[str, str], cold: bool) -> tuple[float, f
             environment["CONFORMANCE_CACHE_DIR"] = empty
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=_cwd(command), env=environment, capture_output=True, text=True)
+        done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True)
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode > 1:
         raise SystemExit(f"{command[-1][-120:]!r} exited {done.returncode}:\n{done.stderr[-2000:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def _cwd(command: list[str]) -> str:
-    """Returns the folder a command runs from: the checkout, or the copy whose package it imports."""
-    copy = isinstance_copy.cache_info().currsize and isinstance_copy()
-    return copy if copy and repr(copy) in command[-1] else str(ROOT)
 
 
 def measure(name: str, repeat: int) -> tuple[float, float]:
@@ -237,6 +174,7 @@ def main() -> None:
           f"{PAYS:.0%} or more")
     if not args.only:
         print("removed after commit 4ae24bb, where they were measured the same way: " + ", ".join(REMOVED))
+        print("removed after commit d2ad4cc, where it was measured the same way: " + ", ".join(REMOVED_LATER))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,5 @@ def dumps(value: Any) -> bytes:
 
 
 def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    """Returns whether ``value`` is a mapping: decoded JSON is plain dicts, told apart without the
-    slower check a ``Mapping`` needs."""
-    return value.__class__ is dict or isinstance(value, Mapping)
+    """Returns whether ``value`` is a mapping (decoded JSON's objects, or any other ``Mapping``)."""
+    return isinstance(value, Mapping)

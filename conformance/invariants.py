@@ -44,7 +44,7 @@ def _focused_diff(expected: Any, actual: Any, limit: int = 6) -> list[str]:
 
 def message_diff(expected: Mapping[str, Any], actual: Any) -> list[str]:
     """Returns lines naming the first block that differs between two messages, with a diff."""
-    if not (actual.__class__ is dict or isinstance(actual, Mapping)):
+    if not isinstance(actual, Mapping):
         return [f"{a_type(actual)} stands where the message was"]
     if expected.get("role") != actual.get("role"):
         return [f"role {expected.get('role')!r} became {actual.get('role')!r}"]
@@ -208,7 +208,7 @@ def _tool_facts(messages: Sequence[Any]) -> list[tuple[Any, list[str], list[str]
         results: list[str] = []
         server_result = False
         for block in tx.blocks(message):
-            if not (block.__class__ is dict or isinstance(block, Mapping)):
+            if not isinstance(block, Mapping):
                 continue
             kind = block.get("type", "")
             types.append(kind)
@@ -311,7 +311,7 @@ def _callers_missing(messages: Sequence[Any]) -> dict[str, str]:
     seen: set[str] = set()
     for i, message in enumerate(messages):
         for j, block in enumerate(tx.blocks(message)):
-            if not (block.__class__ is dict or isinstance(block, Mapping)):
+            if not isinstance(block, Mapping):
                 continue
             if tx.is_server_tool_use(block):
                 seen.add(str(block.get("id")))
@@ -367,7 +367,7 @@ def _reasoning_keys(messages: Sequence[Any]) -> Counter[str]:
 
 def _is_reasoning_block(block: Any) -> bool:
     """Returns whether ``block`` is one ``tx.reasoning_blocks`` yields: a mapping of a reasoning type."""
-    return (block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") in tx.REASONING_TYPES
+    return isinstance(block, Mapping) and block.get("type") in tx.REASONING_TYPES
 
 
 def _pool(history: Sequence[Any], needed: Iterable[str], selected: Callable[[Any], bool]) -> Counter[str]:
@@ -540,7 +540,7 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     for i, message in enumerate(out):
         if isinstance(message.get("content"), list):
             for j, block in enumerate(message["content"]):
-                ident = _identity(block) if (block.__class__ is dict or isinstance(block, Mapping)) else None
+                ident = _identity(block) if isinstance(block, Mapping) else None
                 if ident is not None:
                     wanted.setdefault(ident, []).append((i, j, block))
     if wanted:  # a block byte-identical to an input block keeps every field of it: only the others are looked up

@@ -171,12 +171,12 @@ def cache_line(by_mode: Mapping[str, CacheUse]) -> str:
 
 def content_blocks(message: Any) -> list[Any]:
     """Returns a message's blocks (``transcript.blocks``); what is not a message has none."""
-    return tx.blocks(message) if message.__class__ is dict or isinstance(message, Mapping) else []
+    return tx.blocks(message) if isinstance(message, Mapping) else []
 
 
 def block_kind(block: Any) -> Any:
     """Returns a block's ``type`` (``None`` for what is not a mapping)."""
-    return block.get("type") if block.__class__ is dict or isinstance(block, Mapping) else None
+    return block.get("type") if isinstance(block, Mapping) else None
 
 
 def is_thinking(block: Any) -> bool:

@@ -88,7 +88,7 @@ def _walk(messages: Sequence[Any]) -> Iterator[tuple[int, int, Any, _Walk]]:
     """Yields ``(message, block, block, walk)`` for every block, ``walk`` holding what precedes it."""
     walk = _Walk()
     for i, message in enumerate(messages):
-        role = message.get("role") if message.__class__ is dict or isinstance(message, Mapping) else None
+        role = message.get("role") if isinstance(message, Mapping) else None
         opened = False
         for j, block in enumerate(content_blocks(message)):
             yield i, j, block, walk
@@ -164,7 +164,7 @@ _Event = tuple[Any, ...]
 
 def _events(message: Any) -> tuple[_Event, ...]:
     out: list[_Event] = []
-    role = message.get("role") if message.__class__ is dict or isinstance(message, Mapping) else None
+    role = message.get("role") if isinstance(message, Mapping) else None
     run_hash, run_len, opened = 0, 0, False
     for j, block in enumerate(content_blocks(message)):
         if is_thinking(block):

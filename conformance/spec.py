@@ -164,18 +164,18 @@ def _message_shape() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]] | Non
 def _message_ok(message: Any, roles: tuple[str, ...], needs: dict[str, tuple[str, ...]]) -> bool:
     """Returns whether a message surely meets the schema's ``message`` (a structural check, one pass,
     stricter where in doubt: a ``False`` sends the file to the located validators)."""
-    if message.__class__ is not dict or message.get("role") not in roles:
+    if not isinstance(message, dict) or message.get("role") not in roles:
         return False
     content = message.get("content")
-    if content.__class__ is str:
+    if isinstance(content, str):
         return True
-    if content.__class__ is not list:
+    if not isinstance(content, list):
         return False
     for block in content:
-        if block.__class__ is not dict:
+        if not isinstance(block, dict):
             return False
         kind = block.get("type")
-        if kind.__class__ is not str or not kind:
+        if not isinstance(kind, str) or not kind:
             return False
         required = needs.get(kind)
         if required is not None:

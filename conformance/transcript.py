@@ -40,7 +40,7 @@ def _json_kind(value: Any) -> str:
         return "number"
     if value is None:
         return "null"
-    if (value.__class__ is dict or isinstance(value, Mapping)):
+    if isinstance(value, Mapping):
         return "object"
     if isinstance(value, (list, tuple)):
         return "array"
@@ -186,7 +186,7 @@ def _canonical_slow(value: Any) -> str:
 
 
 def _repr_keys(value: Any) -> Any:
-    if (value.__class__ is dict or isinstance(value, Mapping)):
+    if isinstance(value, Mapping):
         return {repr(k): _repr_keys(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_repr_keys(v) for v in value]
@@ -196,7 +196,7 @@ def _repr_keys(value: Any) -> Any:
 def blocks(message: Message) -> list[Block]:
     """Returns the message's content blocks; string content reads as one text block."""
     content = message.get("content")
-    if content.__class__ is list:
+    if isinstance(content, list):
         return content
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -207,7 +207,7 @@ def blocks(message: Message) -> list[Block]:
 
 def block_types(message: Message) -> list[str]:
     """Returns the ``type`` of each block, in order."""
-    return [b.get("type", "") for b in blocks(message) if (b.__class__ is dict or isinstance(b, Mapping))]
+    return [b.get("type", "") for b in blocks(message) if isinstance(b, Mapping)]
 
 
 def is_reasoning(block: Block) -> bool:
@@ -230,7 +230,7 @@ def is_server_tool_use(block: Any) -> bool:
     """Returns whether a block is a server-run tool use: a block with an id whose type ends in
     ``tool_use`` and is not the client's ``tool_use`` (``server_tool_use``, ``mcp_tool_use``, and
     whatever ``*_tool_use`` kind comes next)."""
-    if not (block.__class__ is dict or isinstance(block, Mapping)):
+    if not isinstance(block, Mapping):
         return False
     kind = block.get("type")
     return (isinstance(kind, str) and kind != CLIENT_TOOL_USE and kind.endswith("tool_use")
@@ -240,7 +240,7 @@ def is_server_tool_use(block: Any) -> bool:
 def is_server_result(block: Any) -> bool:
     """Returns whether a block is the result of a server-run tool use: any block with a
     ``tool_use_id`` but the client's ``tool_result``, whatever its type is called."""
-    return ((block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") != CLIENT_TOOL_RESULT
+    return (isinstance(block, Mapping) and block.get("type") != CLIENT_TOOL_RESULT
             and isinstance(block.get("tool_use_id"), str))
 
 
@@ -261,7 +261,7 @@ def open_server_tool_uses(message: Message) -> list[str]:
 
 
 def _holds_opaque_field(value: Any) -> bool:
-    if value.__class__ is dict or isinstance(value, Mapping):  # a tool's ``input`` is the caller's data, whatever its keys
+    if isinstance(value, Mapping):  # a tool's ``input`` is the caller's data, whatever its keys
         for key in OPAQUE_FIELDS:
             if isinstance(value.get(key), str):
                 return True
@@ -287,7 +287,7 @@ def is_opaque(block: Any) -> bool:
     ``redacted_thinking`` block, one with a top-level ``data`` string, or one that holds an
     ``encrypted_content`` or ``signature`` string at any depth (thinking, search results...) outside
     a tool ``input``; never a client ``tool_use`` or ``tool_result``."""
-    if not (block.__class__ is dict or isinstance(block, Mapping)) or block.get("type") in (CLIENT_TOOL_USE, CLIENT_TOOL_RESULT):
+    if not isinstance(block, Mapping) or block.get("type") in (CLIENT_TOOL_USE, CLIENT_TOOL_RESULT):
         return False  # the client's own calls and results: its data, not the provider's
     return (block.get("type") in OPAQUE_TYPES or isinstance(block.get("data"), str)
             or _holds_opaque_field(block))
@@ -296,7 +296,7 @@ def is_opaque(block: Any) -> bool:
 def opaque_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Block]]:
     """Yields ``(message_index, block_index, block)`` for every opaque block (``is_opaque``)."""
     for i, message in enumerate(history):
-        if (message.__class__ is dict or isinstance(message, Mapping)):
+        if isinstance(message, Mapping):
             for j, block in enumerate(blocks(message)):
                 if is_opaque(block):
                     yield i, j, block
@@ -308,19 +308,19 @@ def server_pair_problems(messages: Sequence[Any]) -> dict[tuple[str, str], str]:
     continued), and each server result with no such use before it; pairs are matched by id alone."""
     problems: dict[tuple[str, str], str] = {}
     for i, message in enumerate(messages):
-        if not (message.__class__ is dict or isinstance(message, Mapping)):
+        if not isinstance(message, Mapping):
             continue
         content = blocks(message)
         previous = messages[i - 1] if i > 0 else None
-        continued = ((previous.__class__ is dict or isinstance(previous, Mapping)) and previous.get("role") == "assistant"
+        continued = (isinstance(previous, Mapping) and previous.get("role") == "assistant"
                      and message.get("role") == "assistant")
         following = messages[i + 1] if i + 1 < len(messages) else None
-        continues = ((following.__class__ is dict or isinstance(following, Mapping)) and following.get("role") == "assistant"
+        continues = (isinstance(following, Mapping) and following.get("role") == "assistant"
                      and message.get("role") == "assistant")
         later = set(server_result_ids(following)) if continues and following is not None else set()
         seen = set(server_tool_use_ids(previous)) if continued and previous is not None else set()
         for j, block in enumerate(content):
-            if not (block.__class__ is dict or isinstance(block, Mapping)):
+            if not isinstance(block, Mapping):
                 continue
             if is_server_tool_use(block):
                 use_id = block["id"]
@@ -399,7 +399,7 @@ def reasoning_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Blo
     """Yields ``(message_index, block_index, block)`` for every reasoning block."""
     for i, message in enumerate(history):
         for j, block in enumerate(blocks(message)):
-            if (block.__class__ is dict or isinstance(block, Mapping)) and block.get("type") in REASONING_TYPES:
+            if isinstance(block, Mapping) and block.get("type") in REASONING_TYPES:
                 yield i, j, block
 
 
@@ -413,7 +413,7 @@ def fingerprint(text: str) -> str:
 
 def reasoning_text(block: Any) -> str | None:
     """Returns the reasoning text (``thinking`` or ``data``) of a reasoning block, else None."""
-    if not (block.__class__ is dict or isinstance(block, Mapping)) or block.get("type") not in REASONING_TYPES:
+    if not isinstance(block, Mapping) or block.get("type") not in REASONING_TYPES:
         return None
     value = block.get(_REASONING_FIELD[str(block.get("type"))])
     return value if isinstance(value, str) else None
@@ -421,7 +421,7 @@ def reasoning_text(block: Any) -> str | None:
 
 def redact_reasoning(value: Any) -> Any:
     """Returns a copy of plain data in which every reasoning block's text reads as hash and length."""
-    if (value.__class__ is dict or isinstance(value, Mapping)):
+    if isinstance(value, Mapping):
         text = reasoning_text(value)
         out = {k: redact_reasoning(v) for k, v in value.items()}
         if text is not None:
@@ -434,7 +434,7 @@ def redact_reasoning(value: Any) -> Any:
 
 def describe_block(block: Any) -> str:
     """Returns a short label for a block: its type and id, ``tool_use_id`` or a text prefix."""
-    if not (block.__class__ is dict or isinstance(block, Mapping)):
+    if not isinstance(block, Mapping):
         return type(block).__name__
     kind = str(block.get("type", "?"))
     for key in ("id", "tool_use_id"):

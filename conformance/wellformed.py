@@ -25,7 +25,7 @@ def _has_text(value: Any) -> bool:
 
 def _block_malformations(block: Any, where: str) -> Iterator[Malformation]:
     """Yields what is wrong with one content block."""
-    if not (block.__class__ is dict or isinstance(block, Mapping)):
+    if not isinstance(block, Mapping):
         yield block, where, f"is {a_type(block)}, not a block", True
         return
     kind = block.get("type")
@@ -51,7 +51,7 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
     """Yields every well-formedness problem of a list of messages with the message or block concerned."""
     for i, message in enumerate(messages):
         where = f"[{i}]"
-        if not (message.__class__ is dict or isinstance(message, Mapping)):
+        if not isinstance(message, Mapping):
             yield message, where, f"is {a_type(message)}, not a message", True
             continue
         if message.get("role") not in ROLES:
@@ -65,13 +65,13 @@ def _malformations(messages: Sequence[Any]) -> Iterator[Malformation]:
             if not content:
                 yield message, f"{where}.content", "is an empty list", False
             for j, block in enumerate(content):
-                if block.__class__ is dict:  # the common well-formed blocks, without a generator each
+                if isinstance(block, dict):  # the common well-formed blocks, without a generator each
                     kind = block.get("type")
                     if kind == "text":
                         text = block.get("text")
-                        if text.__class__ is str and text.strip():
+                        if isinstance(text, str) and text.strip():
                             continue
-                    elif kind.__class__ is str and kind and kind not in _CHECKED_KINDS:
+                    elif isinstance(kind, str) and kind and kind not in _CHECKED_KINDS:
                         continue
                 yield from _block_malformations(block, f"{where}.content[{j}]")
         else:

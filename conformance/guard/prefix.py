@@ -121,8 +121,8 @@ class Conversations:
                 self._store(key, _Kept(raw, end, kept.first, kept.head, value["messages"], kept.notes))
                 return value, Resent(len(kept.messages), value["messages"], kept.notes)
         value = _json.loads(raw)
-        messages = value.get("messages") if value.__class__ is dict else None
-        if messages.__class__ is list and messages:
+        messages = value.get("messages") if isinstance(value, dict) else None
+        if isinstance(messages, list) and messages:
             first = self._first(raw, start, messages[0])
             if first:
                 key = raw[:start + first]
@@ -166,7 +166,7 @@ class Conversations:
             tail = _json.loads(b"{" + rest)
         except ValueError:
             return None  # (a whole decode says what is wrong with it)
-        if tail.__class__ is not dict or tail.get("messages").__class__ is not list:
+        if not isinstance(tail, dict) or not isinstance(tail.get("messages"), list):
             return None
         new = tail["messages"]
         last = -1
@@ -196,7 +196,7 @@ class Conversations:
             head = _json.loads(raw[:at] + b'"messages":[]}')
         except ValueError:
             return None
-        if head.__class__ is not dict:
+        if not isinstance(head, dict):
             return None
         del head["messages"]
         return head

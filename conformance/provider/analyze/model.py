@@ -107,7 +107,7 @@ def not_a_request(item: Interaction, provider: str, api: str,
     a request without a body, an error when the body could not be read; or None when the request is
     one for the judge of ``api`` (e.g. "Messages") to decide."""
     request = item.request
-    if request.__class__ is dict:  # (a decoded body is a dict: no other shape to rule out)
+    if isinstance(request, dict):  # (a decoded body is a dict: no other shape to rule out)
         return None
     if request is None and response_only is not None and is_mapping(item.response) and item.error is None:
         return response_only(item, item.response)

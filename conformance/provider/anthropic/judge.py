@@ -61,18 +61,14 @@ def compaction_positions(messages: Sequence[Mapping[str, Any]]) -> list[tuple[in
     """Returns ``(message, block)`` of every compaction block the request carries, in order."""
     found = []
     for i, message in enumerate(messages):
-        # Decoded JSON is plain dicts and lists: read them as they are, without copying each message.
-        content = message.get("content") if message.__class__ is dict else None
-        if content.__class__ is str:
+        # the content read as it is, without copying each message
+        content = message.get("content") if _is_mapping(message) else None
+        if isinstance(content, str):
             continue
-        if content.__class__ is not list:
+        if not isinstance(content, list):
             found += [(i, j) for j, b in enumerate(_blocks(message)) if b.get("type") == "compaction"]
             continue
-        for j, block in enumerate(content):
-            if block.__class__ is dict and block.get("type") == "compaction":
-                found.append((i, j))
-            elif block.__class__ is not dict and _is_mapping(block) and block.get("type") == "compaction":
-                found.append((i, j))
+        found += [(i, j) for j, block in enumerate(content) if _is_mapping(block) and block.get("type") == "compaction"]
     return found
 
 
@@ -167,10 +163,10 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     history it summarised (the request's messages); and, for a later request whose thinking block
     the service drops, the history of a request that sends or gets back thinking blocks."""
     response = item.response if _is_mapping(item.response) else {}
-    if item.request.__class__ is dict and "thinking" in item.request:
+    if isinstance(item.request, dict) and "thinking" in item.request:
         judge_thinking.remember(item.request, response, earlier)
     content = response.get("content")
-    if content is None or content.__class__ is list and not any(
+    if content is None or isinstance(content, list) and not any(
             isinstance(b, dict) and b.get("type") == "compaction" for b in content):
         return  # (the common cases, told without copying the content: no content, as another API's answer)
     blocks = [b for b in _blocks(response) if b.get("type") == "compaction"]
@@ -517,8 +513,8 @@ class AnthropicJudge(RequestJudge):
         """Returns whether the interaction is Messages API traffic (endpoint, host or body shape)."""
         if _claims_url(item.url):
             return True
-        request = item.request if item.request.__class__ is dict or _is_mapping(item.request) else {}
-        response = item.response if item.response.__class__ is dict or _is_mapping(item.response) else {}
+        request = item.request if _is_mapping(item.request) else {}
+        response = item.response if _is_mapping(item.response) else {}
         if item.request is None and (response.get("type") == "message" or (
                 isinstance(response.get("input_tokens"), int) and "context_management" in response
                 and "object" not in response)):

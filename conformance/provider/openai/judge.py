@@ -154,7 +154,7 @@ def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": value}]
     return [dict(i) if i.get("type") not in ALIASES else _aliased(i)  # (what _aliased gives, told at once)
-            for i in value or [] if i.__class__ is dict or _is_mapping(i)]
+            for i in value or [] if _is_mapping(i)]
 
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
@@ -207,8 +207,8 @@ def remember(item: Interaction, earlier: Earlier) -> None:
 def _noted_items(items: Sequence[Any]) -> list[Mapping[str, Any]]:
     """Returns ``_without_reasoning`` of each mapping of ``items`` (the others left out), told at once
     for a plain item that is no reasoning."""
-    return [i if i.__class__ is dict and i.get("type") != "reasoning" else _without_reasoning(i)
-            for i in items if i.__class__ is dict or _is_mapping(i)]
+    return [i if isinstance(i, dict) and i.get("type") != "reasoning" else _without_reasoning(i)
+            for i in items if _is_mapping(i)]
 
 
 def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -444,7 +444,7 @@ class OpenAIJudge(RequestJudge):
             found.evidence.append("no response was recorded: what the server did cannot be told")
             return found
         response = {**raw, "output": [dict(o) if o.get("type") not in ALIASES else _aliased(o)
-                                      for o in raw.get("output") or [] if o.__class__ is dict or _is_mapping(o)]}
+                                      for o in raw.get("output") or [] if _is_mapping(o)]}
         unknown, aliased = _unmodelled(items, response["output"])
         found.evidence += aliased
         exchange = Exchange("compact" if endpoint == "/responses/compact" else "responses", dict(request), items,

@@ -146,7 +146,7 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
     opened: list[int] = []
     open_list = False  # the last message's content is a non-empty list: the next item of its side joins it
     for n, item in enumerate(items):
-        if item.__class__ is not dict:
+        if not isinstance(item, dict):
             return None
         kind = item.get("type", "message")
         if kind == "message":
@@ -154,15 +154,15 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
             if role != "user" and role != "assistant":
                 continue  # a system or developer message: no counterpart in the rule
             content = item.get("content")
-            if content.__class__ is str or content is None or content == []:
+            if isinstance(content, str) or content is None or content == []:
                 roles.append(role)
-                kinds.append(_TEXT if content.__class__ is str else 0)  # (a string is one text block)
+                kinds.append(_TEXT if isinstance(content, str) else 0)  # (a string is one text block)
                 opened.append(n)
                 open_list = False
                 continue
-            if content.__class__ is not list:
+            if not isinstance(content, list):
                 return None
-            if not any(p.__class__ is dict or isinstance(p, Mapping) for p in content):
+            if not any(isinstance(p, Mapping) for p in content):
                 roles.append(role)  # (no part it reads: an empty message)
                 kinds.append(0)
                 opened.append(n)
@@ -171,7 +171,7 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
             side, block = role, _TEXT
         elif kind == "function_call":
             arguments = item.get("arguments")
-            if "call_id" not in item or "name" not in item or arguments.__class__ is not str:
+            if "call_id" not in item or "name" not in item or not isinstance(arguments, str):
                 return None
             try:
                 json.loads(arguments)  # (an unreadable call makes the input unreadable)
@@ -180,13 +180,13 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
             side, block = "assistant", _TOOL_USE
         elif kind == "function_call_output":
             output = item.get("output")
-            if "call_id" not in item or not (output.__class__ is str or output.__class__ is list and all(
-                    p.__class__ is dict and "text" in p for p in output)):
+            if "call_id" not in item or not (isinstance(output, str) or isinstance(output, list) and all(
+                    isinstance(p, dict) and "text" in p for p in output)):
                 return None
             side, block = "user", _TOOL_RESULT
-        elif kind == "reasoning" or kind.__class__ is str and kind in HOSTED_CALLS:
+        elif kind == "reasoning" or isinstance(kind, str) and kind in HOSTED_CALLS:
             side, block = "assistant", _OPAQUE
-        elif kind is None or kind.__class__ is str:
+        elif kind is None or isinstance(kind, str):
             continue  # a compaction item, a trigger, an unknown item: no counterpart in the rule
         else:
             return None

@@ -123,7 +123,7 @@ def decode(body: Any, encoding: str = "") -> Any:
     """
     if body is None:
         return None
-    if body.__class__ is dict or isinstance(body, Mapping):
+    if isinstance(body, Mapping):
         if "base64_string" in body:
             try:
                 return _from_bytes(base64.b64decode(str(body["base64_string"]), validate=True), encoding)

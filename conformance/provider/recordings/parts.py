@@ -52,7 +52,7 @@ def status_of(value: Any) -> int | None:
     """Returns an HTTP status from ``200``, ``"200"``, ``"200 OK"`` or ``{"code": 200}``; None otherwise."""
     if value is None:
         return None
-    if value.__class__ is int:
+    if isinstance(value, int):
         return value
     if isinstance(value, Mapping):
         value = value.get("code")
@@ -67,7 +67,7 @@ def status_of(value: Any) -> int | None:
 def _status(response: Mapping[str, Any]) -> int | None:
     """Returns the HTTP status a response mapping names (``status``, ``status_code`` or ``code``), or None."""
     found = response.get("status")
-    if found.__class__ is int:  # (the common case, told at once)
+    if isinstance(found, int):  # (the common case, told at once)
         return found
     for key in ("status", "status_code", "code"):
         found = status_of(response.get(key))
@@ -97,9 +97,9 @@ def looks_like_body(part: Mapping[str, Any]) -> bool:
 
 def _body(part: Mapping[str, Any]) -> Any:
     """Returns the decoded body of a request or response mapping; raises ``BodyError``."""
-    if part.__class__ is dict and "headers" not in part and "parsed_body" not in part:
+    if isinstance(part, dict) and "headers" not in part and "parsed_body" not in part:
         body = part.get("json")  # (a gateway's parsed body: what part_body would pick, found at once)
-        if body.__class__ is dict:  # (the record's own, read once: kept, not copied)
+        if isinstance(body, dict):  # (the record's own, read once: kept, not copied)
             return body if "base64_string" not in body and "string" not in body else decode(body)
     if looks_like_body(part):
         return dict(part) or None
@@ -114,10 +114,10 @@ def interaction(file: str, index: int, request: Any, response: Any, *, url: str 
     ``request`` or ``response`` may be None (a partial record): that side stays None.
     """
     has_request = request is not None
-    if request.__class__ is not dict:  # (decoded JSON is plain dicts: the common case needs no test)
+    if not isinstance(request, dict):
         request = {"body": request} if isinstance(request, (str, bytes)) else request
         request = request if isinstance(request, Mapping) else {}
-    if response.__class__ is not dict:
+    if not isinstance(response, dict):
         response = {"body": response} if isinstance(response, (str, bytes)) else response
         response = response if isinstance(response, Mapping) else {}
     item = Interaction(file, index, method=str(request.get("method") or method or "POST").upper(),

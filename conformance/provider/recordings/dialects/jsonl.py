@@ -63,7 +63,7 @@ def _with_headers(record: Mapping[str, Any], request: Any, response: Any) -> tup
 
 def record(file: str, index: int, data: Any, line: int = 0) -> Interaction:
     """Returns the interaction of one record; a record with neither request nor response is unreadable."""
-    if data.__class__ is not dict and not isinstance(data, Mapping):
+    if not isinstance(data, Mapping):
         where = f"line {line}" if line else f"[{index}]"
         return unreadable(file, index, f"{where} is a JSON {type(data).__name__}, not an object", dialect=NAME,
                           line=line)
