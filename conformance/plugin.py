@@ -34,11 +34,12 @@ pytest_plugins = ["conformance.egress.plugin"]  # the egress route: --egress-tar
 
 
 class ConformanceFailure(Exception):
-    """Raised by an item whose target broke a gating invariant; carries the failing results."""
+    """Raised by an item whose target broke a gating check (``what`` names the kind: an egress item's
+    are egress checks); carries the failing results."""
 
-    def __init__(self, results: list[CheckResult]) -> None:
+    def __init__(self, results: list[CheckResult], what: str = "gating check") -> None:
         self.results = results
-        super().__init__(f"{plural(len(results), 'gating check')} failed")
+        super().__init__(f"{plural(len(results), what)} failed")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

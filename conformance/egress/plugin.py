@@ -13,19 +13,10 @@ from typing import Any
 
 import pytest
 
-from .._text import plural
 from ..errors import ConformanceError
-from ..plugin import SpecErrorItem
-from ..results import CheckResult, must_checked
+from ..plugin import ConformanceFailure, SpecErrorItem
+from ..results import must_checked
 from ..target import DEFAULT_TIME_LIMIT, resolve
-
-
-class EgressFailure(Exception):
-    """Raised by an item whose serializer or store broke a MUST check; carries the failing records."""
-
-    def __init__(self, results: list[CheckResult]) -> None:
-        self.results = results
-        super().__init__(f"{plural(len(results), 'egress check')} failed")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -103,13 +94,13 @@ class EgressItem(pytest.Item):
             results = check(self.target, self.conversation, self.chosen, self.time_limit)
         failing = [r for r in results if r.level == "MUST" and r.outcome in ("fail", "error")]
         if failing:
-            raise EgressFailure(failing)
+            raise ConformanceFailure(failing, "egress check")
         if not must_checked(results):
             raise pytest.skip.Exception("nothing checked: " + ", ".join(sorted({r.message for r in results})),
                                         _use_item_location=True)  # at the conversation's file and line
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, EgressFailure):
+        if isinstance(excinfo.value, ConformanceFailure):
             from ..report.terminal import render_failure
 
             lines = [f"conversation {self.conversation.id}: {self.conversation.description}",
