@@ -106,7 +106,10 @@ class Provider(Protocol):
     ``implicit`` marks the provider of probe files and results that name none (one provider only);
     ``request_headers`` are the request headers a cassette keeps besides content type and accept
     (those that select the API's version and features; never a credential); ``scrub_markers`` are
-    byte strings one of which a body holds whenever ``scrub`` would change it.
+    byte strings one of which a body holds whenever ``scrub`` would change it. Optionally, for
+    ``conformance explain FILE``: ``item_label(item)``, the one-line summary of a history item of
+    this provider's own shape (None for any other), and ``item_secrets(item)``, the reasoning text
+    such an item carries (for the redactor).
     """
 
     name: str

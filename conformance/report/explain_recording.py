@@ -18,14 +18,12 @@ from ..provider.analyze.earlier import Earlier
 from ..provider.analyze.judging import judge_stream
 from ..provider.analyze.model import ERROR, Judgement
 from ..provider.analyze.registry import judges
+from ..provider.base import all_providers
 from ..provider.recordings import Interaction, RecordingError, iter_recording
 from ..history_lines import marked_lines
 from ..redaction import Redactor, block_label, secrets_in
 from ..tracebacks import scrub_credentials
-from ..transcript import blocks, describe_block, fingerprint
-
-_REASONING_ITEMS = ("reasoning",)
-_CIPHER_ITEMS = ("compaction", "compaction_summary")
+from ..transcript import blocks, fingerprint
 
 
 class ExplainError(ValueError):
@@ -46,42 +44,7 @@ def _sized(kind: str, text: str) -> str:
     return f"{kind} #{fingerprint(text)} ({len(text)} chars)"
 
 
-def _reasoning_texts(item: Mapping[str, Any]) -> list[str]:
-    """Returns the reasoning text an OpenAI reasoning item carries (summary and content parts)."""
-    parts = [*(item.get("summary") or []), *(item.get("content") or [])]
-    return [str(p.get("text")) for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
-
-
-def _part_label(part: Any) -> str:
-    """Returns a short label of one content part of an OpenAI message (a text as its prefix)."""
-    if isinstance(part, Mapping) and isinstance(part.get("text"), str):
-        return describe_block({"type": "text", "text": part["text"]})
-    return describe_block(part)
-
-
-def _openai_label(item: Mapping[str, Any]) -> str:
-    """Returns the one-line summary of an OpenAI input item: type, role or ids, a text prefix."""
-    kind = str(item.get("type") or "message")
-    ident = str(item.get("call_id") or item.get("id") or "")
-    if kind == "message":
-        content = item.get("content")
-        parts = [_part_label(p) for p in (content if isinstance(content, list) else [{"text": content}]
-                                          if isinstance(content, str) else [])]
-        return f"{item.get('role', '?')!s:<9} " + (" · ".join(parts) or "(no content)")
-    if kind in _REASONING_ITEMS:
-        texts = _reasoning_texts(item)
-        label = _sized(f"reasoning {ident}".rstrip(), "\n".join(texts)) if texts else f"reasoning {ident}".rstrip()
-        cipher = item.get("encrypted_content")
-        return label + (f", encrypted ({len(cipher)} chars)" if isinstance(cipher, str) else "")
-    if kind in _CIPHER_ITEMS:
-        cipher = item.get("encrypted_content")
-        return f"{kind} {ident}".rstrip() + (f", encrypted ({len(cipher)} chars)" if isinstance(cipher, str) else "")
-    if kind == "function_call":
-        return f"function_call {item.get('name', '?')} {ident}".rstrip()
-    return f"{kind} {ident}".rstrip()
-
-
-def _anthropic_block(block: Any) -> str:
+def _block(block: Any) -> str:
     """Returns a block's label; a compaction block's summary as hash and length."""
     if isinstance(block, Mapping) and block.get("type") == "compaction":
         content = block.get("content")
@@ -89,25 +52,29 @@ def _anthropic_block(block: Any) -> str:
     return block_label(block)
 
 
-_OPENAI_PARTS = ("input_text", "output_text", "input_image", "input_file", "refusal")
-
-
-def _is_openai(item: Mapping[str, Any]) -> bool:
-    """Returns whether a history item is an OpenAI input item (typed, or a message of typed text parts)."""
-    if item.get("type", "message") != "message":
-        return True
-    content = item.get("content")
-    return isinstance(content, list) and any(isinstance(p, Mapping) and p.get("type") in _OPENAI_PARTS for p in content)
-
-
 def item_label(item: Any) -> str:
-    """Returns the one-line summary of one history item: an Anthropic message (role, then each
-    block by type and id or text prefix) or an OpenAI input item; reasoning as hash and length."""
+    """Returns the one-line summary of one history item: the label of the first provider that knows
+    its shape (``item_label``: another API's input item), else a message of the suite's own shape
+    (role, then each block by type and id or text prefix); reasoning as hash and length."""
     if not isinstance(item, Mapping):
         return type(item).__name__
-    if _is_openai(item):
-        return _openai_label(item)
-    return f"{item.get('role', '?')!s:<9} " + (" · ".join(_anthropic_block(b) for b in blocks(item)) or "(no content)")
+    for provider in all_providers():
+        label = getattr(provider, "item_label", None)
+        found = label(item) if label is not None else None
+        if found is not None:
+            return str(found)
+    return f"{item.get('role', '?')!s:<9} " + (" · ".join(_block(b) for b in blocks(item)) or "(no content)")
+
+
+def _item_secrets(history: Sequence[Any]) -> Iterator[str]:
+    """Yields the reasoning text of the history's items each provider knows the shape of
+    (``item_secrets``: another API's reasoning items), for the redactor."""
+    for provider in all_providers():
+        secrets = getattr(provider, "item_secrets", None)
+        if secrets is not None:
+            for item in history:
+                if isinstance(item, Mapping):
+                    yield from secrets(item)
 
 
 def _own_history(request: Any) -> list[Any]:
@@ -171,10 +138,10 @@ def _response_line(response: Any) -> str:
     if not isinstance(response, Mapping):
         return "response: none recorded" if response is None else f"response: a JSON {type(response).__name__}"
     if isinstance(response.get("content"), list):
-        return "response: " + (" · ".join(_anthropic_block(b) for b in response["content"]) or "(no content)")
+        return "response: " + (" · ".join(_block(b) for b in response["content"]) or "(no content)")
     if isinstance(response.get("output"), list):
-        return "response: " + (" · ".join(" ".join(_openai_label(o).split()) if isinstance(o, Mapping) else "?"
-                                          for o in response["output"]) or "(no output)")
+        return "response: " + (" · ".join(" ".join(item_label(o).split())
+                                          if isinstance(o, Mapping) else "?" for o in response["output"]) or "(no output)")
     return "response: " + ", ".join(sorted(map(str, response))[:8])
 
 
@@ -210,8 +177,6 @@ def explain_interaction(path: Path, index: int) -> tuple[str, str]:
         lines.append(f"  task in flight: from {'message' if what == 'messages' else 'item'} {found.live_start}"
                      f" of {found.history}" + (" (the history ends settled)" if found.live_start == found.history else ""))
     lines += ["evidence:", *(f"  - {e}" for e in found.evidence or ["(none)"])]
-    redactor = Redactor([*secrets_in(history), *secrets_in(item.response),
-                         *(t for h in history if isinstance(h, Mapping) and h.get("type") in _REASONING_ITEMS
-                           for t in _reasoning_texts(h))])
+    redactor = Redactor([*secrets_in(history), *secrets_in(item.response), *_item_secrets(history)])
     safe = [scrub_credentials(redactor.text(line)) for line in lines]
     return "\n".join(safe[:1] + fit(safe[1:])), found.verdict

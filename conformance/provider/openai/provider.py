@@ -160,6 +160,20 @@ class OpenAIProvider:
                 leaks.append(f"unscrubbed reasoning text at {where}")
         return leaks
 
+    def item_label(self, item: Mapping[str, Any]) -> str | None:
+        """Returns the one-line summary ``conformance explain`` shows of a Responses API item, or
+        None for an item of another shape (``explain.input_item_label``)."""
+        from .explain import input_item_label
+
+        return input_item_label(item)
+
+    def item_secrets(self, item: Mapping[str, Any]) -> list[str]:
+        """Returns the reasoning text a Responses API item carries, for ``conformance explain``'s
+        redactor (``explain.reasoning_texts``)."""
+        from .explain import reasoning_texts
+
+        return reasoning_texts(item)
+
     def explain_lines(self, probe: Any) -> list[str]:
         """Returns the lines ``conformance explain`` shows of ``probe`` (``explain.probe_lines``)."""
         from .explain import probe_lines
