@@ -1,18 +1,17 @@
 """What each piece of the speed machinery pays: a headline figure with the piece and without it.
 
 Each piece is switched off in the process that runs the command, by a few lines run before the
-command line starts (``OFF``): a name rebound to the plain way (``contextlib.nullcontext`` for a
-collector pause, the bare function for a memo, no compiled validator), a module imported before the
-suite (vcrpy's patch with every HTTP library it imports), an environment variable (the spec cache).
+command line starts (the last field of its ``PIECES`` entry): a name rebound to the plain way
+(``contextlib.nullcontext`` for a collector pause, the bare function for a memo, no compiled
+validator), or an environment variable (the spec cache).
 Both sides run the same way (``python -c`` with the same opening), interleaved round by round in an
 order turned each round, and each figure is the median over ``--repeat`` rounds of the CPU seconds of
 the command and every process it started (which other work on the machine stretches less than the
 wall time), after one warm-up round (which fills the spec cache as any first run does).
 
 The figures are the main job's, as ``benchmarks/bench_run.py`` runs it: ``run --no-provider`` (the
-shipped scenarios on the reference), ``run`` (and both providers' replay), a user's target in worker
-processes (``--jobs 1 --target tests.zoo.correct:noop``), the first run on a machine (``run
---no-provider`` with an empty spec cache, which reads and checks every spec file); and the loading of
+shipped scenarios on the reference) and the first run on a machine (``run --no-provider`` with an
+empty spec cache, which reads and checks every spec file); and the loading of
 a spec of 10^5 messages (``load/yaml`` of ``benchmarks/bench_long_history.py``, whose goal is a
 ratio to the YAML parse). A piece pays when it moves its figure by 10% or more; the last column says
 which.
@@ -42,8 +41,6 @@ PAYS = 0.10  # a piece stays when it moves its figure by this much or more
 # run starts with an empty spec cache
 FIGURES: dict[str, tuple[list[str] | str, bool]] = {
     "run --no-provider": (["run", "--no-provider"], False),
-    "run": (["run"], False),
-    "a user's target in workers": (["run", "--no-provider", "--jobs", "1", "--target", "tests.zoo.correct:noop"], False),
     "first run (no spec cache)": (["run", "--no-provider"], True),
     "loading 10^5 messages (YAML)": ("from conformance import load_file\nload_file(__import__('pathlib').Path({spec!r}))",
                                      True),
@@ -65,23 +62,21 @@ PIECES = {
                    "m.of_pair = lambda fact, a, b: fact(a, b)"),
 }
 
-# Measured at commit 4ae24bb (``git worktree add /tmp/m 4ae24bb && python /tmp/m/benchmarks/machinery.py``),
-# where each still had its switch, each of these moved its figure by less than a tenth, and was removed
-# after it: piece -> (what it was, where it lived, the figure it was measured on)
+# Pieces that moved their figure by less than a tenth, removed after the commit where they were
+# measured (``git worktree add /tmp/m COMMIT && python /tmp/m/benchmarks/machinery.py`` measures them
+# again): piece -> (what it was, where it lived, the figure it was measured on, that commit)
 REMOVED = {
-    "collector paused for the checks": ("gc off while the checks ran", "runner.py", "run --no-provider"),
-    "collector paused for the replay": ("gc off while the recordings replayed", "provider/__init__.py", "run"),
+    "collector paused for the checks": ("gc off while the checks ran", "runner.py", "run --no-provider", "4ae24bb"),
+    "collector paused for the replay": ("gc off while the recordings replayed", "provider/__init__.py", "run",
+                                        "4ae24bb"),
     "collector paused for imports": ("gc off while a target's module was first imported", "_gc.py (import_paused)",
-                                     "run --no-provider"),
+                                     "run --no-provider", "4ae24bb"),
     "fork server's frozen heap": ("gc.freeze in the fork server before each worker", "worker/_fork_server.py",
-                                  "a user's target in workers"),
-    "vcrpy import hook": ("vcrpy's patch loaded without the HTTP libraries it never patches", "provider/_vcr.py", "run"),
-}
-# Measured at commit d2ad4cc the same way (a copy of the checkout whose package writes each as
-# isinstance: ``_as_isinstance``), and removed after it
-REMOVED_LATER = {
+                                  "a user's target in workers", "4ae24bb"),
+    "vcrpy import hook": ("vcrpy's patch loaded without the HTTP libraries it never patches", "provider/_vcr.py", "run",
+                          "4ae24bb"),
     "class-is fast paths": ("`x.__class__ is dict` (list, str...) where isinstance would do, 75 of them",
-                            "the judges, the checks, the transcript", "analyze 10^5 real interactions"),
+                            "the judges, the checks, the transcript", "analyze 10^5 real interactions", "d2ad4cc"),
 }
 
 OPENING = "import sys\nsys.path.insert(0, {root!r})\n"
@@ -173,8 +168,9 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} at the end; a piece pays when it moves its figure by "
           f"{PAYS:.0%} or more")
     if not args.only:
-        print("removed after commit 4ae24bb, where they were measured the same way: " + ", ".join(REMOVED))
-        print("removed after commit d2ad4cc, where it was measured the same way: " + ", ".join(REMOVED_LATER))
+        for commit in dict.fromkeys(entry[3] for entry in REMOVED.values()):
+            print(f"removed after commit {commit}, where measured the same way: "
+                  + ", ".join(name for name, entry in REMOVED.items() if entry[3] == commit))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .redaction import block_label
-from .transcript import blocks
+from .transcript import blocks, fingerprint
+
+
+def sized(kind: str, text: str) -> str:
+    """Returns ``kind`` with the hash and length of ``text`` (never the text itself)."""
+    return f"{kind} #{fingerprint(text)} ({len(text)} chars)"
 
 
 def boundary_line(live_start: int, total: int) -> str:

@@ -46,12 +46,9 @@ class _Plain:
             return False
         if watch.tail_word and request.find(watch.tail_word, len(request) - TAIL) >= 0:
             return False
-        if self.scanned is not None:
-            if not self.scanned.clean(request):
-                return False
-        elif any(request.find(word) >= 0 for word in watch.words):
-            return False
-        if status is not None and status >= 400:
+        clean = self.scanned.clean(request) if self.scanned is not None else not any(
+            request.find(word) >= 0 for word in watch.words)
+        if not clean or (status is not None and status >= 400):
             return False
         return self.reported is None or self.reported.search(response) is None
 

@@ -20,10 +20,10 @@ from ..provider.analyze.model import ERROR, Judgement
 from ..provider.analyze.registry import judges
 from ..provider.base import all_providers
 from ..provider.recordings import Interaction, RecordingError, iter_recording
-from ..history_lines import marked_lines
+from ..history_lines import marked_lines, sized
 from ..redaction import Redactor, block_label, secrets_in
 from ..tracebacks import scrub_credentials
-from ..transcript import blocks, fingerprint
+from ..transcript import blocks
 
 
 class ExplainError(ValueError):
@@ -39,16 +39,11 @@ class Explained:
     history: list[Any]
 
 
-def _sized(kind: str, text: str) -> str:
-    """Returns ``kind`` with the hash and length of ``text`` (never the text itself)."""
-    return f"{kind} #{fingerprint(text)} ({len(text)} chars)"
-
-
 def _block(block: Any) -> str:
     """Returns a block's label; a compaction block's summary as hash and length."""
     if isinstance(block, Mapping) and block.get("type") == "compaction":
         content = block.get("content")
-        return _sized("compaction", content) if isinstance(content, str) else "compaction (no content)"
+        return sized("compaction", content) if isinstance(content, str) else "compaction (no content)"
     return block_label(block)
 
 

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._text import plural
-from ...transcript import describe_block, fingerprint
+from ...history_lines import sized
+from ...transcript import describe_block
 
 if TYPE_CHECKING:
     from ...results import CheckResult
@@ -53,11 +54,6 @@ _REASONING_ITEMS = ("reasoning",)
 _CIPHER_ITEMS = ("compaction", "compaction_summary")
 
 
-def _sized(kind: str, text: str) -> str:
-    """Returns ``kind`` with the hash and length of ``text`` (never the text itself)."""
-    return f"{kind} #{fingerprint(text)} ({len(text)} chars)"
-
-
 def _reasoning_texts(item: Mapping[str, Any]) -> list[str]:
     """Returns the reasoning text an OpenAI reasoning item carries (summary and content parts)."""
     parts = [*(item.get("summary") or []), *(item.get("content") or [])]
@@ -82,7 +78,7 @@ def _openai_label(item: Mapping[str, Any]) -> str:
         return f"{item.get('role', '?')!s:<9} " + (" · ".join(parts) or "(no content)")
     if kind in _REASONING_ITEMS:
         texts = _reasoning_texts(item)
-        label = _sized(f"reasoning {ident}".rstrip(), "\n".join(texts)) if texts else f"reasoning {ident}".rstrip()
+        label = sized(f"reasoning {ident}".rstrip(), "\n".join(texts)) if texts else f"reasoning {ident}".rstrip()
         cipher = item.get("encrypted_content")
         return label + (f", encrypted ({len(cipher)} chars)" if isinstance(cipher, str) else "")
     if kind in _CIPHER_ITEMS:
