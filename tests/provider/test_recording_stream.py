@@ -84,6 +84,24 @@ def test_byte_ranges_split_the_lines_exactly(tmp_path: Path, parts: int) -> None
     assert split == whole
 
 
+def test_a_range_read_for_some_indices_parses_those_lines_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.recordings.dialects import jsonl
+
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(_lines(40, frozenset({11})))
+    whole = {i.index: (i.index, i.line, i.error) for i in iter_recording(path)}
+    size = path.stat().st_size
+    parsed: list[int] = []
+    parse = jsonl._parse
+    monkeypatch.setattr(jsonl, "_parse", lambda number, raw: parsed.append(number) or parse(number, raw))
+    bad = next(index for index, (_, _, error) in whole.items() if error)
+    wanted = [bad, bad + 8, bad + 14]  # (indices of lines that are not blank)
+    assert all(k in whole for k in wanted) and bad > 10
+    found = [(i.index, i.line, i.error) for i in iter_jsonl_range(path, size // 4, size, only=set(wanted))]
+    assert found == [whole[k] for k in wanted]  # the unreadable line among them, as a whole read gives it
+    assert parsed == [k + 1 for k in wanted]  # no other line parsed
+
+
 def test_a_range_starting_inside_a_line_skips_it(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_bytes(_lines(3))

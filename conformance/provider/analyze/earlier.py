@@ -56,6 +56,11 @@ class Earlier:
         # first messages are its conversation's previous request's, with what judges noted of them),
         # or None (``analyze`` reads each request whole)
         self.resent: Any = None
+        # What ``put`` stored while ``count`` is below ``journal_until``, as ``export`` gives it
+        # (None: not kept): a range task's own first entries, for the parent to judge some of its
+        # interactions again without reading the ones before them
+        self.journal: list[tuple[int, str, str, bytes]] | None = None
+        self.journal_until = 0
         self._spaces: dict[str, dict[str, list[tuple[int, bytes]]]] = {}
         self._order: deque[tuple[int, str, str]] = deque()
 
@@ -64,7 +69,10 @@ class Earlier:
 
     def put(self, space: str, key: str, value: Any) -> None:
         """Stores ``value`` (plain JSON data) under ``key``, beside the last ``VERSIONS`` puts of it."""
-        self._add(space, key, self.count, _json.dumps(value))
+        raw = _json.dumps(value)
+        if self.journal is not None and self.count < self.journal_until:
+            self.journal.append((self.count, space, key, raw))
+        self._add(space, key, self.count, raw)
 
     def _add(self, space: str, key: str, index: int, raw: bytes) -> None:
         entries = self._spaces.get(space)

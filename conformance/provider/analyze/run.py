@@ -21,9 +21,10 @@ from .judging import FileEnd, judge_one, judge_stream, remember
 from .model import FAILING, Judgement
 from .registry import Judge, judges
 
-# Input over one range is cut so that every worker gets work: at least this many ranges a worker,
+# Input over one range is cut so that every worker gets work and the workers end together: at least
+# this many ranges a worker (a worker left with the last range idles the others for a range's time),
 # none smaller than this (a range must outweigh what sending it and its results costs).
-RANGES_PER_JOB = 2
+RANGES_PER_JOB = 8
 MIN_RANGE = 4 * 1024 * 1024
 
 __all__ = ["RECORDING_SUFFIXES", "FileEnd", "FileResult", "analyze_file", "analyze_paths", "analyze_stream",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from ..recordings import Interaction, iter_jsonl_range, iter_recording
@@ -74,10 +74,12 @@ def splits(path: Path, size: int = SPLIT_SIZE) -> list[tuple[int, int, int]]:
     return [(start, end, before) for (start, before), end in zip(cuts, ends)]
 
 
-def range_interactions(path: Path, start: int, end: int, lines_before: int | None = None) -> Iterator[Interaction]:
+def range_interactions(path: Path, start: int, end: int, lines_before: int | None = None,
+                       only: Collection[int] | None = None) -> Iterator[Interaction]:
     """Yields the interactions whose lines start in ``[start, end)`` of an uncompressed JSON-lines
-    file (``lines_before``: the newlines before ``start``, when known)."""
-    return iter_jsonl_range(path, start, end, lines_before)
+    file (``lines_before``: the newlines before ``start``, when known; ``only``: of those, the ones
+    whose index it holds, no other line parsed)."""
+    return iter_jsonl_range(path, start, end, lines_before, only)
 
 
 def file_size(path: Path) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -212,8 +212,10 @@ def _line_at(file: str, handle: IO[bytes], start: int, lines_before: int | None 
     return start + len(rest), newlines + 1 + (1 if rest.endswith(b"\n") else 0)
 
 
-def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None = None) -> Iterator[Interaction]:
-    """Yields the interactions of the JSON-lines file at ``path`` whose lines start in bytes ``[start, end)``.
+def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None = None,
+                     only: Collection[int] | None = None) -> Iterator[Interaction]:
+    """Yields the interactions of the JSON-lines file at ``path`` whose lines start in bytes ``[start, end)``
+    (of those, with ``only``, the ones whose index it holds: the other lines are not parsed).
 
     Splits a large uncompressed file across workers: every line belongs to exactly one range, and
     index and line number are those ``iter_recording`` gives (``lines_before``, the newlines before
@@ -240,13 +242,16 @@ def iter_jsonl_range(path: Path, start: int, end: int, lines_before: int | None 
         offset, number = _line_at(str(path), handle, start, lines_before)
         handle.seek(offset)
 
+        last = max(only, default=-1) + 1 if only is not None else None  # (the line number past which none is wanted)
+
         def lines() -> Iterator[tuple[int, bytes]]:
             position, current = offset, number
-            while position < end:
+            while position < end and (last is None or current <= last):
                 line = handle.readline()
                 if not line:
                     return
-                yield current, line
+                if only is None or current - 1 in only:  # (index: line number - 1)
+                    yield current, line
                 position += len(line)
                 current += 1
 

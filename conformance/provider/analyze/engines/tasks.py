@@ -7,10 +7,11 @@ that missed is returned (``deferred``), and ``in_order`` judges again those inte
 those, whose missed lookups the earlier ranges' entries hold. A judgement depends on nothing but
 its interaction and the entries put before it, and what the judges note of an interaction depends
 on that interaction alone, so the parent rebuilds a serial run's index exactly: the earlier
-ranges' entries, then the range's own interactions noted again in order up to the last one judged
-again (only the first ``window`` interactions of a range can reach an earlier one; in a log of
-short chains, only its first few do). The readers give a range's interactions the indices and line numbers
-of the whole file, so nothing is renumbered.
+ranges' entries, then the entries the range's own interactions put before the one judged again.
+Only the first ``window`` interactions of a range can reach an earlier one, so a range task keeps
+the entries put while judging those (``early``, when it has lookups that missed), and the parent
+reads and parses only the lines it judges again. The readers give a range's interactions the
+indices and line numbers of the whole file, so nothing is renumbered.
 """
 
 from __future__ import annotations
@@ -48,13 +49,16 @@ class Task:
 @dataclass
 class Outcome:
     """What ``run_task`` returns: the judgements, the lookups that missed (range tasks), the index
-    entries a later range may need, and the read error as ``(message, line)`` (exceptions of the
-    readers do not all pickle)."""
+    entries a later range may need, the entries put while its first ``window`` interactions were
+    judged (``early``: a range task with lookups that missed, whose first line's index it knew;
+    else None), and the read error as ``(message, line)`` (exceptions of the readers do not all
+    pickle)."""
 
     task: Task
     judgements: list[Judgement] = field(default_factory=list)
     deferred: list[tuple[int, list[tuple[str, str | None]]]] = field(default_factory=list)
     entries: list[tuple[int, str, str, bytes]] = field(default_factory=list)
+    early: list[tuple[int, str, str, bytes]] | None = None
     error: tuple[str, int] | None = None
     size: int = 0
     spool: str | None = None
@@ -105,6 +109,8 @@ def run_task(task: Task) -> Outcome:
     size = (task.end or 0) - (task.start or 0) if ranged else file_size(Path(task.path))
     out = Outcome(task, size=size)
     earlier = Earlier(task.window, complete=not ranged or task.start == 0)
+    if not earlier.complete and task.lines_before is not None:  # (the index of the range's first line)
+        earlier.journal, earlier.journal_until = [], task.lines_before + task.window
     spool = None
     if task.spool:  # a large file no range can split (compressed): its judgements wait on disk, not in memory
         spool = tempfile.NamedTemporaryFile("wb", prefix="conformance-analyze-", suffix=".pickle", delete=False)
@@ -124,13 +130,17 @@ def run_task(task: Task) -> Outcome:
             spool.close()
     if ranged:
         out.entries = earlier.export()
+        if out.deferred:
+            out.early = earlier.journal
     return out
 
 
-def _rejudged(task: Task, wanted: list[int], state: Earlier) -> dict[int, Judgement]:
+def _rejudged(task: Task, wanted: list[int], state: Earlier, early: list[tuple[int, str, str, bytes]] | None,
+              ) -> dict[int, Judgement]:
     """Returns, by index, the judgements of the range's interactions ``wanted`` (ascending), each
     judged again with the index a serial run has before it: the earlier ranges' entries (``state``),
-    then what the judges note of the range's own interactions before it, read and noted again in order."""
+    then the entries the range's own interactions put before it (``early``; None: those
+    interactions read and noted again in order)."""
     from ..source import range_interactions
 
     available = _judges()
@@ -139,11 +149,24 @@ def _rejudged(task: Task, wanted: list[int], state: Earlier) -> dict[int, Judgem
     seeded.absorb(state.export())
     again: dict[int, Judgement] = {}
     last, wanted_set = max(wanted), set(wanted)
-    for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before):
+    own = iter(early or ())
+    pending = next(own, None)
+    only = wanted_set if early is not None else None
+    for item in range_interactions(Path(task.path), task.start or 0, task.end or 0, task.lines_before, only):
         if item.index > last:
             break
+        if pending is not None and pending[0] < item.index:
+            before = [pending]
+            pending = next(own, None)
+            while pending is not None and pending[0] < item.index:
+                before.append(pending)
+                pending = next(own, None)
+            seeded.absorb(before)
         if item.index > seeded.count:  # (as judge_stream: indices follow lines, blank ones skipped)
             seeded.settle(item.index)
+        if early is not None:  # (its own entries are in ``early``: noted apart, for a judge's error alone)
+            again[item.index] = noted(item, Earlier(task.window), notes, judge_one(item, seeded, available))
+            continue
         if item.index in wanted_set:
             again[item.index] = noted(item, seeded, notes, judge_one(item, seeded, available))
         else:  # (what is noted does not depend on the judgement: the worker's stands)
@@ -189,7 +212,7 @@ def in_order(outcomes: Iterable[Outcome], progress: Any = None) -> Iterator[Judg
             judged = out.judgements
             answerable = [i for i, misses in out.deferred if any(state.answers(space, key, i) for space, key in misses)]
             if answerable:
-                again = _rejudged(task, answerable, state)
+                again = _rejudged(task, answerable, state, out.early)
                 judged = [again.get(found.index, found) for found in judged]
             yield from judged
             count += len(judged)
