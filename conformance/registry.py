@@ -18,7 +18,8 @@ An entry of ``peers`` or ``egress_adapters`` names a list of the package's objec
 ``dialects`` names one dialect (a module or object with ``NAME``, ``recognises`` and ``interactions``);
 an entry of ``egress_surfaces`` names the path of a table file of the shipped table's schema
 (``specs/egress/surfaces.yaml``), whose surfaces come after the shipped ones; an entry of
-``guard_policies`` names a callable of one ``Judgement`` (``Guard(policy="name")``).
+``guard_policies`` names a callable of one ``Judgement`` (``Guard(policy="name")``); an entry of
+``matrix_suites`` names a ``conformance.matrix.suite.Suite`` (``conformance matrix --suite name``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ GROUP_PREFIX = "context_conformance."
 
 DISTRIBUTION = "context-conformance"  # this project, whose own entry points are the shipped ones
 # the extension points; within a kind, the shipped entries come in the order pyproject.toml lists them
-KINDS = ("providers", "formats", "peers", "dialects", "egress_surfaces", "egress_adapters", "guard_policies")
+KINDS = ("providers", "formats", "peers", "dialects", "egress_surfaces", "egress_adapters", "guard_policies",
+         "matrix_suites")
 _CHECKOUT = Path(__file__).resolve().parent.parent / "pyproject.toml"  # (absent from an installed wheel)
 
 

@@ -62,6 +62,7 @@ def catalog_markdown() -> str:
         kinds = ", ".join(sorted({k.kind for k in conv.canaries}))
         lines.append(f"| `{conv.id}` | {conv.format} | {conv.task} | {'yes' if conv.streamed else 'no'} | "
                      f"{'yes' if conv.tool_calls else 'no'} | {kinds} |")
-    lines += ["", "The egress matrix (`conformance egress-matrix`, [`egress-matrix.md`](egress-matrix.md)) runs real "
+    lines += ["", "The egress matrix (`conformance matrix --suite egress`, or `conformance egress-matrix`; "
+              "[`egress-matrix.md`](egress-matrix.md)) runs real "
               "libraries' serializers and stores through these checks."]
     return "\n".join(lines) + "\n"

@@ -1,5 +1,6 @@
-"""``conformance egress-matrix``: real libraries' serializers and stores over the egress
-conversations, one row per component and setting, written as docs/egress-matrix.json and .md.
+"""The egress suite of ``conformance matrix`` (``egress-matrix``): real libraries' serializers and
+stores over the egress conversations, one row per component and setting, written as
+docs/egress-matrix.json and .md.
 
 The JSON is the record and the Markdown is rendered from it. ``--check`` writes nothing and exits 1
 when a row differs from the published JSON (dates aside), 2 when a library is not installed.
@@ -7,27 +8,21 @@ when a row differs from the published JSON (dates aside), 2 when a library is no
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import datetime as dt
-import json
-import logging
 import re
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from .. import published
-from .._paths import checkout
-from .._text import plural
 from ..results import CheckResult
 from . import servers
 from .adapters import Component, select
-from ..outputs import Output, check_outputs
 from .conversations import Conversation, load, shipped_folder
+from ..matrix.suite import Suite
 from .run import run
 from .store import run as run_store
 from .surfaces import ENCRYPTED, surface
@@ -244,68 +239,11 @@ RECORD = published.Record(command="egress-matrix", key="component", count="conve
 changed_cells, check_against = RECORD.changed_cells, RECORD.check_against  # this record's comparison
 
 
-def cmd_egress_matrix(args: argparse.Namespace) -> int:
-    """Runs the components and writes (or checks) the matrix files; returns the exit code."""
-    try:
-        components = select(args.components)
-    except KeyError as exc:
-        print(f"conformance: error: {exc.args[0]}", file=sys.stderr)
-        return 2
-    if args.check and not args.out:  # --check compares with the checkout's published page
-        root = checkout()
-        if root is None:
-            print("conformance: error: --check compares with the checkout's docs/egress-matrix.json, but this "
-                  "package is not in a checkout; use --out DIR", file=sys.stderr)
-            return 2
-        args.out = str(root / "docs")
-    if not args.check:  # --check reads --out, writes nothing
-        check_outputs([Output("--out", args.out, folder=True, names=("egress-matrix.json", "egress-matrix.md"))],
-                      args.specs or [shipped_folder()])
-    missing = [c for c in components if not c.installed]
-    if missing and not args.check:  # as `conformance matrix`: no file of "not installed" rows
-        libraries = sorted({c.library for c in missing})
-        print(f"conformance: error: {plural(len(libraries), 'library', 'libraries')} not installed "
-              f"({', '.join(libraries)}), so {plural(len(missing), 'component')} cannot run and no file was "
-              "written; install them with pip install \"context-conformance[peers]\"", file=sys.stderr)
-        return 2
-    loaded = load(args.specs)
-    if loaded.errors:
-        for error in loaded.errors:
-            print(f"conformance: spec error: {error}", file=sys.stderr)
-        return 2
-    logging.disable(logging.WARNING)
-    try:
-        matrix = build(components, loaded.conversations)
-    except servers.ServerUnavailable as exc:
-        print(f"conformance: error: a store's server cannot start: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        logging.disable(logging.NOTSET)
-    if args.check:
-        return check_against(matrix, Path(args.out) / "egress-matrix.json", bool(args.components))
-    if not args.out:  # nothing asked to be written: the table alone
-        print("\n".join(summary_table(matrix)))
-        return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    if args.components and (out / "egress-matrix.json").is_file():
-        fresh = {row["component"]: row for row in matrix["rows"]}
-        earlier = json.loads((out / "egress-matrix.json").read_text(encoding="utf-8"))
-        matrix["rows"] = [fresh.pop(row["component"], row) for row in earlier["rows"]] + list(fresh.values())
-    (out / "egress-matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out / "egress-matrix.md").write_text(markdown(matrix) + "\n", encoding="utf-8")
-    print("\n".join(summary_table(matrix)))
-    return 0
+def _select(names: Sequence[str]) -> list[Component]:
+    return select(list(names))
 
 
-def register(subparsers: Any) -> None:
-    """Adds the ``egress-matrix`` subcommand."""
-    m = subparsers.add_parser("egress-matrix", help="run real libraries' serializers and stores over the egress conversations")
-    m.add_argument("components", nargs="*", metavar="COMPONENT", help="component names or libraries (default: all)")
-    m.add_argument("--specs", nargs="+", metavar="PATH", help="egress conversation files or folders (default: the shipped ones)")
-    m.add_argument("--out", default=None, metavar="DIR",
-                   help="write egress-matrix.json and .md to DIR (default: none written, the table printed)")
-    m.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 when a row differs from the published egress-matrix.json (the "
-                   "checkout's docs/, or --out DIR; dates aside), 2 when a library is not installed")
-    m.set_defaults(func=cmd_egress_matrix)
+SUITE = Suite(name="egress", stem="egress-matrix", key="component", noun="component",
+              install='pip install "context-conformance[peers]"', select=_select, specs=shipped_folder,
+              load=load, cases=lambda loaded: loaded.conversations, build=build, summary_table=summary_table,
+              markdown=markdown, check_against=check_against, unavailable=(servers.ServerUnavailable,))

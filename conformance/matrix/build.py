@@ -19,6 +19,7 @@ from .._markdown import replace_block
 from .. import published
 from . import not_measured
 from .rows import explain_command, verdict
+from .suite import Suite
 from ..transcript import same_json
 from ..peers import Peer
 from ..runner import RunOptions, run
@@ -147,6 +148,39 @@ def update_readme(path: Path, matrix: dict[str, Any]) -> bool:
 
 RECORD = published.Record(command="matrix", key="peer", count="scenarios", noun="peer")
 changed_cells, check_against = RECORD.changed_cells, RECORD.check_against  # this record's comparison
+
+
+def _pages(out: Path, matrix: dict[str, Any], scenarios: Sequence[Any]) -> list[str]:
+    """Writes matrix.html (its F-id legend read from ``scenarios``); returns its name."""
+    from .html import page
+
+    (out / "matrix.html").write_text(page(matrix, scenarios), encoding="utf-8")
+    return ["matrix.html"]
+
+
+def _load(paths: Sequence[str | Path]) -> Any:
+    from ..spec import load
+
+    return load(paths)
+
+
+def _shipped_specs() -> Path:
+    from .._paths import shipped
+
+    return shipped("specs")
+
+
+def _select(names: Sequence[str]) -> list[Peer]:
+    from ..peers import select
+
+    return select(names)
+
+
+SUITE = Suite(name="peers", stem="matrix", key="peer", noun="peer",
+              install='pip install -e ".[peers]" in a checkout, or pip install "context-conformance[peers]"',
+              select=_select, specs=_shipped_specs, load=_load, cases=lambda loaded: loaded.scenarios,
+              build=build, summary_table=summary_table, markdown=markdown, check_against=check_against,
+              pages=_pages, page_names=("matrix.html",), update_readme=update_readme)
 
 
 def rows_counter(matrix: dict[str, Any]) -> Counter[str]:

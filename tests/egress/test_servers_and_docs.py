@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.egress import matrix, servers
+from conformance.matrix.command import cmd_matrix
 from conformance.egress.adapters import select
 from conformance.egress.surfaces import table
 
@@ -43,8 +44,9 @@ def test_the_matrix_command_exits_2_and_writes_nothing_when_a_store_server_canno
 
     monkeypatch.delenv(servers.ENV["redis"], raising=False)
     monkeypatch.setitem(servers.STARTERS, "redis", broken)
-    args = argparse.Namespace(components=["redis.HSET"], specs=None, out=str(tmp_path), check=False)
-    assert matrix.cmd_egress_matrix(args) == 2
+    args = argparse.Namespace(suite="egress", names=["redis.HSET"], specs=None, out=str(tmp_path), check=False,
+                              publish=False)
+    assert cmd_matrix(args) == 2
     assert list(tmp_path.iterdir()) == []
 
 

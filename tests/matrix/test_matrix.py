@@ -209,7 +209,7 @@ def test_a_missing_peer_writes_no_file_and_exits_2(flags: list[str], fake_checko
     here.mkdir()
     monkeypatch.chdir(here)
     real = next(p for p in all_peers() if p.name == "autogen-core.BufferedChatCompletionContext")
-    monkeypatch.setattr("conformance.matrix.command.select", lambda names: [real, GHOST])
+    monkeypatch.setattr("conformance.peers.select", lambda names: [real, GHOST])
     before = _snapshot(fake_checkout)
     assert main(["matrix", *flags]) == 2
     err = capsys.readouterr().err
@@ -224,7 +224,7 @@ def test_the_count_of_what_is_not_installed_is_of_what_it_lists(monkeypatch: pyt
                 "no_such_module:other", "no_such_module")
     other = Peer("phantom.Trimmer", "no-such-other-library", "Trimmer", "defaults", "anthropic",
                  "no_such_phantom:trim", "no_such_phantom")
-    monkeypatch.setattr("conformance.matrix.command.select", lambda names: [GHOST, twin, other])
+    monkeypatch.setattr("conformance.peers.select", lambda names: [GHOST, twin, other])
     assert main(["matrix"]) == 2
     err = capsys.readouterr().err
     assert "2 libraries not installed (no-such-library, no-such-other-library), so 3 peers cannot run" in err
@@ -270,3 +270,18 @@ def test_the_checkout_is_found_from_the_package_not_the_current_folder(tmp_path:
 
     monkeypatch.chdir(tmp_path)
     assert checkout() == ROOT
+
+
+def test_one_matrix_command_runs_every_registered_suite_and_refuses_an_unknown_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import registry
+    from conformance.cli import main
+    from conformance.matrix.suite import suites
+
+    assert registry.names("matrix_suites")[:2] == ["peers", "egress"]
+    assert {name: suite.stem for name, suite in suites().items()}.items() >= {"peers": "matrix",
+                                                                               "egress": "egress-matrix"}.items()
+    assert main(["matrix", "--suite", "nope"]) == 2
+    assert "no matrix suite 'nope'; one of: peers, egress" in capsys.readouterr().err
+    assert main(["matrix", "--suite", "egress", "--readme", "R.md", "--out", "x"]) == 2  # egress has no README block
+    assert "the egress matrix has no README block" in capsys.readouterr().err

@@ -1,0 +1,64 @@
+"""What ``conformance matrix`` runs: a suite of real libraries over the suite's cases, one row per
+library, version and setting, published as ``<stem>.json`` (the record) and pages rendered from it.
+
+A suite is an entry of the ``context_conformance.matrix_suites`` group (``conformance.registry``):
+the peers over the scenarios (``peers``, this package's ``matrix`` module) and the egress
+components over the egress conversations (``egress``) are two entries of it, and one command
+selects, runs, writes and checks either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def _no_pages(out: Path, matrix: dict[str, Any], cases: Sequence[Any]) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One suite of the matrix command.
+
+    ``select(names)`` returns the rows' runners named (all for none; raises ``KeyError`` with the
+    message for an unknown name), each with ``installed``, ``library`` and ``name``; ``load(paths)``
+    returns the cases' files read (``.errors``, and the cases by ``cases(loaded)``), ``specs()`` the
+    shipped folder; ``build(runners, cases)`` returns the record (``rows`` keyed by ``key``, raising
+    one of ``unavailable`` when a server a row needs cannot start); ``pages(out, matrix, cases)``
+    writes the pages beyond ``<stem>.md`` and returns their names; ``readme`` says whether the
+    record has a README block (``update_readme(path, matrix)`` returns whether one was found).
+    """
+
+    name: str
+    stem: str
+    key: str
+    noun: str
+    install: str
+    select: Callable[[Sequence[str]], list[Any]]
+    specs: Callable[[], Path]
+    load: Callable[[Sequence[str | Path]], Any]
+    cases: Callable[[Any], Sequence[Any]]
+    build: Callable[[Sequence[Any], Sequence[Any]], dict[str, Any]]
+    summary_table: Callable[[dict[str, Any]], list[str]]
+    markdown: Callable[[dict[str, Any]], str]
+    check_against: Callable[[dict[str, Any], Path, bool], int]
+    pages: Callable[[Path, dict[str, Any], Sequence[Any]], list[str]] = _no_pages
+    page_names: tuple[str, ...] = ()
+    update_readme: Callable[[Path, dict[str, Any]], bool] | None = None
+    unavailable: tuple[type[Exception], ...] = ()
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Returns the names of the files a run writes into its folder."""
+        return (f"{self.stem}.json", f"{self.stem}.md", *self.page_names)
+
+
+def suites() -> dict[str, Suite]:
+    """Returns every registered suite by name, the shipped ones first; raises ``RegistryError`` for
+    one that cannot be loaded."""
+    from ..registry import entries
+
+    return {entry.name: entry.load() for entry in entries("matrix_suites")}
