@@ -84,12 +84,19 @@ def runqueue_seconds(native_id: int | None, process: int | str = "self") -> floa
         return 0.0
 
 
+# Who hears the seconds a call's limit grew by (``join_within``'s ``on_allowance`` when it is given
+# none): a worker process sets it to tell its parent, whose own clock on the call must grow alike
+allowance_listener: Callable[[float], None] | None = None
+
+
 def join_within(thread: threading.Thread, limit: float,
                 on_allowance: Callable[[float], None] | None = None) -> CallTime:
     """Starts ``thread`` (not started yet) and returns once it ends or its own time reaches
-    ``limit`` (see the module's docstring); ``on_allowance(seconds)`` hears the seconds added to
-    the limit so far, each time they grew."""
+    ``limit`` (see the module's docstring); ``on_allowance(seconds)`` (by default
+    ``allowance_listener``, when set) hears the seconds added to the limit so far, each time they grew."""
     _install()
+    if on_allowance is None:
+        on_allowance = allowance_listener
     box: list[Any] = []
     run = thread.run
 

@@ -21,7 +21,6 @@ from . import transcript
 from .clock import CallTime, join_within
 from .errors import TargetError
 from .tracebacks import stack_of, target_traceback
-from .worker import extend_window
 
 Compactor = Callable[..., Any]
 DEFAULT_TARGET = "conformance_reference:compact"
@@ -213,7 +212,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
             box["tb"] = target_traceback(exc)  # the target's frames, not this one
 
     worker = threading.Thread(target=run, name=f"target:{target.name}", daemon=True)
-    timing = join_within(worker, time_limit, on_allowance=extend_window)
+    timing = join_within(worker, time_limit)  # (in a worker, a grown limit reaches the parent: clock)
     elapsed = timing.wall
     if not timing.finished:
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s{_not_counted(timing)}",

@@ -83,6 +83,28 @@ def test_no_import_cycle_in_the_package() -> None:
     assert _cycles(graph) == []
 
 
+def _between_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Returns the graph of the package's top-level modules and subpackages (``conformance.X``):
+    one imports another when any module of it imports any of the other's."""
+    def top(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    found: dict[str, set[str]] = defaultdict(set)
+    for name, targets in graph.items():
+        found[top(name)].update(top(t) for t in targets if top(t) != top(name))
+    return dict(found)
+
+
+@pytest.mark.slow
+def test_no_import_cycle_between_the_packages() -> None:
+    # (the target module called the worker package, whose jobs module calls targets)
+    graph = _between_packages(_imports())
+    assert "conformance.worker" not in graph["conformance.target"]
+    assert _cycles(graph) == []
+    assert _cycles(_between_packages({"conformance.target": {"conformance.worker"},
+                                      "conformance.worker.jobs": {"conformance.target"}})) != []
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 

@@ -23,7 +23,7 @@ from ..target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..tracebacks import stack_of, target_traceback
 from ..transcript import canonical
 from ..clock import join_within
-from ..worker import Event, default_jobs, extend_window, output_captured
+from ..worker import Event, default_jobs, output_captured
 from ..worker.jobs import failure_reason, resolved, run_items, window
 from .canaries import Canary, find_in
 from .checks import CATALOG, Check, Served
@@ -117,7 +117,7 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
             box["tb"] = target_traceback(exc)
 
     worker = threading.Thread(target=call, name=f"serializer:{target.name}", daemon=True)
-    timing = join_within(worker, time_limit, on_allowance=extend_window)  # first imports and CPU waits not counted
+    timing = join_within(worker, time_limit)  # first imports and CPU waits not counted
     if not timing.finished:
         return Served(error=f"{NO_PAYLOAD} {time_limit:g} s"), {"traceback": stack_of(worker, __file__)}
     mutated = canonical(plain(given)) != before

@@ -33,6 +33,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
 from .._paths import outside_cwd
+from .. import clock
 from ..clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
@@ -217,6 +218,7 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
         cap_memory(memory_limit)
     _output_to_sink()
     _parent = conn
+    clock.allowance_listener = extend_window  # a guarded call's grown limit reaches the parent's clock
     while True:
         try:
             message = conn.recv()
