@@ -1,49 +1,62 @@
-"""A small identity memo for facts computed from a scenario's history, so the checks of one
-scenario read the input once instead of once per check.
+"""Facts computed from a history once for all the checks of one observation, not once per check.
 
-A fact is a pure function of the history; the memo keeps a reference to each history it holds a
-fact of (so its ``id`` is not reused) and recomputes when the list is not the very same object of
-the same length. Callers must treat returned facts as read-only. The runner clears it before the
-checks of each observation, so a list a target refills in place is never read from an old fact.
+A fact is a pure function of the history (or of a pair of values). Outside a ``shared_facts()``
+block every call computes it afresh, so a check called on its own is a pure function of its
+arguments; inside one (the runner opens one around the checks of each observation) a fact of the
+very same list object, of the same length, is computed once and the block's facts are dropped at
+its end, so nothing read in one observation's checks reaches another's (a target may hand back one
+list object, refilled, call after call). Callers must treat returned facts as read-only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_LIMIT = 32
-_FACTS: dict[tuple[Callable[..., Any], int, int], tuple[Any, Any]] = {}
+# The facts of the block being run: key -> (the objects the fact was computed of, kept so that
+# their ids are not reused within the block; the fact), or None outside a block
+_FACTS: ContextVar[dict[tuple[Any, ...], tuple[Any, Any]] | None] = ContextVar("conformance_facts", default=None)
+
+
+@contextmanager
+def shared_facts() -> Iterator[None]:
+    """Within the block, ``of_history`` and ``of_pair`` compute each fact of the same objects once."""
+    token = _FACTS.set({})
+    try:
+        yield
+    finally:
+        _FACTS.reset(token)
 
 
 def of_history(fact: Callable[[Any], T], history: Any) -> T:
-    """Returns ``fact(history)``, computed once per history list object (and length)."""
+    """Returns ``fact(history)``: within ``shared_facts()``, computed once per history list object
+    (and length)."""
+    facts = _FACTS.get()
+    if facts is None:
+        return fact(history)
     key = (fact, id(history), len(history) if isinstance(history, list) else -1)
-    hit = _FACTS.get(key)
+    hit = facts.get(key)
     if hit is not None and hit[0] is history:
-        return hit[1]
+        return hit[1]  # (stored by this function for this fact)
     value = fact(history)
-    if len(_FACTS) >= _LIMIT:
-        _FACTS.clear()
-    _FACTS[key] = (history, value)
+    facts[key] = (history, value)
     return value
-
-
-_PAIR: list[Any] = [None, None, None, None]  # fact, first, second, value
 
 
 def of_pair(fact: Callable[[Any, Any], T], first: Any, second: Any) -> T:
-    """Returns ``fact(first, second)``, computed once for the last pair of very same objects."""
-    if _PAIR[0] is fact and _PAIR[1] is first and _PAIR[2] is second:
-        return _PAIR[3]
+    """Returns ``fact(first, second)``: within ``shared_facts()``, computed once per pair of the very
+    same objects."""
+    facts = _FACTS.get()
+    if facts is None:
+        return fact(first, second)
+    key = (fact, id(first), id(second))
+    hit = facts.get(key)
+    if hit is not None and hit[0][0] is first and hit[0][1] is second:
+        return hit[1]  # (stored by this function for this fact)
     value = fact(first, second)
-    _PAIR[:] = [fact, first, second, value]
+    facts[key] = ((first, second), value)
     return value
-
-
-def clear() -> None:
-    """Forgets every fact held (a benchmark times the checks from cold with it)."""
-    _FACTS.clear()
-    _PAIR[:] = [None, None, None, None]

@@ -18,7 +18,7 @@ from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Expectations, Scenario, Truth
 from .target import Observation
-from ._memo import of_history, of_pair
+from ._memo import of_history, of_pair, shared_facts
 from .redaction import secrets_in
 from .wellformed import new_malformations
 
@@ -711,17 +711,18 @@ def every_call(scenario: Scenario, obs: Observation) -> list[str]:
             at = replace(scenario, history=given, truth=Truth(start, tasks=scenario.truth.tasks),
                          expect=Expectations(skip=scenario.expect.skip))
             seen = Observation(output=step.request)
-            for inv in checks:
-                if inv.id in scenario.expect.skip:
-                    continue
-                try:
-                    found = inv.check(at, seen)
-                except Exception as exc:  # noqa: BLE001 - garbage output must not crash the run
-                    found = [f"the output could not be checked: {type(exc).__name__}: {exc}"]
-                if found:
-                    problems.append(f"call {step.number} ({played.mode}, the request answered by "
-                                    f"messages[{step.answer}], its task in flight from input[{start}]) fails "
-                                    f"{inv.id}: {found[0].splitlines()[0]}")
+            with shared_facts():  # (the facts of this call's request, for its checks alone)
+                for inv in checks:
+                    if inv.id in scenario.expect.skip:
+                        continue
+                    try:
+                        found = inv.check(at, seen)
+                    except Exception as exc:  # noqa: BLE001 - garbage output must not crash the run
+                        found = [f"the output could not be checked: {type(exc).__name__}: {exc}"]
+                    if found:
+                        problems.append(f"call {step.number} ({played.mode}, the request answered by "
+                                        f"messages[{step.answer}], its task in flight from input[{start}]) fails "
+                                        f"{inv.id}: {found[0].splitlines()[0]}")
     if len(problems) > _SHOWN:
         problems = problems[:_SHOWN] + [f"... and {len(problems) - _SHOWN} more"]
     return problems

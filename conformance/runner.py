@@ -213,8 +213,8 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     """
     if obs is None:
         obs = observe(target, scenario, options)
-    _memo.clear()  # facts are shared by the checks of this observation only: a target may hand back
-    results = _checks(target, scenario, options, obs)  # one list object, refilled, call after call
+    with _memo.shared_facts():  # facts are shared by the checks of this observation only: a target may
+        results = _checks(target, scenario, options, obs)  # hand back one list object, refilled, call after call
     if not any(r.message or r.details for r in results):
         return results  # no text at all, so none to redact: skip collecting the reasoning texts
     second = obs.second
