@@ -99,6 +99,31 @@ class Judge(Protocol):
         index what a later interaction may follow back to this one."""
 
 
+class OwnModules:
+    """The readings ``conformance explain`` and ``conformance drift`` ask a provider for, answered by
+    its package's own modules: ``explain.probe_lines`` and ``explain.recording_lines``, and
+    ``drift.drift_facts`` (see ``Provider``). A provider class whose package has them inherits the
+    three methods from here; each module is imported when first asked."""
+
+    def _own(self, module: str) -> Any:
+        """Returns the module ``module`` of the package this provider's class is defined in."""
+        import importlib
+
+        return importlib.import_module(f"{type(self).__module__.rpartition('.')[0]}.{module}")
+
+    def explain_lines(self, probe: Any) -> list[str]:
+        """Returns the lines ``conformance explain`` shows of ``probe`` (``explain.probe_lines``)."""
+        return list(self._own("explain").probe_lines(probe))
+
+    def recording_lines(self, result: CheckResult) -> list[str]:
+        """Returns the lines ``conformance explain`` shows under one recording (``explain.recording_lines``)."""
+        return list(self._own("explain").recording_lines(result))
+
+    def drift_facts(self, details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
+        """Returns what ``conformance drift`` compares of one judged recording (``drift.drift_facts``)."""
+        return dict(self._own("drift").drift_facts(details, probe))
+
+
 @runtime_checkable
 class Provider(Protocol):
     """One provider's server-side context management, as every command of the suite needs it.

@@ -7,24 +7,23 @@ the heavier modules of this package are imported only by the methods that use th
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import SpecError
-from ..base import Judged
+from ..base import Judged, OwnModules
 
 if TYPE_CHECKING:
     from ..._yamlsource import Locator
     from ..._recording import Recorded
-    from ...results import CheckResult
     from ..base import Judge
     from .probes import Probe
 
 THINKING_TYPES = ("thinking", "thinking_delta")
 
 
-class AnthropicProvider:
+class AnthropicProvider(OwnModules):
     """Anthropic: probes of ``context_management`` edits and compaction, replayed through the SDK."""
 
     name = "anthropic"
@@ -140,24 +139,6 @@ class AnthropicProvider:
         if value.get("type") in THINKING_TYPES and isinstance(text, str) and text and not PLACEHOLDER.match(text):
             return [f"unscrubbed reasoning text at {where}"]
         return []
-
-    def explain_lines(self, probe: Any) -> list[str]:
-        """Returns the lines ``conformance explain`` shows of ``probe`` (``explain.probe_lines``)."""
-        from .explain import probe_lines
-
-        return probe_lines(probe)
-
-    def recording_lines(self, result: CheckResult) -> list[str]:
-        """Returns the lines ``conformance explain`` shows under one recording (``explain.recording_lines``)."""
-        from .explain import recording_lines
-
-        return recording_lines(result)
-
-    def drift_facts(self, details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
-        """Returns what ``conformance drift`` compares of one judged recording (``drift.drift_facts``)."""
-        from .drift import drift_facts
-
-        return drift_facts(details, probe)
 
 
 PROVIDER = AnthropicProvider()

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import SpecError
-from ..base import Judged
+from ..base import Judged, OwnModules
 
 if TYPE_CHECKING:
     from ..._yamlsource import Locator
     from ..._recording import Recorded
-    from ...results import CheckResult
     from ..base import Judge
     from .probes import OpenAIProbe
 
@@ -36,7 +35,7 @@ def _unscrubbed(value: Any) -> bool:
     return isinstance(value, str) and bool(value) and not PLACEHOLDER.match(value)
 
 
-class OpenAIProvider:
+class OpenAIProvider(OwnModules):
     """OpenAI: probes of Responses API compaction and truncation, replayed through the SDK."""
 
     name = "openai"
@@ -173,24 +172,6 @@ class OpenAIProvider:
         from .explain import reasoning_texts
 
         return reasoning_texts(item)
-
-    def explain_lines(self, probe: Any) -> list[str]:
-        """Returns the lines ``conformance explain`` shows of ``probe`` (``explain.probe_lines``)."""
-        from .explain import probe_lines
-
-        return probe_lines(probe)
-
-    def recording_lines(self, result: CheckResult) -> list[str]:
-        """Returns the lines ``conformance explain`` shows under one recording (``explain.recording_lines``)."""
-        from .explain import recording_lines
-
-        return recording_lines(result)
-
-    def drift_facts(self, details: Mapping[str, Any], probe: Any) -> dict[str, Any]:
-        """Returns what ``conformance drift`` compares of one judged recording (``drift.drift_facts``)."""
-        from .drift import drift_facts
-
-        return drift_facts(details, probe)
 
 
 PROVIDER = OpenAIProvider()
