@@ -80,12 +80,12 @@ def test_ctrl_c_in_process_after_some_calls(monkeypatch: pytest.MonkeyPatch,
 
 def test_ctrl_c_before_the_run_is_one_line(monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    import conformance.cli as cli
+    import conformance.run_command as run_command
 
     def load(*args: object, **kwargs: object) -> object:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "load", load)
+    monkeypatch.setattr(run_command, "load", load)
     assert main(["run", "--no-provider", "--in-process"]) == 130
     assert capsys.readouterr().err == "conformance: interrupted\n"
 

@@ -204,7 +204,7 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(tmp_path: Path, m
     locked.mkdir()
     monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == locked else real_access(p, mode))
     called: list[str] = []
-    monkeypatch.setattr("conformance.cli.run", lambda *a, **k: called.append("run"))
+    monkeypatch.setattr("conformance.run_command.run", lambda *a, **k: called.append("run"))
     for option, value in (("--json", locked / "out.json"), ("--report", locked), ("--report", locked / "sub")):
         code = main(["run", "--no-provider", option, str(value)])
         captured = capsys.readouterr()
@@ -255,10 +255,10 @@ def test_smoke_in_a_real_process(tmp_path: Path) -> None:
 def test_when_no_spec_loads_nothing_runs_and_nothing_is_replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """A missing --specs path, or a folder whose every spec is broken: exit 2, no table, no replay."""
-    from conformance import cli
+    from conformance import run_command
 
     replayed: list[object] = []
-    monkeypatch.setattr(cli, "_start_replay", lambda args: replayed.append(args))  # a replay started is one too many
+    monkeypatch.setattr(run_command, "_start_replay", lambda args: replayed.append(args))  # a replay started is one too many
     (tmp_path / "b.yaml").write_text("format_version: 1\nscenarios: [\n", encoding="utf-8")
     for specs in (str(tmp_path / "nosuchdir"), str(tmp_path)):
         code = main(["run", "--in-process", "--no-progress", "--specs", specs])

@@ -147,7 +147,7 @@ def test_write_gaps_makes_the_same_run_exit_0(tmp_path: Path, capsys: pytest.Cap
 def test_the_spec_folder_line_names_an_unused_specs_folder_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 specs: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.cli import spec_folder_line
+    from conformance.run_command import spec_folder_line
 
     monkeypatch.chdir(tmp_path)  # holds a specs/ folder of its own
     (line,) = spec_folder_line(None)
