@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["CONFORMANCE_CACHE_DIR"] = "off"  # each load is timed in full, never read from the spec cache
 
 from benchmarks.bench_compaction import history_of  # noqa: E402 - after the sys.path line above
-from conformance import RunOptions, _memo as memo, load_file, resolve  # noqa: E402 - after the sys.path line above
+from conformance import RunOptions, load_file, resolve  # noqa: E402 - after the sys.path line above
 from conformance._gc import gc_paused  # noqa: E402 - after the sys.path line above
 from conformance.runner import check_scenario, observe  # noqa: E402 - after the sys.path line above
 from conformance.transcript import find_live_start  # noqa: E402 - after the sys.path line above
@@ -55,8 +55,8 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
 
 
 def cold_checks(target: Any, scenario: Any, obs: Any) -> Any:
-    """Returns ``check_scenario`` with no fact of an earlier timing remembered."""
-    memo.clear()
+    """Returns ``check_scenario`` with no fact of an earlier timing remembered (each call's facts are
+    its own: ``conformance._memo.shared_facts`` opens a block per observation)."""
     return check_scenario(target, scenario, OPTIONS, obs)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from .._text import plural
 from ..outputs import MARKDOWN_SUFFIXES, Output, check_outputs
 from .._paths import checkout
-from .suite import Suite, suites
+from .suite import Suite, suite as find_suite
 
 def _missing(suite: Suite, runners: list[Any]) -> str:
     """Returns the error that counts and names the libraries not installed (several rows may share
@@ -95,11 +95,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     Returns 0, 1 for ``--check`` with a changed row, or 2 for a usage error, an unknown suite or
     row, spec errors, a library not installed or a server that cannot start (then nothing is written).
     """
-    available = suites()
-    suite = available.get(getattr(args, "suite", "peers") or "peers")
-    if suite is None:
-        print(f"conformance: error: no matrix suite {args.suite!r}; one of: {', '.join(available)}", file=sys.stderr)
-        return 2
+    suite = find_suite(getattr(args, "suite", "peers") or "peers")  # (RegistryError: a usage error, exit 2)
     names = list(args.names or [])
     try:
         runners = suite.select(names)

@@ -89,9 +89,12 @@ def page(matrix: dict[str, Any], scenarios: Sequence[Scenario] | None = None) ->
              "verdict": verdict(row), "cells": [_cell(row, inv) for inv in invariants],
              "reproduces": row.get("reproduces", [])} for row in matrix["rows"]]
     reproduced = sorted({f for row in matrix["rows"] for f in row.get("reproduces", [])})
-    legend = [{"fid": fid, "scenarios": [_cited(s) for s in cited.get(fid, [])],
-               "peers": [row["peer"] for row in matrix["rows"] if fid in row.get("reproduces", [])]}
-              for fid in reproduced]
+    legend = []
+    for fid in reproduced:
+        citing = [_cited(s) for s in cited.get(fid, [])]
+        told = len(citing) != 1 or any(citing[0][field] for field in ("note", "url"))  # (else: nothing to show)
+        legend.append({"fid": fid, "scenarios": citing if told else [], "named": citing,
+                       "peers": [row["peer"] for row in matrix["rows"] if fid in row.get("reproduces", [])]})
     smallest = [{"peer": row["peer"], "invariant": inv, "scenario": name, "command": explain_command(row, name)}
                 for row in matrix["rows"] for inv, name in row.get("smallest", {}).items()]
     return str(_template().render(css=CSS + MATRIX_CSS, matrix=matrix, invariants=invariants, rows=rows,

@@ -56,9 +56,10 @@ class Suite:
         return (f"{self.stem}.json", f"{self.stem}.md", *self.page_names)
 
 
-def suites() -> dict[str, Suite]:
-    """Returns every registered suite by name, the shipped ones first; raises ``RegistryError`` for
-    one that cannot be loaded."""
-    from ..registry import entries
+def suite(name: str) -> Suite:
+    """Returns the registered suite called ``name`` (no other suite is loaded); raises
+    ``RegistryError`` naming the known ones, or saying why it cannot be loaded."""
+    from ..registry import entry
 
-    return {entry.name: entry.load() for entry in entries("matrix_suites")}
+    found: Suite = entry("matrix_suites", name).load()  # (a registered Suite)
+    return found

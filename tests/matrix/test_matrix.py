@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from conformance.matrix import END, START, build, markdown, readme_block, rows_c
 from conformance.matrix.html import page
 from conformance.peers import Peer, all_peers
 
-from ..conftest import ROOT
+from ..conftest import ROOT, shipped_specs
 
 RECORD = ROOT / "docs" / "matrix.json"
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0, in_process=True)
@@ -276,12 +277,40 @@ def test_one_matrix_command_runs_every_registered_suite_and_refuses_an_unknown_o
         capsys: pytest.CaptureFixture[str]) -> None:
     from conformance import registry
     from conformance.cli import main
-    from conformance.matrix.suite import suites
+    from conformance.matrix.suite import suite
 
-    assert registry.names("matrix_suites")[:2] == ["peers", "egress"]
-    assert {name: suite.stem for name, suite in suites().items()}.items() >= {"peers": "matrix",
-                                                                               "egress": "egress-matrix"}.items()
+    assert {"peers", "egress"} <= set(registry.names("matrix_suites"))
+    assert (suite("peers").stem, suite("egress").stem) == ("matrix", "egress-matrix")
     assert main(["matrix", "--suite", "nope"]) == 2
-    assert "no matrix suite 'nope'; one of: peers, egress" in capsys.readouterr().err
+    assert "unknown matrix_suite 'nope'; known: " in capsys.readouterr().err
     assert main(["matrix", "--suite", "egress", "--readme", "R.md", "--out", "x"]) == 2  # egress has no README block
     assert "the egress matrix has no README block" in capsys.readouterr().err
+
+
+def test_a_broken_suite_of_another_package_stops_only_its_own_runs(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import registry
+    from conformance.cli import main
+
+    original = registry.entries
+    broken = registry.Entry("matrix_suites", "broken", "no_such_module_here:SUITE", False)
+    monkeypatch.setattr(registry, "entries",
+                        lambda kind: (*original(kind), broken) if kind == "matrix_suites" else original(kind))
+    assert main(["matrix", "--suite", "broken"]) == 2
+    assert "broken" in capsys.readouterr().err
+    assert main(["matrix", "--suite", "egress", "nope-no-such-component"]) == 2  # the egress suite still loads
+    assert "nope-no-such-component" in capsys.readouterr().err
+
+
+def test_the_legend_falls_back_when_the_one_citing_scenario_says_nothing() -> None:
+    from conformance.matrix.html import page
+    from conformance.spec import Scenario
+
+    record = json.loads((ROOT / "docs" / "matrix.json").read_text(encoding="utf-8"))
+    fid = next(f for row in record["rows"] for f in row.get("reproduces", []))
+    citing = [s for s in shipped_specs().scenarios if (s.source or {}).get("ref") == fid][:1]
+    assert citing and isinstance(citing[0], Scenario)
+    bare = [replace(citing[0], source={"ref": fid})]
+    shown = page(record, bare)
+    assert f'<tr id="fid-{fid}"><td><b>{fid}</b></td><td>not cited by any scenario of these specs</td>' \
+           f'<td><code>{citing[0].id}</code></td>' in shown
