@@ -150,12 +150,11 @@ RECORD = published.Record(command="matrix", key="peer", count="scenarios", noun=
 changed_cells, check_against = RECORD.changed_cells, RECORD.check_against  # this record's comparison
 
 
-def _pages(out: Path, matrix: dict[str, Any], scenarios: Sequence[Any]) -> list[str]:
-    """Writes matrix.html (its F-id legend read from ``scenarios``); returns its name."""
+def _pages(out: Path, matrix: dict[str, Any], scenarios: Sequence[Any]) -> None:
+    """Writes matrix.html (its F-id legend read from ``scenarios``)."""
     from .html import page
 
     (out / "matrix.html").write_text(page(matrix, scenarios), encoding="utf-8")
-    return ["matrix.html"]
 
 
 def _load(paths: Sequence[str | Path]) -> Any:

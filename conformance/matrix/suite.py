@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 
-def _no_pages(out: Path, matrix: dict[str, Any], cases: Sequence[Any]) -> list[str]:
-    return []
+def _no_pages(out: Path, matrix: dict[str, Any], cases: Sequence[Any]) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,8 @@ class Suite:
     returns the cases' files read (``.errors``, and the cases by ``cases(loaded)``), ``specs()`` the
     shipped folder; ``build(runners, cases)`` returns the record (``rows`` keyed by ``key``, raising
     one of ``unavailable`` when a server a row needs cannot start); ``pages(out, matrix, cases)``
-    writes the pages beyond ``<stem>.md`` and returns their names; ``readme`` says whether the
-    record has a README block (``update_readme(path, matrix)`` returns whether one was found).
+    writes the pages beyond ``<stem>.md``, named in ``page_names``; ``update_readme(path, matrix)``,
+    for a record with a README block, replaces it (returning whether one was found), None without one.
     """
 
     name: str
@@ -45,7 +45,7 @@ class Suite:
     summary_table: Callable[[dict[str, Any]], list[str]]
     markdown: Callable[[dict[str, Any]], str]
     check_against: Callable[[dict[str, Any], Path, bool], int]
-    pages: Callable[[Path, dict[str, Any], Sequence[Any]], list[str]] = _no_pages
+    pages: Callable[[Path, dict[str, Any], Sequence[Any]], None] = _no_pages
     page_names: tuple[str, ...] = ()
     update_readme: Callable[[Path, dict[str, Any]], bool] | None = None
     unavailable: tuple[type[Exception], ...] = ()
