@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402 -
 
 from conformance import from_callable, load_file  # noqa: E402 - after the sys.path line above
 from conformance.fuzz import FuzzOptions, failing_checks, run_fuzz  # noqa: E402 - after the sys.path line above
-from conformance.spec_writer import dumps  # noqa: E402 - after the sys.path line above
+from conformance.engine.spec_writer import dumps  # noqa: E402 - after the sys.path line above
 from conformance.fuzz.strategies import GeneratedScenario, histories  # noqa: E402 - after the sys.path line above
 
 TARGET = 200.0
@@ -45,7 +45,7 @@ def _worker_cpu() -> float:
     """Returns the CPU seconds used so far by the worker processes of this process's pools."""
     import os
 
-    from conformance import worker
+    from conformance.engine import worker
 
     total = 0.0
     for pid in worker.live_worker_pids():

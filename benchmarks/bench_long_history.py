@@ -37,8 +37,8 @@ os.environ["CONFORMANCE_CACHE_DIR"] = "off"  # each load is timed in full, never
 from benchmarks.bench_compaction import history_of  # noqa: E402 - after the sys.path line above
 from conformance import RunOptions, load_file, resolve  # noqa: E402 - after the sys.path line above
 from conformance._gc import gc_paused  # noqa: E402 - after the sys.path line above
-from conformance.runner import check_scenario, observe  # noqa: E402 - after the sys.path line above
-from conformance.transcript import find_live_start  # noqa: E402 - after the sys.path line above
+from conformance.engine.runner import check_scenario, observe  # noqa: E402 - after the sys.path line above
+from conformance.engine.transcript import find_live_start  # noqa: E402 - after the sys.path line above
 
 OPTIONS = RunOptions(in_process=True, time_limit=600.0)
 
@@ -56,7 +56,7 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
 
 def cold_checks(target: Any, scenario: Any, obs: Any) -> Any:
     """Returns ``check_scenario`` with no fact of an earlier timing remembered (each call's facts are
-    its own: ``conformance._memo.shared_facts`` opens a block per observation)."""
+    its own: ``conformance.engine._memo.shared_facts`` opens a block per observation)."""
     return check_scenario(target, scenario, OPTIONS, obs)
 
 

@@ -33,7 +33,7 @@ from conformance import RunOptions, from_callable, load, run  # noqa: E402 - aft
 from conformance.cli import build_parser  # noqa: E402 - after the sys.path line above
 from conformance.fuzz import FuzzOptions, FuzzResult, run_fuzz  # noqa: E402 - after the sys.path line above
 from conformance.fuzz.cli import fuzz_options  # noqa: E402 - after the sys.path line above
-from conformance.target import resolve  # noqa: E402 - after the sys.path line above
+from conformance.engine.target import resolve  # noqa: E402 - after the sys.path line above
 from tests.zoo import broken, correct, held_out  # noqa: E402 - after the sys.path line above
 
 LEVELS = ("MUST", "SHOULD")

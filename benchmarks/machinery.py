@@ -49,16 +49,16 @@ FIGURES: dict[str, tuple[list[str] | str, bool]] = {
 # name -> (what it is, where it lives, the figure it is measured on, the lines that switch it off;
 # "env:NAME=VALUE" sets an environment variable instead)
 PIECES = {
-    "spec cache": ("validated spec files kept between runs (marshal)", "spec_cache.py", "run --no-provider",
+    "spec cache": ("validated spec files kept between runs (marshal)", "engine/spec_cache.py", "run --no-provider",
                    "env:CONFORMANCE_CACHE_DIR=off"),
-    "compiled validator": ("spec files checked by a compiled JSON Schema first", "_compiled_schema.py",
+    "compiled validator": ("spec files checked by a compiled JSON Schema first", "engine/_compiled_schema.py",
                            "first run (no spec cache)",
-                           "import conformance.spec as m\nm.compiled_check = lambda schema: None"),
-    "collector paused while parsing": ("gc off while a spec file's YAML is read", "_yamlsource.py",
+                           "import conformance.engine.spec as m\nm.compiled_check = lambda schema: None"),
+    "collector paused while parsing": ("gc off while a spec file's YAML is read", "engine/_yamlsource.py",
                                        "loading 10^5 messages (YAML)",
-                                       "import conformance._yamlsource as m, contextlib\nm.gc_paused = contextlib.nullcontext"),
-    "facts memo": ("the checks' shared facts of a history computed once", "_memo.py", "run --no-provider",
-                   "import conformance.invariants as m\nm.of_history = lambda fact, h: fact(h)\n"
+                                       "import conformance.engine._yamlsource as m, contextlib\nm.gc_paused = contextlib.nullcontext"),
+    "facts memo": ("the checks' shared facts of a history computed once", "engine/_memo.py", "run --no-provider",
+                   "import conformance.engine.invariants as m\nm.of_history = lambda fact, h: fact(h)\n"
                    "m.of_pair = lambda fact, a, b: fact(a, b)"),
 }
 

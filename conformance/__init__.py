@@ -8,14 +8,14 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .errors import ConformanceError, SpecError, TargetError, UsageError
-from .expectations import KnownGap, apply_gaps, load_gaps
-from .invariants import BY_ID as INVARIANTS
-from .invariants import CATALOG, Invariant, catalog_table
-from .results import CheckResult, summarize
-from .runner import RunOptions, RunReport, check_scenario, run
-from .spec import Expectations, LoadResult, Scenario, Truth, load, load_file
-from .target import DEFAULT_TARGET, Observation, Target, call_guarded, from_callable, resolve
-from .transcript import find_live_start
+from .engine.expectations import KnownGap, apply_gaps, load_gaps
+from .engine.invariants import BY_ID as INVARIANTS
+from .engine.invariants import CATALOG, Invariant, catalog_table
+from .engine.results import CheckResult, summarize
+from .engine.runner import RunOptions, RunReport, check_scenario, run
+from .engine.spec import Expectations, LoadResult, Scenario, Truth, load, load_file
+from .engine.target import DEFAULT_TARGET, Observation, Target, call_guarded, from_callable, resolve
+from .engine.transcript import find_live_start
 
 _LAZY = {"histories": "fuzz.strategies", "run_fuzz": "fuzz", "FuzzOptions": "fuzz", "FuzzResult": "fuzz"}
 

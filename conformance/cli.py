@@ -15,8 +15,8 @@ from typing import NoReturn
 from . import __version__
 from .errors import ConformanceError, SpecError, TargetError, UsageError
 from .run_command import cmd_run
-from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT
-from .worker import parse_size, reaped
+from .engine.target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT
+from .engine.worker import parse_size, reaped
 
 # The other commands' modules (egress, fuzz, matrix, the provider side, the reports) and what they
 # import load only for a command that is theirs (see ``build_parser``): ``run`` imports none of them.
@@ -52,7 +52,7 @@ def _size(text: str) -> int:
 
 def cmd_catalog(args: argparse.Namespace) -> int:
     """Prints the invariant catalog as a Markdown table."""
-    from .invariants import catalog_table
+    from .engine.invariants import catalog_table
 
     print(catalog_table())
     return 0

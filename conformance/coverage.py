@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._text import plural
-from . import transcript as tx
-from .spec import Scenario
+from .engine import transcript as tx
+from .engine.spec import Scenario
 
 Cell = tuple[str, str, str]  # (kind, field, position)
 POSITIONS = ("settled", "opening", "live")

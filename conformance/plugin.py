@@ -20,14 +20,14 @@ import pytest
 from ._text import plural
 from ._paths import shipped
 from .errors import ConformanceError, SpecError
-from .expectations import KnownGap, apply_gaps, load_gaps
+from .engine.expectations import KnownGap, apply_gaps, load_gaps
 from .formats.wrap import FORMAT_HELP, in_format
-from .invariants import BY_ID
-from .results import CheckResult, must_checked
-from .runner import RunOptions, check_scenario
-from .spec import Scenario, load
-from .spec_files import discover
-from .target import DEFAULT_TIME_LIMIT, Target, resolve
+from .engine.invariants import BY_ID
+from .engine.results import CheckResult, must_checked
+from .engine.runner import RunOptions, check_scenario
+from .engine.spec import Scenario, load
+from .engine.spec_files import discover
+from .engine.target import DEFAULT_TIME_LIMIT, Target, resolve
 
 
 pytest_plugins = ["conformance.egress.plugin"]  # the egress route: --egress-target / --egress-surface

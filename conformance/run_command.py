@@ -17,17 +17,17 @@ from pathlib import Path
 
 from ._paths import shipped
 from ._text import fit, plural
-from .clock import busy_note
+from .engine.clock import busy_note
 from .errors import SpecError, UsageError
-from .expectations import KnownGap, apply_gaps, gaps_document, load_gaps, not_gaps, write_gaps
-from .invariants import BY_ID
+from .engine.expectations import KnownGap, apply_gaps, gaps_document, load_gaps, not_gaps, write_gaps
+from .engine.invariants import BY_ID
 from .outputs import YAML_SUFFIXES, Output, check_outputs, json_output, report_output
 from .progress import progress_callback
-from .results import CheckResult, must_checked
-from .runner import KeywordFilter, RunOptions, RunReport, keyword_filter, run, runs_here
-from .spec import LoadResult, Scenario, load
-from .target import DEFAULT_TARGET, Target, resolve
-from .worker import beside, warm_up
+from .engine.results import CheckResult, must_checked
+from .engine.runner import KeywordFilter, RunOptions, RunReport, keyword_filter, run, runs_here
+from .engine.spec import LoadResult, Scenario, load
+from .engine.target import DEFAULT_TARGET, Target, resolve
+from .engine.worker import beside, warm_up
 
 
 def _replays_recordings(args: argparse.Namespace) -> bool:

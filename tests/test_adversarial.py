@@ -10,7 +10,7 @@ from functools import cache
 import pytest
 
 from conformance import RunOptions, Scenario, check_scenario, from_callable, run
-from conformance.results import CheckResult
+from conformance.engine.results import CheckResult
 
 from .conftest import shipped_specs
 from .zoo import adversarial, correct

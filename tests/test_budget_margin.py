@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable
 
 from conformance import LoadResult
-from conformance.spec import Scenario
+from conformance.engine.spec import Scenario
 
 
 def live_characters(scenario: Scenario) -> int:

@@ -76,7 +76,7 @@ def test_json_has_one_record_per_scenario_and_invariant(specs: Path, tmp_path: P
     (key, entry), = data["tracebacks"].items()
     assert entry["count"] == 2 and record["details"]["traceback_id"] == key
     assert 'zoo/broken.py", line' in entry["text"] and "in raises" in entry["text"]
-    assert "conformance/target.py" not in entry["text"]
+    assert "conformance/engine/target.py" not in entry["text"]
     assert out.count("traceback (the target's frames):") == 1 and "call.completes: 2 scenarios" in out
     assert "zoo/broken.py" in out and not re.search(r"\b2 skip", out)
     code, out, _ = run(capsys, "--specs", str(specs), "--target", f"{BROKEN}:raises", "-v")  # every failure
@@ -328,7 +328,7 @@ def test_the_help_of_v_says_what_the_output_says_it_does(specs: Path, capsys: py
     ("", ["anything"], True),
 ])
 def test_the_k_expression_is_parsed_as_pytest_reads_it(expression: str, words: list[str], expected: bool) -> None:
-    from conformance.runner import keyword_filter
+    from conformance.engine.runner import keyword_filter
 
     assert keyword_filter(expression).matches(*words) is expected
 
@@ -337,7 +337,7 @@ def test_the_k_expression_is_parsed_as_pytest_reads_it(expression: str, words: l
                                         "__import__('os')"])
 def test_a_k_expression_that_does_not_parse_is_a_usage_error(expression: str) -> None:
     from conformance.errors import UsageError
-    from conformance.runner import keyword_filter
+    from conformance.engine.runner import keyword_filter
 
     with pytest.raises(UsageError, match="does not parse"):
         keyword_filter(expression)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conformance import from_callable, resolve
-from conformance.clock import CallTime, busy_note, join_within, runqueue_seconds
-from conformance.runner import RunOptions, run
-from conformance.spec import Scenario, load_file
-from conformance.target import call_guarded
+from conformance.engine.clock import CallTime, busy_note, join_within, runqueue_seconds
+from conformance.engine.runner import RunOptions, run
+from conformance.engine.spec import Scenario, load_file
+from conformance.engine.target import call_guarded
 
 from ._specs import GOOD
 
@@ -132,7 +132,7 @@ def test_the_busy_script_runs_a_command_under_load_and_stops_its_burners() -> No
 
 def test_a_target_whose_import_fails_shows_its_frames_not_the_import_timers(
         tiny: list[Scenario], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.clock as clock
+    import conformance.engine.clock as clock
 
     (tmp_path / "fails_at_import_library.py").write_text("x = 1\nraise ValueError('at import')\n", encoding="utf-8")
     (tmp_path / "fails_at_import.py").write_text(TARGET.format(module="fails_at_import_library"), encoding="utf-8")

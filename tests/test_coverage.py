@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance import LoadResult, coverage
-from conformance.spec import Scenario, Truth
+from conformance.engine.spec import Scenario, Truth
 
 from .conftest import generated_docs_tool
 
@@ -40,7 +40,7 @@ def test_check_fails_on_a_stale_page(shipped: LoadResult, tmp_path: Path, monkey
     (tmp_path / "specs").symlink_to(ROOT / "specs", target_is_directory=True)
     stale = tmp_path / "docs" / "coverage.md"
     stale.write_text("# an old page\n", encoding="utf-8")
-    monkeypatch.setattr("conformance.spec.load", lambda paths: shipped)
+    monkeypatch.setattr("conformance.engine.spec.load", lambda paths: shipped)
     entry = tool.BY_NAME["coverage"]
     assert entry.check(tmp_path) == 1
     assert "docs/coverage.md is stale" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import conformance.runner as runner
+import conformance.engine.runner as runner
 from conformance.cli import main
 
 from .conftest import ROOT

@@ -7,8 +7,8 @@ from dataclasses import fields, replace
 
 import pytest
 
-from conformance import invariants
-from conformance.invariant_entries import ENTRIES, INVARIANT_IDS, Entry, the_one
+from conformance.engine import invariants
+from conformance.engine.invariant_entries import ENTRIES, INVARIANT_IDS, Entry, the_one
 
 
 def test_the_catalog_is_built_on_the_entries_in_their_order() -> None:
@@ -37,7 +37,7 @@ def test_the_runners_special_checks_are_named_by_flags() -> None:
 
 
 def test_a_flag_the_runner_needs_once_held_twice_or_never_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.invariant_entries as module
+    import conformance.engine.invariant_entries as module
 
     monkeypatch.setattr(module, "ENTRIES", (*ENTRIES, replace(ENTRIES[-1], id="call.twice", reports_crash=True)))
     with pytest.raises(LookupError, match="2 invariants are reports_crash"):

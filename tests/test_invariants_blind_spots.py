@@ -7,10 +7,10 @@ import copy
 from typing import Any
 
 from conformance import Scenario
-from conformance.invariants import opaque_kept_intact, results_answer_previous, server_results_kept
-from conformance.spec import Truth
-from conformance.target import Observation
-from conformance.transcript import is_opaque
+from conformance.engine.invariants import opaque_kept_intact, results_answer_previous, server_results_kept
+from conformance.engine.spec import Truth
+from conformance.engine.target import Observation
+from conformance.engine.transcript import is_opaque
 
 Message = dict[str, Any]
 

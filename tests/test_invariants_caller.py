@@ -7,9 +7,9 @@ import copy
 from typing import Any
 
 from conformance import Scenario
-from conformance.invariants import BY_ID, caller_use_kept
-from conformance.spec import Truth
-from conformance.target import Observation
+from conformance.engine.invariants import BY_ID, caller_use_kept
+from conformance.engine.spec import Truth
+from conformance.engine.target import Observation
 
 Message = dict[str, Any]
 RUN = {"type": "server_tool_use", "id": "srvtoolu_run", "name": "code_execution", "input": {"code": "await f()"}}

@@ -12,12 +12,12 @@ import pytest
 
 from conformance import (
     LoadResult, RunOptions, Scenario, Truth, call_guarded, check_scenario, from_callable, run)
-from conformance.invariants import (
-    BY_ID, fields_preserved, idempotent, latest_turn_intact, live_untouched_suffix, message_diff, output_unreadable,
-    output_well_formed, reasoning_kept_intact, reference_exact, unanswered_kept)
-from conformance.spec import Expectations
-from conformance.target import Observation, is_crash
-from conformance.transcript import canonical, same_json
+from conformance.engine.invariants import (BY_ID, fields_preserved, idempotent, latest_turn_intact,
+                                           live_untouched_suffix, message_diff, output_unreadable, output_well_formed,
+                                           reasoning_kept_intact, reference_exact, unanswered_kept)
+from conformance.engine.spec import Expectations
+from conformance.engine.target import Observation, is_crash
+from conformance.engine.transcript import canonical, same_json
 
 from .zoo._history import live_start
 

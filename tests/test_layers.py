@@ -98,11 +98,13 @@ def _between_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 @pytest.mark.slow
 def test_no_import_cycle_between_the_packages() -> None:
     # (the target module called the worker package, whose jobs module calls targets)
-    graph = _between_packages(_imports())
-    assert "conformance.worker" not in graph["conformance.target"]
+    modules = _imports()
+    assert "conformance.engine.worker" not in modules["conformance.engine.target"]
+    graph = _between_packages(modules)
+    assert graph["conformance.egress"] >= {"conformance.engine"}  # the reader sees the engine's users
     assert _cycles(graph) == []
-    assert _cycles(_between_packages({"conformance.target": {"conformance.worker"},
-                                      "conformance.worker.jobs": {"conformance.target"}})) != []
+    assert _cycles(_between_packages({"conformance.engine.target": {"conformance.report"},
+                                      "conformance.report.terminal": {"conformance.engine.results"}})) != []
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -165,7 +167,7 @@ def test_the_provider_and_drift_packages_never_climb_to_the_report_or_the_runner
     assert "conformance.report" in graph["conformance.report.cli"] | graph["conformance.cli"]  # the reader sees them
     climbing = {(name, target) for name, targets in graph.items()
                 if name.startswith(("conformance.provider", "conformance.drift"))
-                for target in targets if target.startswith(("conformance.report", "conformance.runner"))}
+                for target in targets if target.startswith(("conformance.report", "conformance.engine.runner"))}
     assert climbing == set()
 
 
@@ -190,8 +192,8 @@ def _runtime_imports(path: Path) -> set[str]:
 @pytest.mark.slow
 def test_the_report_model_sits_below_every_command_and_writer() -> None:
     graph = _imports()
-    assert _runtime_imports(PACKAGE / "command_report.py") == {"__future__", "collections.abc", "dataclasses",
-                                                                "pathlib", "typing", ".errors", ".results"}
-    users = {name for name, targets in graph.items() if "conformance.command_report" in targets}
-    assert {"conformance.runner", "conformance.egress.run", "conformance.provider.cli",
+    assert _runtime_imports(PACKAGE / "engine" / "command_report.py") == {
+        "__future__", "collections.abc", "dataclasses", "pathlib", "typing", "..errors", ".results"}
+    users = {name for name, targets in graph.items() if "conformance.engine.command_report" in targets}
+    assert {"conformance.engine.runner", "conformance.egress.run", "conformance.provider.cli",
             "conformance.provider.analyze.cli", "conformance.drift.command", "conformance.report.folder"} <= users

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.invariants import describe_live_difference
+from conformance.engine.invariants import describe_live_difference
 
 
 def _user(text: str) -> dict[str, Any]:

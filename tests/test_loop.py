@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance import RunOptions, check_scenario, from_callable, loop, prefix_check
-from conformance.spec import Expectations, Scenario, Truth
+from conformance import RunOptions, check_scenario, from_callable
+from conformance.engine import loop, prefix_check
+from conformance.engine.spec import Expectations, Scenario, Truth
 
 Message = dict[str, Any]
 

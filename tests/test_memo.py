@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance._memo import of_history, of_pair, shared_facts
+from conformance.engine._memo import of_history, of_pair, shared_facts
 
 
 def _counting() -> tuple[list[int], Any]:

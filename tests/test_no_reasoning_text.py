@@ -68,7 +68,7 @@ def test_a_quoted_piece_of_reasoning_is_redacted(tmp_path: Path, capsys: pytest.
 
 
 def test_a_piece_shared_by_several_reasoning_texts_is_cut_out_whole() -> None:
-    from conformance.redaction import Redactor
+    from conformance.engine.redaction import Redactor
 
     texts = ["Step 1: call grep on TODO and look at what comes back.",
              "Step 1: call run_command on pytest and look at what comes back."]
@@ -82,7 +82,7 @@ def test_a_piece_shared_by_several_reasoning_texts_is_cut_out_whole() -> None:
 def test_a_form_two_reasoning_texts_share_is_redacted_the_same_way_in_every_process() -> None:
     """One text's raw form is another's escaped form: the placeholder names the first text given,
     not whichever a set's hash order put first (which differed from process to process)."""
-    from conformance.redaction import Redactor, fingerprint
+    from conformance.engine.redaction import Redactor, fingerprint
 
     escaped = "weigh the plan\\nthen check the totals twice"  # a backslash and an n
     broken = "weigh the plan\nthen check the totals twice"  # a line break: its repr is ``escaped``

@@ -148,7 +148,7 @@ def test_a_raising_target_shows_its_own_traceback(pytester: pytest.Pytester, spe
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*tiny.inflight :: call.completes (error)*", "*crashing.py*line 4, in helper*"])
-    assert "conformance/target.py" not in result.stdout.str()
+    assert "conformance/engine/target.py" not in result.stdout.str()
     assert "output.well-formed" not in result.stdout.str()  # not run: never a failure of its own
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.expectations import load_gaps
-from conformance.invariants import BY_ID
+from conformance.engine.expectations import load_gaps
+from conformance.engine.invariants import BY_ID
 
 from ._specs import GOOD, write
 from .conftest import ROOT
@@ -103,7 +103,7 @@ def test_a_changed_input_says_which_message_and_what_changed(specs: Path, tmp_pa
 
 
 def test_a_mutation_that_only_changes_a_type_is_shown_with_its_types() -> None:
-    from conformance.target import describe_mutation
+    from conformance.engine.target import describe_mutation
 
     before = [{"role": "user", "content": [{"type": "text", "text": "x", "n": 0}]}]
     after = [{"role": "user", "content": [{"type": "text", "text": "x", "n": False}]}]
@@ -133,7 +133,7 @@ def test_write_gaps_makes_the_same_run_exit_0(tmp_path: Path, capsys: pytest.Cap
     target = f"{BROKEN}:keep_last_n"
     code, _, err = _run(capsys, "--no-provider", "--specs", spec, "--target", target, "--write-gaps", str(gaps))
     assert code == 1 and f"of {target} to {gaps}" in err
-    from conformance.spec import load
+    from conformance.engine.spec import load
 
     ids = [s.id for s in load([spec]).scenarios]
     loaded = load_gaps(gaps, ids, list(BY_ID), targets=[target])

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import spec_cache
-from conformance.invariant_entries import INVARIANT_IDS
-from conformance.spec import load, load_file
+from conformance.engine import spec_cache
+from conformance.engine.invariant_entries import INVARIANT_IDS
+from conformance.engine.spec import load, load_file
 
 from ._specs import GOOD
 
@@ -34,7 +34,7 @@ def test_a_second_load_reads_the_cache_and_equals_a_fresh_load(tmp_path: Path, c
     first = load_file(path)
     assert first.scenarios and not first.errors
     assert len(list(cache_dir.glob("*.marshal"))) == 1
-    import conformance.spec as spec
+    import conformance.engine.spec as spec
 
     def no_parse(*args: object) -> None:
         raise AssertionError("parsed again")

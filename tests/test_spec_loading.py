@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conformance import LoadResult, load, load_file
-from conformance.invariant_entries import INVARIANT_IDS
-from conformance.invariants import CATALOG
-from conformance._compiled_schema import _draft7_safe
-from conformance.spec import _load_fast, _load_located, _message_shape, _whole_file_check
+from conformance.engine.invariant_entries import INVARIANT_IDS
+from conformance.engine.invariants import CATALOG
+from conformance.engine._compiled_schema import _draft7_safe
+from conformance.engine.spec import _load_fast, _load_located, _message_shape, _whole_file_check
 
 from ._specs import GOOD, write
 from ._yaml import load_yaml

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conformance import LoadResult, find_live_start
-from conformance.transcript import unanswered_tool_uses
+from conformance.engine.transcript import unanswered_tool_uses
 
 REQUIRED_FEATURES = {"thinking", "redacted-thinking", "parallel", "unknown-block", "cache-control", "citations",
                      "compaction", "server-tool", "pause-turn", "progress-note", "interleaved", "reordered",
@@ -21,7 +21,7 @@ def test_every_shipped_spec_loads_cleanly(shipped: LoadResult) -> None:
 
 @pytest.mark.slow
 def test_declared_truth_agrees_with_the_harness_analysis_or_says_why(shipped: LoadResult) -> None:
-    from conformance._yamlsource import load_document
+    from conformance.engine._yamlsource import load_document
     notes: dict[str, str] = {}
     for path in {s.path for s in shipped.scenarios}:
         data, _ = load_document(path)
@@ -85,7 +85,7 @@ def test_a_compactor_built_on_find_live_start_is_told_that_refusing_would_pass(s
     """The exported rule reads the boundary from the history alone; where the order hides it, the
     scenario's truth differs and allows a refusal, and each failure there says so."""
     from conformance import RunOptions, check_scenario, from_callable
-    from conformance.runner import REFUSAL_WOULD_PASS
+    from conformance.engine.runner import REFUSAL_WOULD_PASS
 
     scenario = next(s for s in shipped.scenarios if s.id == "limits.interleaved-late-result")
     assert scenario.expect.refusal_allowed and find_live_start(scenario.history) != scenario.truth.live_start

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-import conformance.worker.jobs as jobs
+import conformance.engine.worker.jobs as jobs
 from conformance import LoadResult, from_callable, resolve
 from conformance.cli import OWN_COMMANDS, build_parser, command_of, format_help
 from conformance.provider import side_results, verify_results
-from conformance.runner import RunOptions, run, runs_here
+from conformance.engine.runner import RunOptions, run, runs_here
 
 from ._specs import GOOD
 from .conftest import ROOT
@@ -70,7 +70,7 @@ def test_importing_the_command_imports_no_other_commands_module() -> None:
 @pytest.mark.slow
 def test_run_without_the_replay_imports_no_sdk_and_no_other_commands_module(tmp_path: Path) -> None:
     modules = imported_by(_run(tmp_path, "--no-provider", "--target", "conformance_reference:compact"))
-    assert "conformance.runner" in modules  # the run did run
+    assert "conformance.engine.runner" in modules  # the run did run
     assert unneeded(modules, allowed=("conformance_reference",)) == []
 
 
@@ -97,7 +97,7 @@ def few_cassettes(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_default_run_imports_no_sdk_in_its_own_process(tmp_path: Path, few_cassettes: Path) -> None:
     """The recordings replay in processes of their own: this one imports neither SDK, nor vcrpy."""
     modules = imported_by(_run(tmp_path, "--cassettes", str(few_cassettes)))
-    assert "conformance.runner" in modules  # the run did run
+    assert "conformance.engine.runner" in modules  # the run did run
     assert "openai" not in modules and "anthropic" not in modules and "vcr" not in modules
 
 
@@ -107,7 +107,7 @@ def fresh_replay(few_cassettes: Path) -> dict[str, Any]:
     modules) and then after ``side_results`` of the Anthropic side (the count and its modules): one
     process of its own for both, each SDK imported once."""
     code = ("import json, sys\nfrom pathlib import Path\nfrom conformance.provider import replay_all, side_results\n"
-            "from conformance.worker import reaped\n"
+            "from conformance.engine.worker import reaped\n"
             f"folder = Path({str(few_cassettes)!r})\n"
             "with reaped():\n    found = replay_all([folder])\n"
             "print('RESULTS ' + json.dumps({'results': [r.to_dict() for r in found], 'modules': sorted(sys.modules)}))\n"

@@ -53,7 +53,7 @@ def test_a_users_own_target_in_the_current_folder_still_resolves(shadowed: Path)
 
 def test_resolve_imports_the_projects_modules_from_where_they_are_installed(
         shadowed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.target import resolve
+    from conformance.engine.target import resolve
 
     monkeypatch.chdir(shadowed)
     monkeypatch.delitem(sys.modules, "conformance_reference", raising=False)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conformance import load
-from conformance.evidence import excerpt, sides
-from conformance.target import Observation, call_guarded, from_callable
-from conformance.tracebacks import MAX_FRAMES, scrub_credentials, target_traceback, traceback_key
+from conformance.engine.evidence import excerpt, sides
+from conformance.engine.target import Observation, call_guarded, from_callable
+from conformance.engine.tracebacks import MAX_FRAMES, scrub_credentials, target_traceback, traceback_key
 
 from ._specs import GOOD, write
 
@@ -37,7 +37,7 @@ def test_the_guarded_call_keeps_only_the_targets_frames() -> None:
     obs = call_guarded(from_callable(_one), [{"role": "user", "content": "hi"}], {})
     assert obs.error_traceback is not None
     assert f'"{__file__}"' in obs.error_traceback and "in _one" in obs.error_traceback
-    assert "conformance/target.py" not in obs.error_traceback
+    assert "conformance/engine/target.py" not in obs.error_traceback
     assert obs.error_traceback.splitlines()[-1] == "ValueError: bad "
 
 
@@ -48,7 +48,7 @@ def _no_history() -> list:
 def test_a_target_of_the_wrong_arity_shows_no_harness_frame() -> None:
     obs = call_guarded(from_callable(_no_history), [{"role": "user", "content": "hi"}], {})
     assert obs.error_traceback is not None
-    assert "conformance/target.py" not in obs.error_traceback and 'File "' not in obs.error_traceback
+    assert "conformance/engine/target.py" not in obs.error_traceback and 'File "' not in obs.error_traceback
     assert obs.error_traceback.startswith("TypeError: _no_history() takes 0 positional arguments")
     assert "target(history, **options)" in obs.error_traceback
 
@@ -111,7 +111,7 @@ def test_a_hung_call_shows_where_the_target_was_stuck() -> None:
     assert obs.timed_out and obs.error_traceback is not None
     assert "in _waiting" in obs.error_traceback and "in stuck" in obs.error_traceback
     before_ours = obs.error_traceback.split("in stuck")[0]
-    assert "conformance/target.py" not in obs.error_traceback and "threading.py" not in before_ours
+    assert "conformance/engine/target.py" not in obs.error_traceback and "threading.py" not in before_ours
 
 
 def _waiting(release: threading.Event) -> list:

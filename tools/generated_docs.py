@@ -103,7 +103,7 @@ def _block(root: Path, rel: str, start: str, end: str, block: str) -> dict[str, 
 
 
 def _catalog(root: Path) -> dict[str, str]:
-    from conformance.invariants import catalog_table
+    from conformance.engine.invariants import catalog_table
 
     return _block(root, "docs/invariants.md", "<!-- catalog:start -->", "<!-- catalog:end -->",
                   f"<!-- catalog:start -->\n{catalog_table()}\n<!-- catalog:end -->")
@@ -111,14 +111,14 @@ def _catalog(root: Path) -> dict[str, str]:
 
 def _coverage_page(root: Path) -> dict[str, str]:
     from conformance.coverage import render
-    from conformance.spec import load
+    from conformance.engine.spec import load
 
     return {"docs/coverage.md": render(load([root / "specs"]).scenarios)}
 
 
 def _coverage_short(root: Path) -> list[str]:
     from conformance.coverage import shortfalls
-    from conformance.spec import load
+    from conformance.engine.spec import load
 
     return [f"short: {line}" for line in shortfalls(load([root / "specs"]).scenarios)]
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import SpecError, UsageError
-from ..command_report import Report, write_report
+from ..engine.command_report import Report, write_report
 from ..outputs import JSON_SUFFIXES, MARKDOWN_SUFFIXES, STDOUT, Output, check_outputs, json_output, report_output
 from . import compare
 from . import output as drift_output

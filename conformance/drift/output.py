@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..command_report import Report
+from ..engine.command_report import Report
 from . import render
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import yaml
 
-from .._yamlsource import read_text
+from ..engine._yamlsource import read_text
 from ..errors import SpecError
-from ..transcript import deep_copy
+from ..engine.transcript import deep_copy
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..results import Level
-from ..transcript import canonical
+from ..engine.results import Level
+from ..engine.transcript import canonical
 from .canaries import CIPHERTEXT, REASONING_TEXT, Canary, Finding, find_in
 from .conversations import Conversation
 from .decode import plain, texts

@@ -12,9 +12,9 @@ from typing import Any
 from ..errors import UsageError
 from ..outputs import check_outputs, json_output, report_output
 from ..progress import progress_callback
-from ..results import must_checked
-from ..runner import keyword_filter
-from ..target import DEFAULT_TIME_LIMIT, resolve
+from ..engine.results import must_checked
+from ..engine.runner import keyword_filter
+from ..engine.target import DEFAULT_TIME_LIMIT, resolve
 from . import store
 from .conversations import FORMATS, load, shipped_folder
 from .render import render

@@ -17,9 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .._yamlsource import load_document
+from ..engine._yamlsource import load_document
 from ..errors import SpecError
-from ..spec_files import load_all
+from ..engine.spec_files import load_all
 from .canaries import CIPHERTEXT, REASONING_TEXT, Canary
 from .decode import texts
 

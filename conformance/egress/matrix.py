@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .. import published
-from ..results import CheckResult
+from ..engine.results import CheckResult
 from . import servers
 from .adapters import Component, select
 from .conversations import Conversation, load, shipped_folder
@@ -26,7 +26,7 @@ from ..matrix.suite import Suite
 from .run import run
 from .store import run as run_store
 from .surfaces import ENCRYPTED, surface
-from ..worker import preloading
+from ..engine.worker import preloading
 
 _KIND = re.compile(r"^(\S+) canary ")
 FAILING = ("fail", "error")

@@ -15,8 +15,8 @@ import pytest
 
 from ..errors import ConformanceError
 from ..plugin import ConformanceFailure, SpecErrorItem
-from ..results import must_checked
-from ..target import DEFAULT_TIME_LIMIT, resolve
+from ..engine.results import must_checked
+from ..engine.target import DEFAULT_TIME_LIMIT, resolve
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

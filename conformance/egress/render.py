@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..report.terminal import _table, render_failure
-from ..results import OUTCOMES, summarize
+from ..engine.results import OUTCOMES, summarize
 from .checks import CATALOG
 from .run import EgressReport
 from .store import CATALOG as STORE_CATALOG

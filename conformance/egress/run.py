@@ -17,14 +17,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import SpecError
-from ..command_report import Report
-from ..results import CheckResult, Outcome
-from ..target import DEFAULT_TIME_LIMIT, Target, resolve
-from ..tracebacks import stack_of, target_traceback
-from ..transcript import canonical
-from ..clock import join_within
-from ..worker import Event, default_jobs, output_captured
-from ..worker.jobs import failure_reason, resolved, run_items, window
+from ..engine.command_report import Report
+from ..engine.results import CheckResult, Outcome
+from ..engine.target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..engine.tracebacks import stack_of, target_traceback
+from ..engine.transcript import canonical
+from ..engine.clock import join_within
+from ..engine.worker import Event, default_jobs, output_captured
+from ..engine.worker.jobs import failure_reason, resolved, run_items, window
 from .canaries import Canary, find_in
 from .checks import CATALOG, Check, Served
 from .conversations import Conversation

@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from ..results import CheckResult, Level, Outcome
-from ..target import DEFAULT_TIME_LIMIT, Target, resolve
-from ..tracebacks import target_traceback
-from ..transcript import canonical
-from ..worker import Event, Pool, output_captured
-from ..worker.jobs import OneThread, one_job
+from ..engine.results import CheckResult, Level, Outcome
+from ..engine.target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..engine.tracebacks import target_traceback
+from ..engine.transcript import canonical
+from ..engine.worker import Event, Pool, output_captured
+from ..engine.worker.jobs import OneThread, one_job
 from .canaries import CIPHERTEXT, REASONING_TEXT, find, find_in
 from .checks import reasoning_units, sub_objects
 from .conversations import Conversation

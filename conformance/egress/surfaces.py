@@ -8,7 +8,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .._yamlsource import load_document
+from ..engine._yamlsource import load_document
 from ..errors import SpecError, UsageError
 
 FORBIDDEN = "forbidden"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..transcript import deep_copy
+from ..engine.transcript import deep_copy
 from .base import Format, History, require
 
 

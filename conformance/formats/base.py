@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._text import article
-from ..transcript import canonical
+from ..engine.transcript import canonical
 
 History = list[dict[str, Any]]
 Block = dict[str, Any]

@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from .._text import a_type
-from ..transcript import blocks as content_blocks
+from ..engine.transcript import blocks as content_blocks
 from .base import Format, FormatError, History, require, shape_reason, text_only
 
 TITLE = "Chat Completions messages"

@@ -13,10 +13,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import UsageError
-from ..invariants import CATALOG
-from ..spec import Scenario
-from ..target import Target, resolve
-from ..transcript import deep_copy
+from ..engine.invariants import CATALOG
+from ..engine.spec import Scenario
+from ..engine.target import Target, resolve
+from ..engine.transcript import deep_copy
 from . import FORMATS, get
 from .base import Format, FormatError
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .. import _blocks as b
+from ..engine import _blocks as b
 
 Block = dict[str, Any]
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..outputs import Output, check_outputs
 from ..report.terminal import render_failure
-from ..spec import Scenario
-from ..spec_writer import write
-from ..target import DEFAULT_TIME_LIMIT, Target, resolve
+from ..engine.spec import Scenario
+from ..engine.spec_writer import write
+from ..engine.target import DEFAULT_TIME_LIMIT, Target, resolve
 
 if TYPE_CHECKING:  # Hypothesis is imported when fuzzing starts, not with every command
     from .engine import FuzzOptions, FuzzResult

@@ -26,14 +26,14 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from ..invariants import CATALOG
-from ..results import CheckResult
-from ..runner import RunOptions, check_scenario, checked_in_worker, observe, shipping
-from ..spec import Scenario
+from ..engine.invariants import CATALOG
+from ..engine.results import CheckResult
+from ..engine.runner import RunOptions, check_scenario, checked_in_worker, observe, shipping
+from ..engine.spec import Scenario
 from .storage import hypothesis_storage
 from .strategies import histories
-from ..target import DEFAULT_TIME_LIMIT, Target
-from ..worker import Pool, output_captured
+from ..engine.target import DEFAULT_TIME_LIMIT, Target
+from ..engine.worker import Pool, output_captured
 
 CACHE_DIR = Path(".conformance_cache") / "hypothesis"
 FAILING = ("fail", "error")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec import Scenario
+from ..engine.spec import Scenario
 
 
 @dataclass(frozen=True, repr=False)

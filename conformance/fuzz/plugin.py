@@ -11,8 +11,8 @@ import pytest
 
 from .cli import DEFAULT_OUT, reproduce_command, write_counterexample
 from ..report.terminal import render_failure
-from ..results import CheckResult
-from ..target import Target
+from ..engine.results import CheckResult
+from ..engine.target import Target
 
 
 class FuzzFailure(Exception):

@@ -27,8 +27,8 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from .. import _blocks as b
-from ..spec import Expectations, Truth
+from ..engine import _blocks as b
+from ..engine.spec import Expectations, Truth
 from .agent_shapes import agent_notice, programmatic_run
 from .generated import GeneratedScenario
 

@@ -110,13 +110,13 @@ def metric(found: Judgement) -> None:
 
         _counter = metrics.get_meter("conformance.guard").create_counter(
             METRIC, description="interactions whose context management reached a task in flight")
-    _counter.add(1, attributes={k: v for k, v in _attributes(found).items() if k != "conformance.evidence"})
+    _counter.add(1, attributes={k: v for k, v in _attributes(found).items() if k != "conformance.engine.evidence"})
 
 
 def _attributes(found: Judgement) -> dict[str, Any]:
     return {"conformance.verdict": found.verdict, "conformance.provider": found.provider,
             "conformance.endpoint": found.endpoint, "conformance.model": found.model,
-            "conformance.strategy": found.strategy, "conformance.evidence": "; ".join(found.evidence)}
+            "conformance.strategy": found.strategy, "conformance.engine.evidence": "; ".join(found.evidence)}
 
 
 def raise_alert(found: Judgement) -> None:

@@ -20,12 +20,12 @@ from .. import published
 from . import not_measured
 from .rows import explain_command, verdict
 from .suite import Suite
-from ..transcript import same_json
+from ..engine.transcript import same_json
 from ..peers import Peer
-from ..runner import RunOptions, run
-from ..spec import Scenario
-from ..loop import prompt_cache
-from ..worker import preloading
+from ..engine.runner import RunOptions, run
+from ..engine.spec import Scenario
+from ..engine.loop import prompt_cache
+from ..engine.worker import preloading
 
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False)
 FAILING = ("fail", "error")
@@ -158,7 +158,7 @@ def _pages(out: Path, matrix: dict[str, Any], scenarios: Sequence[Any]) -> None:
 
 
 def _load(paths: Sequence[str | Path]) -> Any:
-    from ..spec import load
+    from ..engine.spec import load
 
     return load(paths)
 

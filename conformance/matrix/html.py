@@ -15,7 +15,7 @@ from typing import Any
 
 from .rows import explain_command, verdict
 from ..report.html_style import CSS
-from ..spec import Scenario
+from ..engine.spec import Scenario
 
 # the page's own layout, on top of the report's style: the width of the window, not of a report
 MATRIX_CSS = """
@@ -80,7 +80,7 @@ def page(matrix: dict[str, Any], scenarios: Sequence[Scenario] | None = None) ->
     ``scenarios`` (default: the shipped specs)."""
     if scenarios is None:
         from .._paths import shipped
-        from ..spec import load
+        from ..engine.spec import load
 
         scenarios = load([shipped("specs")]).scenarios
     cited = sources(scenarios)

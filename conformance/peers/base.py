@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from ..formats import get as get_format
 from ..formats.wrap import wrap
-from ..target import Target, resolve
+from ..engine.target import Target, resolve
 
 
 class PeerNotInstalled(Exception):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._paths import shipped
-from ..results import CheckResult
+from ..engine.results import CheckResult
 
 if TYPE_CHECKING:
     from ..errors import SpecError
@@ -73,7 +73,7 @@ def replay_all(paths: list[Path] | None = None, *, specs: list[Path] | None = No
     from . import cassettes  # noqa: F401 - vcrpy, shared by every side: imported before they fork
     from .base import names
     from .probes import load_probes
-    from ..worker import beside, ended
+    from ..engine.worker import beside, ended
 
     probes, errors = load_probes(specs or [default_specs()])
     files = paths or [default_cassettes()]

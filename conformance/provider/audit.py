@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from ..transcript import fingerprint
+from ..engine.transcript import fingerprint
 from .base import all_providers
 from .cassettes import PLACEHOLDER
 from .recordings.reader import YAML_LOADER as _LOADER

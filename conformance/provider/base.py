@@ -19,8 +19,8 @@ from .. import registry
 
 if TYPE_CHECKING:
     from .._recording import Recorded
-    from ..results import CheckResult
-    from .._yamlsource import Locator
+    from ..engine.results import CheckResult
+    from ..engine._yamlsource import Locator
     from .analyze.earlier import Earlier
     from .analyze.model import Judgement
     from .recordings import Interaction

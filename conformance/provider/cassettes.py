@@ -28,7 +28,7 @@ from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.request import Request
 from vcr.serializers import compat
 
-from .._yamlsource import load_document, read_text
+from ..engine._yamlsource import load_document, read_text
 from ..errors import SpecError
 
 PLACEHOLDER = re.compile(r"^(?:\[scrubbed:[0-9a-f]{12}\])+$")  # a streamed block: its deltas' placeholders end to end

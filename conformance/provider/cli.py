@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..command_report import OpenReport, Report, write_report
+from ..engine.command_report import OpenReport, Report, write_report
 from ..outputs import Output, check_outputs, json_output, report_output
 from . import base, default_cassettes, default_specs
 

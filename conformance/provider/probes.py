@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 
-from .._compiled_schema import compiled_check
-from .._yamlsource import load_document, read_text
+from ..engine._compiled_schema import compiled_check
+from ..engine._yamlsource import load_document, read_text
 from ..errors import SpecError
 from . import base
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._text import WIDTH, fit, plural
-from ..results import CheckResult
+from ..engine.results import CheckResult
 from . import base
 
 

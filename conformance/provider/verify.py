@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from ..results import CheckResult, Outcome
+from ..engine.results import CheckResult, Outcome
 from . import base, cassettes
 from .base import CassetteProblem
 from .probes import AnyProbe

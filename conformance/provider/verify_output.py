@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ..command_report import Report
+from ..engine.command_report import Report
 from .table import render
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..command_report import Report
+from ..engine.command_report import Report
 from ..errors import UsageError
 from .folder import Folder
 

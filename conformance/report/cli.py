@@ -19,12 +19,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     if args.interaction is not None or Path(args.id).is_file():
         return _explain_interaction(args)
-    from ..target import resolve
-    from ..results import gating_failures
+    from ..engine.target import resolve
+    from ..engine.results import gating_failures
     from .explain import explain_probe, explain_scenario_results, find
     subject, near = find(args.id, args.specs or [shipped("specs")])
     if subject is None:
-        from ..spec import load
+        from ..engine.spec import load
         several = [n for n in near if n.startswith(args.id)]
         hint = (f"; {len(several)} ids start with it: {', '.join(several[:5])}{', ...' if len(several) > 5 else ''}"
                 if several else f"; did you mean: {', '.join(near)}" if near else "")

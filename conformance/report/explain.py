@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from .._text import fit
-from ..history_lines import boundary_line, messages_lines
-from ..redaction import Redactor, secrets_in
-from ..results import CheckResult
-from ..runner import RunOptions, check_scenario, observe
-from ..spec import Scenario, load
-from ..target import Target
-from ..tracebacks import scrub_credentials
-from ..transcript import find_live_start
+from ..engine.history_lines import boundary_line, messages_lines
+from ..engine.redaction import Redactor, secrets_in
+from ..engine.results import CheckResult
+from ..engine.runner import RunOptions, check_scenario, observe
+from ..engine.spec import Scenario, load
+from ..engine.target import Target
+from ..engine.tracebacks import scrub_credentials
+from ..engine.transcript import find_live_start
 from .timeline import MessageView, align, counts, labeller
 
 _DEFAULT_OPTIONS = RunOptions()

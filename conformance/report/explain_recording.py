@@ -20,10 +20,10 @@ from ..provider.analyze.model import ERROR, Judgement
 from ..provider.analyze.registry import judges
 from ..provider.base import all_providers
 from ..provider.recordings import Interaction, RecordingError, iter_recording
-from ..history_lines import marked_lines, sized
-from ..redaction import Redactor, block_label, secrets_in
-from ..tracebacks import scrub_credentials
-from ..transcript import blocks
+from ..engine.history_lines import marked_lines, sized
+from ..engine.redaction import Redactor, block_label, secrets_in
+from ..engine.tracebacks import scrub_credentials
+from ..engine.transcript import blocks
 
 
 class ExplainError(ValueError):

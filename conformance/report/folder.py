@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..redaction import Redactor, secrets_in
-from ..command_report import Report
-from ..results import CheckResult
+from ..engine.redaction import Redactor, secrets_in
+from ..engine.command_report import Report
+from ..engine.results import CheckResult
 from . import html, jsonl, markdown, model
 from .runinfo import header
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from html import escape as e
 from typing import Any
 
-from ..results import SHOWN
+from ..engine.results import SHOWN
 from . import html_timeline
 from .html_style import CSS
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..loop import prompt_cache
+from ..engine.loop import prompt_cache
 
 import json
 from pathlib import Path
 from typing import Any
 
-from ..command_report import Report
-from ..results import summarize
+from ..engine.command_report import Report
+from ..engine.results import summarize
 
 
 def _tracebacks(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

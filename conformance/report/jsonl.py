@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SpecError
-from ..results import CheckResult
+from ..engine.results import CheckResult
 
 if TYPE_CHECKING:
     import jsonschema  # imported by the first record validated: a run that writes no report needs none

@@ -11,7 +11,7 @@ from typing import Any
 
 from .._text import plural
 from .._markdown import cell
-from ..results import NO_OUTPUT, OUTCOMES, SHOWN
+from ..engine.results import NO_OUTPUT, OUTCOMES, SHOWN
 
 MAX_FAILURES = 40
 MAX_DIFF_LINES = 12

@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..invariants import CATALOG
-from ..redaction import Redactor, secrets_in
-from ..command_report import Report
-from ..results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize_shown
-from ..tracebacks import scrub_credentials
+from ..engine.invariants import CATALOG
+from ..engine.redaction import Redactor, secrets_in
+from ..engine.command_report import Report
+from ..engine.results import NOT_RUN, OUTCOMES, CheckResult, gating_failures, summarize_shown
+from ..engine.tracebacks import scrub_credentials
 from .timeline import align, counts, labeller
 
 # Worst first: the outcome a cell of the matrix shows.

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..loop import cache_line, prompt_cache
+from ..engine.loop import cache_line, prompt_cache
 
 from collections.abc import Sequence
 
 from .._text import fit, plural
-from ..invariants import CATALOG
-from ..results import NO_OUTPUT, CheckResult, must_checked, summarize_shown, without_output
-from ..command_report import Report
+from ..engine.invariants import CATALOG
+from ..engine.results import NO_OUTPUT, CheckResult, must_checked, summarize_shown, without_output
+from ..engine.command_report import Report
 
 _SHOWN = ("pass", "fail", "error", "skip", "xfail", "xpass")
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..redaction import Redactor, block_label, fingerprint
-from ..transcript import REASONING_TYPES
-from ..transcript import blocks as blocks_of
+from ..engine.redaction import Redactor, block_label, fingerprint
+from ..engine.transcript import REASONING_TYPES
+from ..engine.transcript import blocks as blocks_of
 
 Labeller = Callable[[Any], str]
 # Shown text this long or longer that also occurs inside a reasoning text counts as quoting it.

@@ -10,7 +10,7 @@ from conformance.egress.canaries import CIPHERTEXT, KINDS, REASONING_TEXT
 from conformance.egress.conversations import FORMATS, load, load_file
 from conformance.egress.surfaces import load_table, table
 from conformance.errors import SpecError
-from conformance.spec import load as load_compactor_specs
+from conformance.engine.spec import load as load_compactor_specs
 
 EXPECTED = {"provider-request": "byte-identical", "request-memory": "allowed", "task-record": "encrypted",
             **{name: "forbidden" for name in ("conversation-store", "log", "trace", "console", "browser-stream",

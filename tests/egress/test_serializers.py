@@ -11,7 +11,7 @@ import pytest
 from conformance.egress.canaries import CIPHERTEXT, REASONING_TEXT, FRAGMENT
 from conformance.egress.run import run
 from conformance.egress.surfaces import surface
-from conformance.target import from_callable
+from conformance.engine.target import from_callable
 
 from . import zoo
 

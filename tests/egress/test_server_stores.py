@@ -13,7 +13,7 @@ import pytest
 
 from conformance.egress import store
 from conformance.egress.adapters import select
-from conformance.worker import preloading
+from conformance.engine.worker import preloading
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -12,7 +12,7 @@ from conformance.egress import streams
 from conformance.egress.canaries import Canary, find
 from conformance.egress.run import run
 from conformance.egress.surfaces import surface
-from conformance.target import from_callable
+from conformance.engine.target import from_callable
 
 from . import zoo
 

@@ -323,7 +323,7 @@ def test_a_target_in_another_format_runs_in_a_worker(hostile: str, capsys: pytes
     from pathlib import Path
 
     from conformance.cli import main
-    from conformance.target import resolve
+    from conformance.engine.target import resolve
 
     wrapped = wrap(resolve(f"tests.zoo.hostile:{hostile}"), get("openai-chat"))
     assert pickle.loads(pickle.dumps(wrapped)).name == wrapped.name  # it can travel to a worker

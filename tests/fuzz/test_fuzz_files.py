@@ -15,7 +15,7 @@ from hypothesis import configuration
 from conformance import load
 from conformance.cli import main
 from conformance.fuzz.storage import hypothesis_storage
-from conformance.spec_writer import header_for
+from conformance.engine.spec_writer import header_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = "tests.zoo.broken:boundary_off_by_one"

@@ -14,8 +14,8 @@ from conformance.cli import build_parser
 from conformance.fuzz.engine import run_fuzz
 from conformance.fuzz.cli import fuzz_options
 from conformance.fuzz.strategies import histories
-from conformance.spec import Scenario
-from conformance.target import resolve
+from conformance.engine.spec import Scenario
+from conformance.engine.target import resolve
 
 from ..zoo import held_out
 

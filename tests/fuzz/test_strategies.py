@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance import Scenario, histories, load_file, spec_writer, transcript
-from conformance._blocks import LATER_SERVER_KINDS
+from conformance import Scenario, histories, load_file
+from conformance.engine import spec_writer, transcript
+from conformance.engine._blocks import LATER_SERVER_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = settings(max_examples=100, deadline=None, derandomize=True, database=None,

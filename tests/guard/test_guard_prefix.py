@@ -129,7 +129,7 @@ def test_the_live_start_from_the_new_messages_is_the_whole_historys(steps: list[
     # each step appends a few messages to the conversation; the judge is told the rest was resent
     from conformance.guard.prefix import Resent
     from conformance.provider.anthropic.judge import _live_start
-    from conformance.transcript import find_live_start
+    from conformance.engine.transcript import find_live_start
 
     messages: list[dict[str, Any]] = []
     notes: dict[str, Any] = {}

@@ -304,7 +304,7 @@ def test_a_broken_suite_of_another_package_stops_only_its_own_runs(monkeypatch: 
 
 def test_the_legend_falls_back_when_the_one_citing_scenario_says_nothing() -> None:
     from conformance.matrix.html import page
-    from conformance.spec import Scenario
+    from conformance.engine.spec import Scenario
 
     record = json.loads((ROOT / "docs" / "matrix.json").read_text(encoding="utf-8"))
     fid = next(f for row in record["rows"] for f in row.get("reproduces", []))

@@ -13,7 +13,7 @@ import pytest
 
 from conformance import Scenario
 from conformance.matrix.html import page, sources
-from conformance.spec import Truth
+from conformance.engine.spec import Truth
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = json.loads((ROOT / "docs" / "matrix.json").read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ import pytest
 
 from conformance import LoadResult
 from conformance.peers import all_peers
-from conformance.target import RecordingSummarizer
+from conformance.engine.target import RecordingSummarizer
 
 pytestmark = pytest.mark.slow  # every test here imports and runs the peers' libraries
 

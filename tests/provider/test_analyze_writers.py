@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conformance.command_report import Report
+from conformance.engine.command_report import Report
 from conformance.drift import output as drift_output
 from conformance.provider.analyze.judging import FileEnd
 from conformance.provider.analyze.model import ERROR, Judgement
@@ -15,7 +15,7 @@ from conformance.provider.analyze.output import JsonSink, TableSink, json_record
 from conformance.provider.analyze.render import judgement_result, unreadable_result
 from conformance.provider.recordings import RecordingError
 from conformance.provider.verify_output import json_text
-from conformance.results import CheckResult
+from conformance.engine.results import CheckResult
 
 
 def _judgement(verdict: str = "settled-only", error: str | None = None) -> Judgement:

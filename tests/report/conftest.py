@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance import from_callable, load, run
-from conformance.runner import RunReport
+from conformance.engine.runner import RunReport
 
 from . import targets
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.runner import RunReport
+from conformance.engine.runner import RunReport
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

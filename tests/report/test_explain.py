@@ -60,7 +60,7 @@ def test_target_that_raises(capsys: pytest.CaptureFixture[str]) -> None:
     assert "raised RuntimeError: compaction failed" in out
     assert "ERROR MUST      call.completes" in out
     assert "skip  MUST      output.well-formed: not run: no output (RuntimeError)" in out
-    assert "tests/report/targets.py" in out and "conformance/target.py" not in out  # the target's frames
+    assert "tests/report/targets.py" in out and "conformance/engine/target.py" not in out  # the target's frames
 
 
 def test_no_reasoning_text_even_when_the_target_rewrites_it(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,7 +100,7 @@ def test_probe_shows_live_span_and_prediction(capsys: pytest.CaptureFixture[str]
 def test_explain_maps_the_dropped_one_of_two_identical_messages(capsys: pytest.CaptureFixture[str]) -> None:
     from conformance import Scenario, from_callable
     from conformance.report.explain import explain_scenario
-    from conformance.spec import Truth
+    from conformance.engine.spec import Truth
 
     ok = {"role": "user", "content": "ok"}
     scenario = Scenario(id="shrunk.ok-ok", description="shrunk", family="generated", history=[ok, ok],
@@ -125,7 +125,7 @@ def test_a_prefix_of_several_ids_lists_those_it_starts(capsys: pytest.CaptureFix
 def test_a_removed_message_does_not_say_removed_again_for_each_block(capsys: pytest.CaptureFixture[str]) -> None:
     from conformance import Scenario, from_callable
     from conformance.report.explain import explain_scenario
-    from conformance.spec import Truth
+    from conformance.engine.spec import Truth
 
     thinking = {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"},
                                                  {"type": "text", "text": "done"}]}

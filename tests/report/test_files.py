@@ -12,8 +12,8 @@ import pytest
 from conformance import __version__
 from conformance.report import jsonl, write_all
 from conformance.report.runinfo import library_version
-from conformance.results import CheckResult, summarize_shown
-from conformance.runner import RunReport
+from conformance.engine.results import CheckResult, summarize_shown
+from conformance.engine.runner import RunReport
 
 from . import targets
 from .conftest import SECRETS, run_fixtures
@@ -110,7 +110,7 @@ def test_no_reasoning_text_in_any_report(mixed_dir: Path, mixed_report: RunRepor
 
 
 def test_the_writer_redacts_reasoning_text_that_reaches_it(mixed_report: RunReport, tmp_path: Path) -> None:
-    from conformance.redaction import secrets_in
+    from conformance.engine.redaction import secrets_in
     texts = [t for s in mixed_report.scenarios for t in secrets_in(s.history) if SECRETS[0] in t]
     first = mixed_report.results[0]
     leaky = CheckResult(first.target, first.scenario, first.family, first.invariant, "MUST", "fail",

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance import command_report
-from conformance.command_report import Report
+from conformance.engine import command_report
+from conformance.engine.command_report import Report
 from conformance.egress.run import EgressReport
 from conformance.report import folder, jsonfile, jsonl, model, open_report, terminal, write_all
-from conformance.results import CheckResult
-from conformance.runner import RunReport
+from conformance.engine.results import CheckResult
+from conformance.engine.runner import RunReport
 
 
 def _probe(key: str, target: str = "anthropic", outcome: str = "pass") -> CheckResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.redaction import Redactor, block_label, safe_block
+from conformance.engine.redaction import Redactor, block_label, safe_block
 from conformance.report.timeline import align, compare_blocks, counts, labeller
 
 THINK = {"type": "thinking", "thinking": "private plan for the next step", "signature": "s"}

@@ -13,9 +13,9 @@ import pytest
 from conformance import LoadResult, RunOptions, Scenario, from_callable, load_file, resolve, run
 from conformance.report import jsonfile, terminal
 from conformance import progress
-from conformance.results import CheckResult
-from conformance.stop_rules import ItemSummary, walk
-from conformance.worker import Pool, parse_size
+from conformance.engine.results import CheckResult
+from conformance.engine.stop_rules import ItemSummary, walk
+from conformance.engine.worker import Pool, parse_size
 
 from .._specs import GOOD
 from ..zoo import broken, hostile
@@ -361,7 +361,7 @@ def test_a_target_with_timeouts_within_the_budget_runs_every_scenario(tiny: list
 
 @pytest.mark.slow
 def test_a_timeout_that_is_a_known_gap_spends_no_budget(tiny: list[Scenario], tmp_path: Path) -> None:
-    from conformance.expectations import load_gaps
+    from conformance.engine.expectations import load_gaps
 
     inflight = [s for s in tiny if len(s.history) == 5]
     gaps_file = tmp_path / "gaps.yaml"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...peers.base import InstalledLibrary
-from ...transcript import blocks  # noqa: F401 - the adapters read messages through it
+from ...engine.transcript import blocks  # noqa: F401 - the adapters read messages through it
 
 
 @dataclass(frozen=True)

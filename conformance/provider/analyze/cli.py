@@ -11,7 +11,7 @@ from typing import Any
 
 from .earlier import DEFAULT_WINDOW
 from .model import Judgement
-from ...command_report import Report
+from ...engine.command_report import Report
 from ...outputs import STDOUT, check_outputs, json_output, report_output
 from .output import JsonSink, ReportSink, TableSink, Writer, write
 from .run import FileEnd, analyze_stream, default_jobs, recording_files

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from ... import _json
-from ...command_report import RecordSink, Report
-from ...results import CheckResult
+from ...engine.command_report import RecordSink, Report
+from ...engine.results import CheckResult
 from .judging import FileEnd
 from .model import ERROR, FAILING, NOT_JUDGED, VERDICTS, Judgement
 from .render import judgement_result, unreadable_result

@@ -3,7 +3,7 @@ recording, which the terminal, JSON and report writers (``output``) take as they
 
 from __future__ import annotations
 
-from ...results import CheckResult, Outcome
+from ...engine.results import CheckResult, Outcome
 from ..recordings import RecordingError
 from .model import FAILING, Judgement
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ...history_lines import messages_lines
+from ...engine.history_lines import messages_lines
 from ..table import problem_line
 
 if TYPE_CHECKING:
-    from ...results import CheckResult
+    from ...engine.results import CheckResult
     from .probes import Probe
 
 

@@ -2,7 +2,7 @@
 into the task in flight of the request it answered, did the service drop the task's reasoning, and
 did it reject the request for a broken history?
 
-The task in flight is found in each request's own history by ``conformance.transcript.find_live_start``
+The task in flight is found in each request's own history by ``conformance.engine.transcript.find_live_start``
 (the one definition the scenarios use). What the server did is read from what it reported:
 ``context_management.applied_edits`` (matched to tool results and thinking turns by ``judge_edits``),
 compaction blocks and ``usage.iterations``, a compaction block the request carries (the server
@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...transcript import find_live_start, settles_at
+from ...engine.transcript import find_live_start, settles_at
 from ..._json import is_mapping as _is_mapping
 from ..analyze.earlier import Earlier, digest, stand_in
 from ..analyze.request_judge import RequestJudge

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...transcript import blocks as message_blocks
-from ...transcript import describe_block
+from ...engine.transcript import blocks as message_blocks
+from ...engine.transcript import describe_block
 from ..._json import is_mapping
 from ..analyze.earlier import Earlier
 from ..analyze.model import BROKEN_HISTORY

@@ -22,8 +22,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...transcript import blocks as message_blocks
-from ...transcript import canonical
+from ...engine.transcript import blocks as message_blocks
+from ...engine.transcript import canonical
 from ..._json import is_mapping
 from ..analyze.earlier import Earlier, digest
 from ..analyze.model import CANNOT_TELL, INCONSISTENT, LIVE_REASONING_LOST, LIVE_REASONING_STALE, SETTLED

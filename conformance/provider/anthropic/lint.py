@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from ..._text import article, fit, plural
-from ..._yamlsource import read_text
+from ...engine._yamlsource import read_text
 from ...errors import SpecError
 from .._lint import LintFinding
 from . import lint_binding

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._text import article
-from ..._yamlsource import Locator
+from ...engine._yamlsource import Locator
 from ..analyze.model import LIVE_REASONING_LOST, SETTLED, worst
 from . import semantics as sem
 from . import semantics_binding as binding

@@ -15,7 +15,7 @@ from ...errors import SpecError
 from ..base import Judged, OwnModules
 
 if TYPE_CHECKING:
-    from ..._yamlsource import Locator
+    from ...engine._yamlsource import Locator
     from ..._recording import Recorded
     from ..base import Judge
     from .probes import Probe

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._text import plural
-from ...history_lines import sized
-from ...transcript import describe_block
+from ...engine.history_lines import sized
+from ...engine.transcript import describe_block
 
 if TYPE_CHECKING:
-    from ...results import CheckResult
+    from ...engine.results import CheckResult
     from .probes import OpenAIProbe
 
 

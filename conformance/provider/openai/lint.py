@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from ..._yamlsource import read_text
+from ...engine._yamlsource import read_text
 from ...errors import SpecError
 from .._lint import LintFinding
 from . import semantics as sem

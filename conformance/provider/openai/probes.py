@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..._yamlsource import Locator
+from ...engine._yamlsource import Locator
 from . import semantics as sem
 
 PROVIDER = "openai"

@@ -3,7 +3,7 @@
 Four mechanisms: threshold compaction on ``responses.create`` (``context_management``), the
 standalone ``/v1/responses/compact`` endpoint, the on-demand ``compaction_trigger`` input item and
 ``truncation: "auto"``. Where the task in flight starts is the project's one rule
-(``conformance.transcript.find_live_start``) applied to the items after converting them with
+(``conformance.engine.transcript.find_live_start``) applied to the items after converting them with
 ``conformance.formats.openai_responses``; nothing here asks a compactor where it starts.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from ...formats.base import FormatError
 from ...formats.openai_responses import from_format_indexed
-from ...transcript import find_live_start
+from ...engine.transcript import find_live_start
 
 Item = Mapping[str, Any]
 

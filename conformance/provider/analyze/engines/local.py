@@ -16,7 +16,7 @@ from ..earlier import DEFAULT_WINDOW
 from ..model import Judgement
 from ..judging import FileEnd
 from ..source import SPLIT_SIZE
-from ....worker import process_pool
+from ....engine.worker import process_pool
 from .tasks import Outcome, Task, in_order, run_task, tasks
 
 

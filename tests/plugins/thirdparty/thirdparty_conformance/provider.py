@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.provider._recording import Recorded
-from conformance._yamlsource import Locator
+from conformance.engine._yamlsource import Locator
 from conformance.provider.analyze.model import NOT_JUDGED, REACHED, SETTLED, Judgement, start
 from conformance.provider.base import CassetteProblem, Judged
 from conformance.provider.cassettes import PLACEHOLDER, placeholder, response_json

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from .errors import SpecError
+from ..errors import SpecError
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 

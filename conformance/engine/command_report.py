@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import SpecError
+from ..errors import SpecError
 from .results import CheckResult, gating_failures
 
 if TYPE_CHECKING:

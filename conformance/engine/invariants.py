@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
-from ._text import a_type, article, plural
+from .._text import a_type, article, plural
 from . import loop, prefix_check
 from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one

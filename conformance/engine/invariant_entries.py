@@ -1,5 +1,5 @@
 """The invariant catalog as plain data: each invariant's id, level, one-line statement, the name
-of its check in ``conformance.invariants``, and how the runner treats it.
+of its check in ``conformance.engine.invariants``, and how the runner treats it.
 
 This is the one place an invariant is named. The spec loader reads the ids from here (it cannot
 import ``invariants``, which imports the spec layer); ``invariants`` builds its catalog on these
@@ -15,7 +15,7 @@ from .results import Level
 
 @dataclass(frozen=True)
 class Entry:
-    """One invariant. ``check_name`` names its function in ``conformance.invariants``. The flags say how
+    """One invariant. ``check_name`` names its function in ``conformance.engine.invariants``. The flags say how
     the runner records it:
 
     - ``needs_output``: not run when the call gave no output (a skip naming the crash), nor when the

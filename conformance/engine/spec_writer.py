@@ -1,6 +1,6 @@
 """Write scenarios as scenario files in the project's format (``specs/README.md``).
 
-The inverse of ``conformance.spec.load_file`` for the fields a scenario carries: what is written
+The inverse of ``conformance.engine.spec.load_file`` for the fields a scenario carries: what is written
 loads back to an equal history, truth, params and expectations.
 """
 

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
-from .._paths import outside_cwd
+from ..._paths import outside_cwd
 from .. import clock
 from ..clock import EXTENSION_CAP, runqueue_seconds
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
 # imported once by the fork server, shared by every worker
-PRELOAD = ["conformance.runner"]
+PRELOAD = ["conformance.engine.runner"]
 
 _parent: Connection | None = None  # set in a worker process only
 _current_key: Any = None

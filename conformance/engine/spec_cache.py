@@ -23,10 +23,10 @@ from typing import Any
 
 FORMAT = b"spec-cache 1"
 ENVIRONMENT = "CONFORMANCE_CACHE_DIR"
-_PACKAGE = Path(__file__).resolve().parent
-# what the validated form of a file depends on, besides the file itself
-_LOADER_FILES = ("spec.py", "_yamlsource.py", "_compiled_schema.py", "transcript.py", "invariant_entries.py",
-                 "spec_cache.py", "schema/scenarios.schema.json")
+_PACKAGE = Path(__file__).resolve().parents[1]
+# what the validated form of a file depends on, besides the file itself (paths in the package)
+_LOADER_FILES = ("engine/spec.py", "engine/_yamlsource.py", "engine/_compiled_schema.py", "engine/transcript.py",
+                 "engine/invariant_entries.py", "engine/spec_cache.py", "schema/scenarios.schema.json")
 _PLAIN = (str, int, float, bool, type(None))
 
 

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._paths import outside_cwd
-from ._text import a_type, plural
+from .._paths import outside_cwd
+from .._text import a_type, plural
 from . import transcript
 from .clock import CallTime, join_within
-from .errors import TargetError
+from ..errors import TargetError
 from .tracebacks import stack_of, target_traceback
 
 Compactor = Callable[..., Any]

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from ._gc import gc_paused
-from .errors import SpecError
+from .._gc import gc_paused
+from ..errors import SpecError
 
 try:
     _Loader: type = yaml.CSafeLoader

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ._text import a_type
+from .._text import a_type
 from . import transcript as tx
 from ._memo import of_history
 

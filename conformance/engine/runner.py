@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from ._text import a_type, plural
+from .._text import a_type, plural
 from . import _memo, loop
-from .errors import SpecError, UsageError
+from ..errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import CATALOG, CRASH_CHECK, OUTPUT_GUARD, Invariant, output_unreadable

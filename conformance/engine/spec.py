@@ -20,9 +20,9 @@ import fastjsonschema
 
 from . import spec_cache, transcript
 from ._compiled_schema import compiled_check
-from ._text import article
+from .._text import article
 from ._yamlsource import FieldPath, Locator, is_json, load_document, parse_fast, read_text
-from .errors import SpecError
+from ..errors import SpecError
 from .invariant_entries import INVARIANT_IDS
 from .spec_files import load_all
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._text import plural
+from .._text import plural
 
 EXTENSION_CAP = 120.0  # most seconds a call's waiting and importing may add to its time limit
 BUSY_NOTE_SECONDS = 0.5  # a call that lost at least this much to waiting or importing is noted
