@@ -18,6 +18,13 @@ decoding of the bodies, timed alone on the same bytes the same way (a conversati
 order); the judging is the rest of its judge's time, and the transport what is left (teeing, the
 call's bytes and headers).
 
+A mock transport leaves out what a real exchange costs the SDK (writing the request to a socket,
+reading and parsing the answer's bytes), and the guard's judge then runs with its code and data still
+in the processor's caches. So the last lines time one conversation over HTTP to a server on
+127.0.0.1 (a process of its own serving the recorded answer), plain and through the guard's transport
+judging inline: there the judge runs while the SDK reads the answer, after the caller's thread waited
+on the socket, and its time is counted on that thread.
+
     python benchmarks/bench_guard.py [--repeat 15]
 """
 
@@ -229,6 +236,87 @@ def measure(sdk: str, bodies: Callable[[int, int], list[dict[str, Any]]], answer
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+SERVER = """
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+answer = sys.stdin.buffer.read()
+class Served(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+    def log_message(self, *args):
+        pass
+server = ThreadingHTTPServer(("127.0.0.1", 0), Served)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+
+
+def over_http(bodies: Callable[[int, int], list[dict[str, Any]]], answer: bytes, rounds: int,
+              repeat: int = 15) -> dict[str, float]:
+    """Returns CPU seconds per call of the caller's thread, each the median over ``repeat``
+    interleaved rounds: the anthropic SDK's plain call over HTTP to a server on 127.0.0.1 (``sdk``),
+    and the guard's own time when it judges inline (``inline``: its transport minus the inner one,
+    plus its judge, which runs while the SDK reads the answer)."""
+    import subprocess
+
+    import anthropic
+    import httpx2
+
+    from conformance.guard import Guard, Transport
+
+    server = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(answer)
+        server.stdin.close()
+        url = f"http://127.0.0.1:{int(server.stdout.readline())}"
+        clocks = {"outer": _Clock(), "inner": _Clock(), "judge": _Clock()}
+        guard = Guard(policy=lambda j: None)
+        guard.judge = clocks["judge"].wrap(guard.judge)  # type: ignore[method-assign]
+        inner = httpx2.HTTPTransport()
+        transport = Transport(inner, guard=guard)
+        transport.handle_request = clocks["outer"].wrap(transport.handle_request)  # type: ignore[method-assign]
+        inner.handle_request = clocks["inner"].wrap(inner.handle_request)  # type: ignore[method-assign]
+        clients = {"plain": anthropic.Anthropic(api_key="k", base_url=url, http_client=httpx2.Client()),
+                   "inline": anthropic.Anthropic(api_key="k", base_url=url,
+                                                 http_client=httpx2.Client(transport=transport))}
+        for client in clients.values():
+            client.beta.messages.create(**bodies(-1, 1)[0], betas=[BETA])
+        samples: dict[str, list[float]] = {"sdk": [], "inline": []}
+        for n in range(repeat):
+            sent = bodies(n, rounds)
+            for mode in (("plain", "inline") if n % 2 == 0 else ("inline", "plain")):
+                for clock in clocks.values():
+                    clock.seconds = 0.0
+                    clock.calls = []
+                gc.collect()
+                gc.disable()
+                try:
+                    started = time.thread_time()
+                    for body in sent:
+                        clients[mode].beta.messages.create(**body, betas=[BETA])
+                    spent = time.thread_time() - started
+                finally:
+                    gc.enable()
+                if mode == "plain":
+                    samples["sdk"].append(spent / rounds)
+                else:
+                    samples["inline"].append((clocks["outer"].seconds - clocks["inner"].seconds
+                                              + clocks["judge"].seconds) / rounds)
+        for client in clients.values():
+            client.close()
+    finally:
+        server.kill()
+        server.wait()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def report(repeat: int = 15) -> list[str]:
     """Returns the lines of the guard's overhead table and the goal's line."""
     openai_body, openai_answer = _openai_case()
@@ -260,11 +348,18 @@ def report(repeat: int = 15) -> list[str]:
         lines.append(row)
         parts.append(f"  {sdk:<10}{label:<42}{(found['inline'] - found['judging']) * 1e6:>10.0f}"
                      f"{found['decoding'] * 1e6:>9.0f}{(found['judging'] - found['decoding']) * 1e6:>8.0f}")
+    bodies, answer = _conversation_case(3_000)
+    http = over_http(bodies, answer, 50, repeat)
+    beside = ["  over HTTP to a server on 127.0.0.1 (the guard's inline time: its transport and its judge, which runs",
+              "  while the SDK reads the answer)",
+              f"  {'SDK':<10}{'body':<42}{'SDK call':>9}{'inline':>8}{'share':>7}",
+              f"  {'anthropic':<10}{'conversation from 3 KB, +1 turn a call':<42}{http['sdk'] * 1e6:>9.0f}"
+              f"{http['inline'] * 1e6:>8.0f}{http['inline'] / http['sdk']:>7.1%}"]
     under = {name: sum(s <= GOAL for s in found) for name, found in shares.items()}
     lines.append(f"goal: the guard's overhead at most {GOAL:.0%} of the SDK call. Judged inline: {under['inline']} of "
                  f"{len(cases)} rows within it; on the caller's thread with background=True: {under['caller']} of "
                  f"{len(cases)}; total CPU with background=True: {under['total']} of {len(cases)}")
-    return lines + parts
+    return lines + parts + beside
 
 
 if __name__ == "__main__":

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from ..engine.loop import cache_line, prompt_cache
-
 from collections.abc import Sequence
 
 from .._text import fit, plural
 from ..engine.invariants import CATALOG
+from ..engine.loop import cache_line, prompt_cache
 from ..engine.results import NO_OUTPUT, CheckResult, must_checked, summarize_shown, without_output
 from ..engine.command_report import Report
 
