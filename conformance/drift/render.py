@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from html import escape as e
 from typing import Any
 
+from .._html import Markup, render
 from .._markdown import cell as _cell
 from .._text import fit, plural
 from .compare import CATEGORIES
@@ -94,15 +94,10 @@ def to_json(drift: Mapping[str, Any]) -> str:
     return json.dumps(drift, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
-def html_section(drift: Mapping[str, Any]) -> str:
-    """Returns the drift section of index.html (every string escaped)."""
-    c = drift["counts"]
-    rows = "".join(
-        f'<tr><td class="cat-{e(ch["category"])}">{e(ch["category"])}</td><td><code>{e(ch["probe"])}</code></td>'
-        f'<td><code>{e(ch["path"])}</code></td><td>{e(ch["rule"])}</td>'
-        f'<td><code>{e(_short(ch.get("before")))}</code></td><td><code>{e(_short(ch.get("after")))}</code></td></tr>'
-        for ch in sorted(drift["changes"], key=lambda ch: CATEGORIES.index(ch["category"])))
-    table = (f'<table class="drift"><thead><tr><th>category</th><th>probe</th><th>path</th><th>why</th>'
-             f'<th>before</th><th>after</th></tr></thead><tbody>{rows}</tbody></table>') if rows else "<p>no changes</p>"
-    return (f'<section id="drift"><h2>Drift: {e(verdict(drift))} <small>{c["breaking"]} breaking · '
-            f'{c["additive"]} additive · {c["noise"]} noise · {len(drift["probes"])} probes</small></h2>{table}</section>')
+def html_section(drift: Mapping[str, Any]) -> Markup:
+    """Returns the drift section of index.html, rendered from ``templates/section.html.j2`` (every
+    value escaped)."""
+    changes = [(ch, _short(ch.get("before")), _short(ch.get("after")))
+               for ch in sorted(drift["changes"], key=lambda ch: CATEGORIES.index(ch["category"]))]
+    return render("conformance.drift", "section.html.j2", compact=True, verdict=verdict(drift),
+                  counts=drift["counts"], probes=len(drift["probes"]), changes=changes)

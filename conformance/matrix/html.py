@@ -1,5 +1,6 @@
 """docs/matrix.html: the peer matrix as one self-contained page in the report's style, rendered by
-Jinja2 from ``templates/matrix.html.j2`` (the page's markup; this module gives it the record's values).
+Jinja2 from ``templates/matrix.html.j2`` (the page's markup; this module gives it the record's values,
+every one escaped: ``conformance._html``).
 
 The table fits a 1400 px window (a peer's setting wraps under its name, a verdict stays on one line,
 the F-ids wrap in their column), and a legend below it says what each F-id is: the real failure a
@@ -9,10 +10,9 @@ scenario reproduces, as its spec cites it (``source.ref``, ``source.url``, ``sou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from html import escape
 from typing import Any
 
+from .._html import Markup, render
 from .rows import explain_command, verdict
 from ..report.html_style import CSS
 from ..engine.spec import Scenario
@@ -62,19 +62,6 @@ def _cited(scenario: Scenario) -> dict[str, str]:
     return {"id": scenario.id, "note": str(source.get("note", "")), "url": str(source["url"]) if source.get("url") else ""}
 
 
-@cache
-def _template() -> Any:
-    """Returns the page's template (``templates/matrix.html.j2``), values escaped by ``|h`` as
-    ``html.escape`` does."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined
-
-    environment = Environment(loader=PackageLoader("conformance.matrix", "templates"), autoescape=False,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              undefined=StrictUndefined)
-    environment.filters["h"] = lambda value: escape(str(value))
-    return environment.get_template("matrix.html.j2")
-
-
 def page(matrix: dict[str, Any], scenarios: Sequence[Scenario] | None = None) -> str:
     """Returns the HTML page of the matrix record; the F-id legend reads the ``source`` of
     ``scenarios`` (default: the shipped specs)."""
@@ -97,5 +84,5 @@ def page(matrix: dict[str, Any], scenarios: Sequence[Scenario] | None = None) ->
                        "peers": [row["peer"] for row in matrix["rows"] if fid in row.get("reproduces", [])]})
     smallest = [{"peer": row["peer"], "invariant": inv, "scenario": name, "command": explain_command(row, name)}
                 for row in matrix["rows"] for inv, name in row.get("smallest", {}).items()]
-    return str(_template().render(css=CSS + MATRIX_CSS, matrix=matrix, invariants=invariants, rows=rows,
-                                  cited=set(cited), legend=legend, smallest=smallest))
+    return str(render("conformance.matrix", "matrix.html.j2", css=Markup(CSS + MATRIX_CSS), matrix=matrix,
+                      invariants=invariants, rows=rows, cited=set(cited), legend=legend, smallest=smallest))
