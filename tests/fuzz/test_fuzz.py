@@ -90,20 +90,22 @@ def test_a_kill_counts_only_by_the_invariants_named() -> None:
 
 @pytest.mark.slow
 def test_same_seed_same_counterexample_and_another_seed_may_differ() -> None:
-    first = run_fuzz(from_callable(broken.strip_all_thinking), QUICK)
-    again = run_fuzz(from_callable(broken.strip_all_thinking), QUICK)
+    options = replace(QUICK, in_process=True)  # the seed decides, wherever the target runs
+    first = run_fuzz(from_callable(broken.strip_all_thinking), options)
+    again = run_fuzz(from_callable(broken.strip_all_thinking), options)
     assert first.scenario is not None and again.scenario is not None
     assert (first.scenario.history, first.examples) == (again.scenario.history, again.examples)
 
 
 @pytest.mark.slow
 def test_a_known_failure_is_replayed_first_from_the_example_database(tmp_path: Path) -> None:
-    options = FuzzOptions(examples=300, seed=3, database=tmp_path / "db", time_limit=2.0)
+    # in this process: the database replays the failure wherever the target runs
+    options = FuzzOptions(examples=300, seed=3, database=tmp_path / "db", time_limit=2.0, in_process=True)
     target = from_callable(broken.cap_live_task, "cap")
     found = run_fuzz(target, options)
     assert not found.passed and found.examples > 1
     assert any((tmp_path / "db").rglob("*"))
-    replayed = run_fuzz(target, FuzzOptions(examples=300, seed=99, database=tmp_path / "db", time_limit=2.0))
+    replayed = run_fuzz(target, replace(options, seed=99))
     assert replayed.examples == 1
     assert replayed.scenario is not None and found.scenario is not None
     assert replayed.scenario.history == found.scenario.history
@@ -249,7 +251,9 @@ def clear_chat_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, An
 def test_fuzz_in_a_format_catches_a_compactor_written_in_it_and_reproduces(tmp_path: Path,
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
     target = from_callable(clear_chat_tool_results, "clear_chat_tool_results")
-    options = FuzzOptions(examples=200, seed=1, database=None, format="openai-chat", idempotence=False)
+    # in this process: a format in a worker is tested below (test_fuzz_in_a_format_runs_in_a_worker)
+    options = FuzzOptions(examples=200, seed=1, database=None, format="openai-chat", idempotence=False,
+                          in_process=True)
     found = run_fuzz(target, options)
     assert not found.passed and "live.untouched-suffix" in {r.invariant for r in found.failures}
     assert found.scenario is not None and get_format("openai-chat").why_not(found.scenario.history) is None

@@ -246,10 +246,12 @@ def test_fuzzing_alone_catches_each_blind_spot_compactor_by_its_invariant(name: 
     from ..zoo import broken
 
     # only the checks that should catch it, as benchmarks/kill_rate.py counts: the search goes on past
-    # any other failure (the loop's checks, or a trailing thinking block, catch several of them first)
+    # any other failure (the loop's checks, or a trailing thinking block, catch several of them first).
+    # Called in this process, as test_fuzz's kill rate calls them: what the fuzzer finds does not
+    # depend on where the target runs (worker processes are tested in test_fuzz and test_worker)
     own = tuple(inv.id for inv in CATALOG if inv.id in broken.CAUGHT_BY[name])
     options = FuzzOptions(examples=500, seed=2, database=None, time_limit=2.0, shrink=False, undecidable=False,
-                          invariants=own)
+                          invariants=own, in_process=True)
     result = run_fuzz(from_callable(getattr(broken, name), name), options)
     assert not result.passed, f"{name} survived {result.examples} generated histories"
     caught = {r.invariant for r in result.failures}
