@@ -4,7 +4,8 @@ A ``Format`` turns an Anthropic-shaped history into the format's messages and ba
 names why a history cannot be expressed in it (``None`` when it can); for every history it can
 express, ``back(to_format(h), h) == h``. ``normalise`` collapses what the format cannot tell apart
 (a string content and one text block, say); ``back`` uses it to give an unchanged message or block
-back exactly as it was given.
+back exactly as it was given; ``see`` reads a history once for both (the reason, and what ``back``
+looks up in it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ def _identity(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Seen:
+    """A history as a format sees it (``Format.see``): ``why`` it cannot be expressed (None when it
+    can), and its messages and blocks by ``canonical`` of what the format sees, the last of each."""
+
+    why: str | None
+    messages: Mapping[str, Mapping[str, Any]]
+    blocks: Mapping[str, Block]
+
+
+@dataclass(frozen=True)
 class Format:
     """One message format: name, the SDK it was checked against, and its two converters."""
 
@@ -42,23 +53,51 @@ class Format:
     string_content_is_one_text_block: bool = False
     requires: str | None = None  # a module the format's objects come from, when it is not plain dicts
 
+    @property
+    def normalises(self) -> bool:
+        """Returns whether the format collapses anything (``normalise`` is not the identity)."""
+        return self.normalise_block is not _identity or self.string_content_is_one_text_block
+
     def why_not(self, history: History) -> str | None:
         """Returns the named reason ``history`` cannot be expressed in this format, or None."""
         found = self.reason(history)
-        if found or self.normalise_block is _identity and not self.string_content_is_one_text_block:
-            return found
-        seen: dict[str, Any] = {}  # as the format sees it -> the first item seen so
-        for i, message in enumerate(history):
+        return found if found or not self.normalises else self._read(history, clashes=True).why
+
+    def see(self, history: History) -> Seen:
+        """Returns ``history`` as this format sees it: why it cannot be expressed (None when it can;
+        two items the format cannot tell apart that differ are a reason) and, unless ``reason``
+        names one, its messages and blocks as ``back`` looks them up."""
+        found = self.reason(history)
+        return Seen(found, {}, {}) if found else self._read(history, clashes=self.normalises)
+
+    def _read(self, given: Sequence[Mapping[str, Any]], clashes: bool) -> Seen:
+        """Returns the messages and the blocks of ``given`` by ``canonical`` of how this format sees
+        them (the last of each) and, when ``clashes``, the first message or block that differs from
+        an earlier one the format cannot tell it from (else None) as the reason."""
+        messages: dict[str, Mapping[str, Any]] = {}
+        blocks: dict[str, Block] = {}
+        first: dict[str, Any] = {}  # as the format sees it -> the first message or block seen so
+        why: str | None = None
+        for i, message in enumerate(given):
+            key = canonical(self.normalise(message))
+            messages[key] = message
+            # (as seen, the message or block, the block's index); in the order the clash check reads them
+            items: list[tuple[str, Any, int | None]] = [(key, message, None)] if isinstance(message, dict) else []
             content = message.get("content")
-            for j, item in [(None, message), *enumerate(content if isinstance(content, list) else [])]:
-                if not isinstance(item, dict):
-                    continue
-                as_seen = canonical(self.normalise(item) if j is None else self.normalise_block(item))
-                first = seen.setdefault(as_seen, item)
-                if first is not item and canonical(first) != canonical(item):
-                    where = f"message {i}" if j is None else f"block {j} of message {i}"
-                    return f"{where} differs from an earlier one only in what {self.title} cannot tell apart"
-        return None
+            for j, block in enumerate(content if isinstance(content, list) else []):
+                if isinstance(block, dict):
+                    key = canonical(self.normalise_block(block))
+                    blocks[key] = block
+                    items.append((key, block, j))
+            if not clashes or why is not None:
+                continue
+            for key, item, block_index in items:
+                earlier = first.setdefault(key, item)
+                if earlier is not item and canonical(earlier) != canonical(item):
+                    where = f"message {i}" if block_index is None else f"block {block_index} of message {i}"
+                    why = f"{where} differs from an earlier one only in what {self.title} cannot tell apart"
+                    break
+        return Seen(why, messages, blocks)
 
     def normalise(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """Returns ``message`` as this format sees it (what it cannot tell apart made equal)."""
@@ -69,16 +108,16 @@ class Format:
             content = [self.normalise_block(b) if isinstance(b, dict) else b for b in content]
         return {**message, "content": content}
 
-    def back(self, items: Any, given: Sequence[Mapping[str, Any]] = ()) -> History:
+    def back(self, items: Any, given: Sequence[Mapping[str, Any]] = (), seen: Seen | None = None) -> History:
         """Returns ``items`` as an Anthropic-shaped history; a message or block the format cannot
-        tell from one in ``given`` comes back as that one. Raises ``FormatError`` on bad items."""
+        tell from one in ``given`` comes back as that one (``seen``, when passed, is ``see(given)``,
+        which then is not read again). Raises ``FormatError`` on bad items."""
         if not isinstance(items, list):
             raise FormatError(f"{article(self.title)} target must return a list, not {type(items).__name__}")
         history = self.from_format(items)
-        messages = {canonical(self.normalise(m)): m for m in given}
-        blocks = {canonical(self.normalise_block(b)): b for m in given
-                  for b in (m["content"] if isinstance(m.get("content"), list) else [])
-                  if isinstance(b, dict)}
+        if seen is None:
+            seen = self._read(given, clashes=False)
+        messages, blocks = seen.messages, seen.blocks
         out: History = []
         for message in history:
             known = messages.get(canonical(self.normalise(message))) if isinstance(message, dict) else None

@@ -29,7 +29,11 @@ class NotExpressible(Exception):
 
 def skip_reason(fmt: Format, history: History) -> str | None:
     """Returns the skip message for a history ``fmt`` cannot express, or None when it can."""
-    why = fmt.why_not(history)
+    return _skip_message(fmt, fmt.why_not(history))
+
+
+def _skip_message(fmt: Format, why: str | None) -> str | None:
+    """Returns the skip message for ``why``, ``fmt``'s reason (None when there is none)."""
     return None if why is None else f"not expressible as {fmt.title} ({fmt.name}): {why}"
 
 
@@ -185,19 +189,20 @@ class InFormat:
         if isinstance(self._target, str):
             self._target = resolve(self._target)
         fmt = self.fmt
-        why = skip_reason(fmt, history)
+        given = deep_copy(list(history))  # the messages alone, as plain data (the history may be an output)
+        seen = fmt.see(given)  # read once, for the check and for both conversions back
+        why = _skip_message(fmt, seen.why)
         if why is not None:
             raise NotExpressible(why)
-        given = deep_copy(list(history))  # the messages alone, as plain data (the history may be an output)
         items = fmt.to_format(history)
         # what tells a change the target made in place: plain items copied, a library's objects
         # written again from the history (cheaper than copying them)
         before = deep_copy(items) if fmt.requires is None else fmt.to_format(history)
         output = self._target.func(items, **params)
         if items != before:
-            history[:] = fmt.back(items, given)
+            history[:] = fmt.back(items, given, seen)
         try:
-            return FormatOutput(fmt.back(output, given), fmt, output, before)
+            return FormatOutput(fmt.back(output, given, seen), fmt, output, before)
         except FormatError as exc:
             raise FormatError(f"the output is not valid {fmt.title}: {exc}") from None
 

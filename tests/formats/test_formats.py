@@ -73,6 +73,24 @@ def test_every_expressible_history_round_trips(name: str, data: st.DataObject) -
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_history_seen_once_serves_the_check_and_the_conversion_back(name: str, data: st.DataObject) -> None:
+    fmt = get(name)
+    history = data.draw(FOR_FORMAT[name])
+    seen = fmt.see(history)
+    assert seen.why == fmt.why_not(history)
+    if seen.why is not None:
+        return
+    # what a target might return: a suffix of the history, then messages of its own
+    output = history[data.draw(st.integers(0, len(history))):] + data.draw(FOR_FORMAT[name])
+    if fmt.why_not(output) is None:
+        items = fmt.to_format(output)
+        assert repr(fmt.back(items, history, seen)) == repr(fmt.back(items, history))  # key order too
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
 def test_every_shipped_history_round_trips_or_has_a_named_reason(name: str, shipped: LoadResult) -> None:
     fmt = get(name)
     expressible = 0
@@ -106,6 +124,14 @@ def test_strings_and_single_text_blocks_the_format_cannot_tell_apart_are_not_exp
                {"role": "user", "content": [{"type": "text", "text": "same"}]}]
     assert "cannot tell apart" in str(get("bedrock").why_not(history))
     assert get("openai-chat").why_not(history) is None
+
+
+def test_seeing_a_history_names_two_items_the_format_cannot_tell_apart() -> None:
+    history = [{"role": "user", "content": "same"}, {"role": "assistant", "content": "ok"},
+               {"role": "user", "content": [{"type": "text", "text": "same"}]}]
+    for name in NAMES:
+        assert get(name).see(history).why == get(name).why_not(history), name
+    assert "message 2 differs" in str(get("bedrock").see(history).why)
 
 
 def test_shapes_match_the_sdk_field_names() -> None:
