@@ -2,9 +2,9 @@
 
 Every value a template writes is escaped as ``html.escape`` does, unless it is markup: a ``Markup``
 fragment the code built on purpose (a style sheet, a section another package renders), or a macro's
-output marked ``|safe``. A ``compact`` template
-is written as one line: its line breaks and the indentation that opens a line are for reading, so a
-space the page needs stands inside a line, never at its end.
+output marked ``|safe``. A ``compact`` template is written as one line: its line breaks and the
+indentation that opens a line are for reading, so a space the page needs stands inside a line, never
+at its end.
 """
 
 from __future__ import annotations
