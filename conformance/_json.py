@@ -41,5 +41,6 @@ def dumps(value: Any) -> bytes:
 
 
 def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    """Returns whether ``value`` is a mapping (decoded JSON's objects, or any other ``Mapping``)."""
-    return isinstance(value, Mapping)
+    """Returns whether ``value`` is a mapping (decoded JSON's objects, or any other ``Mapping``). A
+    dict is asked first: ``Mapping``'s own check takes ten times as long, on the judges' every block."""
+    return isinstance(value, dict) or isinstance(value, Mapping)

@@ -657,10 +657,11 @@ _SHOWN = 2  # loop failures quoted in a record; the rest are counted
 def _loop_failures(scenario: Scenario, obs: Observation, invariant: str) -> list[str]:
     """Returns the prefix-check failures of ``invariant`` over every mode of the loop the
     observation played, the first few in full and the rest counted."""
-    found = [p.message for p in of_pair(_loop_problems, scenario.history, obs.plays) if p.invariant == invariant]
+    found = [p for p in of_pair(_loop_problems, scenario.history, obs.plays) if p.invariant == invariant]
+    shown = [p.message for p in found[:_SHOWN]]  # (only those are written: a message names a change)
     if len(found) > _SHOWN:
-        found = found[:_SHOWN] + [f"... and {len(found) - _SHOWN} more replayed thinking blocks fail it"]
-    return found
+        shown.append(f"... and {len(found) - _SHOWN} more replayed thinking blocks fail it")
+    return shown
 
 
 def _loop_problems(history: Sequence[Any], plays: Sequence[loop.Play]) -> list[prefix_check.Problem]:

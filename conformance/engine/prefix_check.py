@@ -19,7 +19,7 @@ what was sent and what was answered alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,12 +32,28 @@ FIX = ("fix: change settled history only at a task boundary, strip reasoning fro
        "the change, or let the API compact")
 
 
-@dataclass(frozen=True)
 class Problem:
-    """A replayed thinking block that fails one part of the prefix check."""
+    """A replayed thinking block that fails one part of the prefix check: its invariant, and the
+    ``message`` saying how, written when first read (a long loop's failures are mostly counted, not
+    quoted, and naming the first change of a prefix walks both requests)."""
 
-    invariant: str
-    message: str
+    __slots__ = ("_message", "_write", "invariant")
+
+    def __init__(self, invariant: str, message: str | Callable[[], str]) -> None:
+        self.invariant = invariant
+        self._message: str | None = message if isinstance(message, str) else None
+        self._write: Callable[[], str] | None = None if isinstance(message, str) else message
+
+    @property
+    def message(self) -> str:
+        """Returns the failure in words."""
+        if self._message is None:
+            assert self._write is not None
+            self._message, self._write = self._write(), None
+        return self._message
+
+    def __repr__(self) -> str:
+        return f"Problem({self.invariant!r}, {self.message!r})"
 
 
 def _without_cache_control(value: Any) -> Any:
@@ -311,6 +327,22 @@ def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int, 
     return _is_suffix(now, then)
 
 
+def _changed(label: str, where: str, birth: Birth, request: Sequence[Any], i: int, j: int, restarted: bool,
+             walks: _Walks) -> Callable[[], str]:
+    """Returns what writes a ``thinking.prefix-unchanged`` failure: the block, its birth, and the
+    first change of what precedes it (``restarted``: a compaction block stands before it)."""
+
+    def write() -> str:
+        items, then = walks.before(request, i, j), birth.prefix(walks)
+        if restarted:
+            then = then[len(then) - len(items):]
+        return (f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
+                f".content[{birth.block}]; what precedes it changed since then: "
+                f"{_change(*_first_change(items, then), birth.step)}; {WHAT_THE_PROVIDER_DOES}; {FIX}")
+
+    return write
+
+
 def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan: _Scan, walks: _Walks,
                    ) -> list[Problem]:
     out: list[Problem] = []
@@ -333,14 +365,8 @@ def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan:
             continue
         prefix_ok = [b for b in intact if _matches(scan, b, step.request, i, j, walks)]
         if not prefix_ok:
-            birth = intact[-1]
-            items, then = walks.before(step.request, i, j), birth.prefix(walks)
-            if scan.restart != (0, 0, 0):
-                then = then[len(then) - len(items):]
             out.append(Problem("thinking.prefix-unchanged",
-                               f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
-                               f".content[{birth.block}]; what precedes it changed since then: "
-                               f"{_change(*_first_change(items, then), birth.step)}; {WHAT_THE_PROVIDER_DOES}; {FIX}"))
+                               _changed(label, where, intact[-1], step.request, i, j, scan.restart != (0, 0, 0), walks)))
             continue
         chain = scan.chain[scan.restart[2]:]
         if not any(_is_suffix(chain, b.chain) for b in prefix_ok):
