@@ -13,11 +13,11 @@ cache (``cache_use``: what each request shares with the one before it).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._json import is_mapping
 from . import transcript as tx
 
 MODES = ("stateless", "stateful")
@@ -79,6 +79,19 @@ class Play:
     cache: CacheUse = CacheUse()
 
 
+def common_prefix(a: str, b: str) -> int:
+    """Returns the length of the longest common prefix of two strings (halving it by slices, which
+    compare in C: ``os.path.commonprefix`` walks it a character at a time)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def cache_use(steps: Sequence[Step]) -> CacheUse:
     """Returns what a prompt cache reuses of each request after the first: its longest common
     prefix with the previous request, as canonical JSON message by message."""
@@ -101,7 +114,7 @@ def cache_use(steps: Sequence[Step]) -> CacheUse:
             reused = 0
             for a, b in zip(now, previous):
                 if a != b:
-                    reused += len(os.path.commonprefix([a, b]))
+                    reused += common_prefix(a, b)
                     break
                 reused += len(a)
             total += CacheUse(1, sum(map(len, now)), reused)
@@ -115,7 +128,7 @@ def answer_turns(history: Sequence[Any]) -> list[int]:
     out: list[int] = []
     seen_other = False
     for index, message in enumerate(history):
-        role = message.get("role") if isinstance(message, Mapping) else None
+        role = message.get("role") if is_mapping(message) else None
         if role == "assistant" and seen_other:
             out.append(index)
         elif role != "assistant":
@@ -171,12 +184,12 @@ def cache_line(by_mode: Mapping[str, CacheUse]) -> str:
 
 def content_blocks(message: Any) -> list[Any]:
     """Returns a message's blocks (``transcript.blocks``); what is not a message has none."""
-    return tx.blocks(message) if isinstance(message, Mapping) else []
+    return tx.blocks(message) if is_mapping(message) else []
 
 
 def block_kind(block: Any) -> Any:
     """Returns a block's ``type`` (``None`` for what is not a mapping)."""
-    return block.get("type") if isinstance(block, Mapping) else None
+    return block.get("type") if is_mapping(block) else None
 
 
 def is_thinking(block: Any) -> bool:

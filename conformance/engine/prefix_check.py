@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._json import is_mapping
 from . import transcript as tx
 from .loop import Play, Step, answer_turns, block_kind, content_blocks, is_thinking
 
@@ -57,7 +58,7 @@ class Problem:
 
 
 def _without_cache_control(value: Any) -> Any:
-    if isinstance(value, Mapping):
+    if is_mapping(value):
         return {k: _without_cache_control(v) for k, v in value.items() if k != "cache_control"}
     if isinstance(value, list):
         return [_without_cache_control(v) for v in value]
@@ -104,7 +105,7 @@ def _walk(messages: Sequence[Any]) -> Iterator[tuple[int, int, Any, _Walk]]:
     """Yields ``(message, block, block, walk)`` for every block, ``walk`` holding what precedes it."""
     walk = _Walk()
     for i, message in enumerate(messages):
-        role = message.get("role") if isinstance(message, Mapping) else None
+        role = message.get("role") if is_mapping(message) else None
         opened = False
         for j, block in enumerate(content_blocks(message)):
             yield i, j, block, walk
@@ -180,7 +181,7 @@ _Event = tuple[Any, ...]
 
 def _events(message: Any) -> tuple[_Event, ...]:
     out: list[_Event] = []
-    role = message.get("role") if isinstance(message, Mapping) else None
+    role = message.get("role") if is_mapping(message) else None
     run_hash, run_len, opened = 0, 0, False
     for j, block in enumerate(content_blocks(message)):
         if is_thinking(block):

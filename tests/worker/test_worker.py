@@ -135,11 +135,15 @@ def test_maxfail_stops_after_that_many_failing_scenarios(tiny: list[Scenario], m
 
 @pytest.mark.slow
 def test_parallel_results_and_reports_equal_the_serial_run(shipped: LoadResult, tmp_path: Path) -> None:
-    scenarios = shipped.scenarios
+    families: dict[str, list[Scenario]] = {}
+    for scenario in shipped.scenarios:  # the first three of every family: how items are split and merged
+        families.setdefault(scenario.family, []).append(scenario)  # is what is tested, not each scenario
+    scenarios = [s for found in families.values() for s in found[:3]]
+    assert len(families) > 10 and len(scenarios) > 30
     targets = [resolve("conformance_reference:compact"), from_callable(broken.essay_whitelist, "essay")]
     reports = {jobs: run(targets, scenarios, options=RunOptions(jobs=jobs)) for jobs in (1, 2)}
     in_process = run(targets, scenarios, options=RunOptions(in_process=True))
-    assert reports[1].results == reports[2].results == in_process.results
+    assert reports[1].failures() and reports[1].results == reports[2].results == in_process.results
     assert terminal.render(reports[1]) == terminal.render(reports[2])
     for jobs, report in reports.items():
         jsonfile.write(tmp_path / f"{jobs}.json", report)
