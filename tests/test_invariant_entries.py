@@ -18,7 +18,13 @@ def test_the_catalog_is_built_on_the_entries_in_their_order() -> None:
         for f in fields(Entry):
             if f.name != "check":
                 assert getattr(inv, f.name) == getattr(entry, f.name), (entry.id, f.name)
-        assert inv.check is getattr(invariants, entry.check_name) and callable(inv.check)
+        assert inv.check is invariants.CHECKS[entry.id] and callable(inv.check)
+    assert set(invariants.CHECKS) == INVARIANT_IDS  # every check is bound to one entry, by its id
+
+
+def test_an_entry_without_a_check_is_refused_by_name() -> None:
+    with pytest.raises(LookupError, match="no.such-invariant has no check"):
+        invariants._built(Entry("no.such-invariant", "MUST", "A statement."))
 
 
 PREFIX = {"thinking.replayed-intact", "thinking.prefix-unchanged", "thinking.chain-unbroken"}

@@ -1,5 +1,5 @@
-"""The invariant catalog as plain data: each invariant's id, level, one-line statement, the name
-of its check in ``conformance.engine.invariants``, and how the runner treats it.
+"""The invariant catalog as plain data: each invariant's id, level, one-line statement, and how
+the runner treats it (its check is bound to the id in ``conformance.engine.invariants``).
 
 This is the one place an invariant is named. The spec loader reads the ids from here (it cannot
 import ``invariants``, which imports the spec layer); ``invariants`` builds its catalog on these
@@ -15,8 +15,7 @@ from .results import Level
 
 @dataclass(frozen=True)
 class Entry:
-    """One invariant. ``check_name`` names its function in ``conformance.engine.invariants``. The flags say how
-    the runner records it:
+    """One invariant. The flags say how the runner records it:
 
     - ``needs_output``: not run when the call gave no output (a skip naming the crash), nor when the
       output is unreadable (a skip naming the guard);
@@ -36,7 +35,6 @@ class Entry:
     id: str
     level: Level
     statement: str
-    check_name: str
     needs_output: bool = True
     reports_crash: bool = False
     guards_output: bool = False
@@ -49,74 +47,68 @@ class Entry:
 ENTRIES: tuple[Entry, ...] = (
     Entry("call.completes", "MUST", "The target returns within the time limit without raising, "
           "unless the scenario allows a refusal; a programming error (IndexError, KeyError, TypeError...) "
-          "is a crash, never a refusal.", check_name="call_completes", needs_output=False, reports_crash=True),
+          "is a crash, never a refusal.", needs_output=False, reports_crash=True),
     Entry("input.unmutated", "MUST", "The history passed in is left exactly as it was, as JSON: types kept "
-          "(0, 0.0 and false differ).", check_name="input_unmutated", needs_output=False, lists_mutation=True),
+          "(0, 0.0 and false differ).", needs_output=False, lists_mutation=True),
     Entry("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
           "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
           "every tool result with a tool_use_id; defects the input already had aside; at most twice the input's "
-          "messages and 16 more.", check_name="output_well_formed", guards_output=True),
+          "messages and 16 more.", guards_output=True),
     Entry("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
-          "block and field, in order, as JSON with types kept.", check_name="live_untouched_suffix"),
+          "block and field, in order, as JSON with types kept."),
     Entry("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "
-          "just before it.", check_name="results_answer_previous"),
+          "just before it."),
     Entry("tools.uses-answered-next", "MUST", "Every tool use before the last message is answered in the "
-          "next message.", check_name="uses_answered_next"),
+          "next message."),
     Entry("tools.unanswered-kept", "MUST", "Every call the scenario declares unanswered in the task in "
-          "flight comes back unchanged; one the history ends on stays in the output's last assistant turn.",
-          check_name="unanswered_kept"),
+          "flight comes back unchanged; one the history ends on stays in the output's last assistant turn."),
     Entry("tools.results-first", "MUST", "In a message with tool results, the results come before any "
-          "other block.", check_name="results_first"),
+          "other block."),
     Entry("reasoning.kept-intact", "MUST", "Every reasoning block in the output is byte-identical to one "
-          "of the input.", check_name="reasoning_kept_intact"),
+          "of the input."),
     Entry("tools.server-results-kept", "MUST", "Every server tool use in the output keeps its result "
           "(any block whose tool_use_id names it, whatever its type) after it in the same assistant message "
           "or in the continuation just after it, and every such result has its use there; pairs the input "
-          "already left open aside.", check_name="server_results_kept"),
+          "already left open aside."),
     Entry("tools.caller-use-kept", "MUST", "Every client tool use whose `caller` names a server tool use "
           "(`caller.tool_id`: a call made by code the server ran, programmatic tool calling) has that server "
           "tool use before it in the output (the provider refuses a call whose source tool is not found); "
-          "calls the input already left without it aside.", check_name="caller_use_kept"),
+          "calls the input already left without it aside."),
     Entry("opaque.kept-intact", "MUST", "Every opaque block the provider owns in the output (compaction, "
           "redacted_thinking, any other block holding encrypted_content or a signature outside a tool input, "
           "or a top-level data string) "
-          "is byte-identical to one of the input, with or without an id.", check_name="opaque_kept_intact"),
-    Entry("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed.",
-          check_name="reasoning_live_preserved"),
+          "is byte-identical to one of the input, with or without an id."),
+    Entry("reasoning.live-preserved", "MUST", "No reasoning block of the task in flight is removed."),
     Entry("assistant.no-trailing-reasoning", "MUST", "No rewritten assistant message ends with a reasoning "
-          "block.", check_name="no_trailing_reasoning"),
+          "block."),
     Entry("assistant.reasoning-leads", "MUST", "A rewritten assistant message that holds reasoning opens "
-          "with it.", check_name="reasoning_leads"),
+          "with it."),
     Entry("thinking.replayed-intact", "MUST", "In the agent loop (the target called before every assistant "
           "turn, stateless and stateful), every thinking block a request sends back is byte-identical to one the "
-          "model produced earlier in the conversation.", check_name="thinking_replayed_intact",
-          needs_output=False, loop=True, prefix_check=True),
+          "model produced earlier in the conversation.", needs_output=False, loop=True, prefix_check=True),
     Entry("thinking.prefix-unchanged", "MUST", "In the agent loop, what precedes a replayed thinking block "
           "(every earlier message and the blocks before it; key order, cache_control and reasoning aside) is what "
           "preceded it in the request that produced it; after a compaction block, only what follows it is "
-          "compared.", check_name="thinking_prefix_unchanged",
-          needs_output=False, loop=True, prefix_check=True),
+          "compared.", needs_output=False, loop=True, prefix_check=True),
     Entry("thinking.chain-unbroken", "MUST", "In the agent loop, the thinking blocks before a replayed one are "
           "an unbroken tail of those that preceded it when it was produced: leading ones may go, none from the "
-          "middle, none put back.", check_name="thinking_chain_unbroken",
-          needs_output=False, loop=True, prefix_check=True),
+          "middle, none put back.", needs_output=False, loop=True, prefix_check=True),
     Entry("loop.every-call", "MUST", "Where a scenario declares where every task begins (truth.tasks), every "
           "one-call MUST invariant holds at every call of the agent loop too, stateless and stateful, each call "
-          "judged with the truth of its own task.", check_name="every_call", needs_output=False, loop=True),
+          "judged with the truth of its own task.", needs_output=False, loop=True),
     Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
           "given the harness's recording stand-in) never gives it reasoning: no prompt holds the text of a "
           "thinking block or the data of a redacted_thinking block (the provider refuses it as reasoning "
-          "extraction, and it is a way out for reasoning).", check_name="summary_no_reasoning"),
+          "extraction, and it is a way out for reasoning)."),
     Entry("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
-          "reasoned, the output ends on that turn unchanged.", check_name="latest_turn_intact"),
+          "reasoned, the output ends on that turn unchanged."),
     Entry("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "
-          "reasoning, known type or not.", check_name="no_silent_drop"),
-    Entry("blocks.fields-preserved", "SHOULD", "A block that is kept keeps every field it had.",
-          check_name="fields_preserved"),
+          "reasoning, known type or not."),
+    Entry("blocks.fields-preserved", "SHOULD", "A block that is kept keeps every field it had."),
     Entry("output.idempotent", "SHOULD", "Compacting the output again returns it unchanged.",
-          check_name="idempotent", second_call=True),
+          second_call=True),
     Entry("reference.exact-output", "REFERENCE", "The reference returns exactly the output (or raises "
-          "exactly the error) the scenario states.", check_name="reference_exact", needs_output=False),
+          "exactly the error) the scenario states.", needs_output=False),
 )
 
 INVARIANT_IDS: frozenset[str] = frozenset(entry.id for entry in ENTRIES)

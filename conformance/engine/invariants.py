@@ -23,6 +23,18 @@ from .redaction import secrets_in
 from .wellformed import new_malformations
 
 Check = Callable[[Scenario, Observation], list[str]]
+CHECKS: dict[str, Check] = {}  # an invariant's id -> its check, bound where the check is defined
+
+
+def checks(invariant: str) -> Callable[[Check], Check]:
+    """Returns a decorator that makes the function it decorates the check of the catalog entry
+    ``invariant`` (``invariant_entries.ENTRIES``), and returns it unchanged."""
+
+    def bind(check: Check) -> Check:
+        CHECKS[invariant] = check
+        return check
+
+    return bind
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,7 @@ def _malformations_list(history: Sequence[Any], output: Any) -> list[tuple[str, 
 
 # --- the checks --------------------------------------------------------------------------------
 
+@checks("call.completes")
 def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
     if obs.timed_out:
         return [f"the call hung: {obs.error}"]
@@ -96,6 +109,7 @@ def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
     return []
 
 
+@checks("output.well-formed")
 def output_well_formed(scenario: Scenario, obs: Observation) -> list[str]:
     return [problem if not where else f"output{where} {problem}"
             for where, problem, _ in _new_malformations(scenario, obs)]
@@ -110,10 +124,12 @@ def output_unreadable(scenario: Scenario, obs: Observation) -> bool:
         return True
 
 
+@checks("input.unmutated")
 def input_unmutated(scenario: Scenario, obs: Observation) -> list[str]:
     return ["the target changed the history it was given"] if obs.mutated else []
 
 
+@checks("live.untouched-suffix")
 def live_untouched_suffix(scenario: Scenario, obs: Observation) -> list[str]:
     live = scenario.live_span
     out = _output(obs)
@@ -328,11 +344,11 @@ def _callers_missing(messages: Sequence[Any]) -> dict[str, str]:
     return problems
 
 
-results_answer_previous = _introduced(_orphan_results)
-server_results_kept = _introduced(_server_pair_problems)
-caller_use_kept = _introduced(_callers_missing)
-uses_answered_next = _introduced(_unanswered_uses)
-results_first = _introduced(_results_not_first)
+results_answer_previous = checks("tools.results-answer-previous")(_introduced(_orphan_results))
+server_results_kept = checks("tools.server-results-kept")(_introduced(_server_pair_problems))
+caller_use_kept = checks("tools.caller-use-kept")(_introduced(_callers_missing))
+uses_answered_next = checks("tools.uses-answered-next")(_introduced(_unanswered_uses))
+results_first = checks("tools.results-first")(_introduced(_results_not_first))
 
 
 def _unmatched(wanted: Iterable[tuple[int, int, Mapping[str, Any], str]],
@@ -401,15 +417,18 @@ def _kept_intact(scenario: Scenario, obs: Observation, select: Callable[[Sequenc
             for i, j, block in _unmatched(wanted, pool)]
 
 
+@checks("reasoning.kept-intact")
 def reasoning_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
     return _kept_intact(scenario, obs, tx.reasoning_blocks, _is_reasoning_block, "reasoning block of the input")
 
 
+@checks("opaque.kept-intact")
 def opaque_kept_intact(scenario: Scenario, obs: Observation) -> list[str]:
     return _kept_intact(scenario, obs, tx.opaque_blocks, tx.is_opaque, "opaque block of the input "
                         "(compaction, encrypted content, signatures are sent back verbatim)")
 
 
+@checks("reasoning.live-preserved")
 def reasoning_live_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     start = scenario.truth.live_start
     keys = of_history(_keys_of, scenario.history)
@@ -432,17 +451,20 @@ def _rewritten_assistant_turns(scenario: Scenario, obs: Observation,
                 yield i, content
 
 
+@checks("assistant.no-trailing-reasoning")
 def no_trailing_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
     return [f"output[{i}] ends with {article(str(content[-1].get('type')))} block"
             for i, content in _rewritten_assistant_turns(scenario, obs, lambda c: tx.is_reasoning(c[-1]))]
 
 
+@checks("assistant.reasoning-leads")
 def reasoning_leads(scenario: Scenario, obs: Observation) -> list[str]:
     return [f"output[{i}] holds reasoning but opens with {tx.describe_block(content[0])}"
             for i, content in _rewritten_assistant_turns(
                 scenario, obs, lambda c: any(tx.is_reasoning(b) for b in c) and not tx.is_reasoning(c[0]))]
 
 
+@checks("reasoning.latest-turn-intact")
 def latest_turn_intact(scenario: Scenario, obs: Observation) -> list[str]:
     history = scenario.history
     last_turn = next((i for i in range(len(history) - 1, -1, -1) if history[i].get("role") != "system"), None)
@@ -497,6 +519,7 @@ def _source_message(message: Mapping[str, Any], message_keys: list[str], history
     return min(ranked)[2] if ranked else None
 
 
+@checks("blocks.no-silent-drop")
 def no_silent_drop(scenario: Scenario, obs: Observation) -> list[str]:
     history = scenario.history
     input_keys, by_block = of_history(_keys_of, history), of_history(_by_block, history)
@@ -533,6 +556,7 @@ def _identity(block: Mapping[str, Any]) -> tuple[Any, str, str] | None:
     return None
 
 
+@checks("blocks.fields-preserved")
 def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
     out = _output(obs)
     output_keys = of_history(_keys_of, out)
@@ -575,6 +599,7 @@ def fields_preserved(scenario: Scenario, obs: Observation) -> list[str]:
             for line in (head, *("  " + d for d in diff))]
 
 
+@checks("output.idempotent")
 def idempotent(scenario: Scenario, obs: Observation) -> list[str]:
     second = obs.second
     if second is None:
@@ -608,6 +633,7 @@ def _declared_calls(scenario: Scenario) -> Iterator[tuple[int, int, Mapping[str,
                 yield i, j, block
 
 
+@checks("tools.unanswered-kept")
 def unanswered_kept(scenario: Scenario, obs: Observation) -> list[str]:
     out = _output(obs)
     pending_at, last = _last_turn(scenario.history), _last_turn(out)
@@ -631,6 +657,7 @@ def unanswered_kept(scenario: Scenario, obs: Observation) -> list[str]:
     return problems
 
 
+@checks("reference.exact-output")
 def reference_exact(scenario: Scenario, obs: Observation) -> list[str]:
     expect = scenario.expect
     if expect.reference_raises is not None:
@@ -668,14 +695,17 @@ def _loop_problems(history: Sequence[Any], plays: Sequence[loop.Play]) -> list[p
     return [p for played in plays for p in prefix_check.prefix_problems(history, played)]
 
 
+@checks("thinking.replayed-intact")
 def thinking_replayed_intact(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.replayed-intact")
 
 
+@checks("thinking.prefix-unchanged")
 def thinking_prefix_unchanged(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.prefix-unchanged")
 
 
+@checks("thinking.chain-unbroken")
 def thinking_chain_unbroken(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.chain-unbroken")
 
@@ -702,6 +732,7 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
             yield step, given, start
 
 
+@checks("loop.every-call")
 def every_call(scenario: Scenario, obs: Observation) -> list[str]:
     if not scenario.truth.tasks:
         return []
@@ -742,6 +773,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+@checks("summary.no-reasoning")
 def summary_no_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
     if not obs.summarized:
         return []
@@ -758,10 +790,14 @@ def summary_no_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
 
 
 def _built(entry: Entry) -> Invariant:
-    """Returns the catalog entry with its check function (named by ``entry.check_name`` in this module)."""
-    return Invariant(**{f.name: getattr(entry, f.name) for f in fields(Entry)}, check=globals()[entry.check_name])
+    """Returns the catalog entry with its check; raises ``LookupError`` when no check is bound to its id."""
+    if entry.id not in CHECKS:
+        raise LookupError(f"the invariant {entry.id} has no check (@checks({entry.id!r}) on its function)")
+    return Invariant(**{f.name: getattr(entry, f.name) for f in fields(Entry)}, check=CHECKS[entry.id])
 
 
+if set(CHECKS) - {entry.id for entry in ENTRIES}:
+    raise LookupError(f"checks bound to no catalog entry: {sorted(set(CHECKS) - {e.id for e in ENTRIES})}")
 CATALOG: tuple[Invariant, ...] = tuple(_built(entry) for entry in ENTRIES)
 BY_ID: dict[str, Invariant] = {inv.id: inv for inv in CATALOG}
 CRASH_CHECK: Invariant = BY_ID[the_one("reports_crash").id]  # the check of the call itself
