@@ -209,6 +209,30 @@ def test_input_just_over_one_range_is_cut_so_that_every_worker_gets_ranges(monke
     assert run.range_size(just_over, 2) == 4096  # the variable is the size itself
 
 
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers are forks")
+def test_a_worker_whose_task_raises_fails_the_run_naming_its_file(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.provider.analyze.engines import tasks
+    from conformance.provider.analyze.engines.local import WorkerFailed, run_tasks
+
+    read = tasks._items
+
+    def broken(task: Task) -> Any:  # a judge's bug, in the worker (a fork: it has this patch)
+        if "broken" in task.path:
+            raise ZeroDivisionError("a bug")
+        return read(task)
+
+    monkeypatch.setattr(tasks, "_items", broken)
+    files = []
+    for name in ("a.jsonl", "broken.jsonl", "c.jsonl"):
+        files.append(tmp_path / name)
+        files[-1].write_text(_line("https://api.anthropic.com/v1/messages", request([user("hi")]), message("ok")) + "\n")
+    with pytest.raises(WorkerFailed, match="broken.jsonl: the worker failed: ZeroDivisionError: a bug"):
+        list(run_tasks([Task(str(f)) for f in files], 2))
+    assert [f.interactions for f in run_tasks([Task(str(files[0])), Task(str(files[2]))], 2)
+            if isinstance(f, FileEnd)] == [1, 1]
+
+
 def test_the_progress_bar_shows_on_a_terminal_only() -> None:
     import io
 

@@ -9,8 +9,8 @@ The parent sees one ``Event`` per job: ``done`` (the job's return value), ``fail
 a harness error), ``timeout`` (a call ran past its limit) or ``died`` (the worker process ended).
 This module knows nothing of scenarios or checks; ``worker.jobs`` is the loop ``run``, ``fuzz`` and
 ``egress`` send their calls of targets through. Every other process the suite starts comes from
-here too: ``beside`` (one function in a process of its own, e.g. the provider replay) and
-``process_pool`` (a pure function over many inputs, e.g. ``analyze``).
+here too: ``beside`` (one function in a process of its own, e.g. the provider replay), and a
+``Pool(forked=True)`` runs a pure function over many inputs (``analyze``) in forks of this process.
 """
 
 from __future__ import annotations
@@ -318,15 +318,6 @@ def _beside_context() -> multiprocessing.context.BaseContext:
     return _context()
 
 
-def process_pool(jobs: int) -> ProcessPoolExecutor:
-    """Returns an executor of up to ``jobs`` processes for a pure function over plain data (no target
-    code, so no time limit and no output capture: ``analyze``'s judging of line ranges), forked from
-    this one where the platform can (nothing to import again), else started as workers are."""
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork") if "fork" in methods else _context()
-    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context)
-
-
 _executors: list[ProcessPoolExecutor] = []
 _beside: dict[int, tuple[Future[Any], list[Any]]] = {}  # id of a future of ``beside`` -> it, the process running it
 _pools: weakref.WeakSet[Pool] = weakref.WeakSet()
@@ -498,12 +489,18 @@ class _Worker:
 
 
 class Pool:
-    """Up to ``jobs`` worker processes; ``submit`` a job to a free one, ``wait`` for events."""
+    """Up to ``jobs`` worker processes; ``submit`` a job to a free one, ``wait`` for events.
 
-    def __init__(self, jobs: int, memory_limit: int | None = None) -> None:
+    ``forked``: the workers are forks of this process where the platform can fork, for a pure
+    function over plain data that calls no target (``analyze``'s judging of line ranges): they hold
+    what this process imported, so nothing is imported again. Else they come from the fork server,
+    which imports only the harness, so that a target's imports start clean."""
+
+    def __init__(self, jobs: int, memory_limit: int | None = None, *, forked: bool = False) -> None:
         self.jobs = max(1, jobs)
         self.memory_limit = memory_limit
-        self._ctx = _context()
+        fork = forked and "fork" in multiprocessing.get_all_start_methods()
+        self._ctx = multiprocessing.get_context("fork") if fork else _context()
         self._workers: list[_Worker] = []
         _pools.add(self)
 
