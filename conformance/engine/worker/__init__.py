@@ -237,9 +237,12 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
         except Exception as exc:  # noqa: BLE001 - a job that does not unpickle here
             conn.send(("failed", key, f"the job could not be loaded in the worker: {type(exc).__name__}: {exc}"))
             continue
+        del message, job  # (what a job was sent and gave back is not held while the next runs)
         try:
             value = fn(*args)
+            del fn, args
             conn.send(("done", key, value))
+            del value
         except BaseException as exc:  # noqa: BLE001 - a job's failure is reported, not fatal
             text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-4))
             try:
