@@ -44,6 +44,15 @@ FIGURES: dict[str, tuple[list[str] | str, bool]] = {
     "first run (no spec cache)": (["run", "--no-provider"], True),
     "loading 10^5 messages (YAML)": ("from conformance import load_file\nload_file(__import__('pathlib').Path({spec!r}))",
                                      True),
+    # the guard's judge alone, on calls that each open a conversation (3 KB, decoded whole: the
+    # costliest row of benchmarks/bench_guard.py), 10^5 calls over 1,000 bodies
+    "the guard judging 10^5 calls": (
+        "import json\nfrom benchmarks.bench_guard import _anthropic_case, _fresh\nfrom conformance.guard import Guard\n"
+        "sent = [json.dumps(b, separators=(',', ':')).encode() for b in _fresh(3000)(0, 1000)]\n"
+        "answer = _anthropic_case(3000)[1]\nguard = Guard(policy=lambda judged: None)\n"
+        "for _ in range(100):\n    for body in sent:\n"
+        "        guard.judge('http://127.0.0.1:9/v1/messages', 'POST', body, answer, 200, 'application/json')",
+        False),
 }
 
 # name -> (what it is, where it lives, the figure it is measured on, the lines that switch it off;
@@ -60,6 +69,10 @@ PIECES = {
     "facts memo": ("the checks' shared facts of a history computed once", "engine/_memo.py", "run --no-provider",
                    "import conformance.engine.invariants as m\nm.of_history = lambda fact, h: fact(h)\n"
                    "m.of_pair = lambda fact, a, b: fact(a, b)"),
+    "is_mapping asks dict first": ("`_json.is_mapping` tries `isinstance(x, dict)` before the Mapping ABC's check",
+                                   "_json.py", "the guard judging 10^5 calls",
+                                   "import conformance._json as m\n"
+                                   "m.is_mapping.__code__ = (lambda value: isinstance(value, Mapping)).__code__"),
 }
 
 # Pieces that moved their figure by less than a tenth, removed after the commit where they were
