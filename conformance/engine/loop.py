@@ -13,6 +13,7 @@ cache (``cache_use``: what each request shares with the one before it).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -79,19 +80,6 @@ class Play:
     cache: CacheUse = CacheUse()
 
 
-def common_prefix(a: str, b: str) -> int:
-    """Returns the length of the longest common prefix of two strings (halving it by slices, which
-    compare in C: ``os.path.commonprefix`` walks it a character at a time)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
 def cache_use(steps: Sequence[Step]) -> CacheUse:
     """Returns what a prompt cache reuses of each request after the first: its longest common
     prefix with the previous request, as canonical JSON message by message."""
@@ -114,7 +102,7 @@ def cache_use(steps: Sequence[Step]) -> CacheUse:
             reused = 0
             for a, b in zip(now, previous):
                 if a != b:
-                    reused += common_prefix(a, b)
+                    reused += len(os.path.commonprefix([a, b]))
                     break
                 reused += len(a)
             total += CacheUse(1, sum(map(len, now)), reused)
