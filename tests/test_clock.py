@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance import from_callable, resolve
-from conformance.engine.clock import CallTime, busy_note, join_within, runqueue_seconds
+from conformance.engine.clock import CallTime, busy_note, call_within, runqueue_seconds
 from conformance.engine.runner import RunOptions, run
 from conformance.engine.spec import Scenario, load_file
 from conformance.engine.target import call_guarded
@@ -83,7 +83,7 @@ def test_a_target_that_spins_past_the_limit_is_still_given_up() -> None:
             pass
 
     try:
-        timing = join_within(threading.Thread(target=spin, daemon=True), 0.3)
+        timing, _ = call_within(spin, 0.3)
     finally:
         stop.set()
     assert not timing.finished and timing.wall < 0.3 + timing.waited + 1.0
@@ -97,7 +97,7 @@ def test_the_allowance_is_reported_as_it_grows(tmp_path: Path, monkeypatch: pyte
     def work() -> None:
         import imports_reported_library  # noqa: F401 - the import is what is timed
 
-    timing = join_within(threading.Thread(target=work, daemon=True), 0.2, on_allowance=heard.append)
+    timing, _ = call_within(work, 0.2, on_allowance=heard.append)
     assert timing.finished and timing.imports >= 0.6
     assert heard and heard == sorted(heard) and heard[-1] >= 0.2
 
@@ -141,3 +141,36 @@ def test_a_target_whose_import_fails_shows_its_frames_not_the_import_timers(
     obs = call_guarded(resolve("fails_at_import:compact"), tiny[0].history, {}, 5.0)
     assert obs.error_type == "ValueError" and obs.error_traceback is not None
     assert "fails_at_import_library.py" in obs.error_traceback and clock.__file__ not in obs.error_traceback
+
+
+def test_a_thread_whose_call_ended_in_time_runs_the_next_call() -> None:
+    seen: list[int] = []
+    first, thread = call_within(lambda: seen.append(threading.get_ident()), 5.0)
+    second, again = call_within(lambda: seen.append(threading.get_ident()), 5.0)
+    assert first.finished and second.finished
+    assert thread is again and seen == [thread.ident, thread.ident] and thread.ident != threading.get_ident()
+
+
+def test_a_thread_given_up_on_runs_no_other_call_and_ends_with_its_own() -> None:
+    release = threading.Event()
+    stuck, thread = call_within(lambda: release.wait(10), 0.1)
+    try:
+        assert not stuck.finished and thread.is_alive()
+        later, other = call_within(lambda: None, 5.0)
+        assert later.finished and other is not thread
+    finally:
+        release.set()
+    thread.join(5.0)
+    assert not thread.is_alive()
+
+
+def test_a_forked_child_runs_its_calls_on_threads_of_its_own() -> None:
+    import os
+
+    call_within(lambda: None, 5.0)  # a thread of this process waits for the next call
+    child = os.fork()
+    if child == 0:  # (the parent's waiting thread does not exist here)
+        timing, _ = call_within(lambda: None, 2.0)
+        os._exit(0 if timing.finished else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,7 +21,7 @@ from ..engine.results import CheckResult, Outcome
 from ..engine.target import DEFAULT_TIME_LIMIT, Target, resolve
 from ..engine.tracebacks import stack_of, target_traceback
 from ..engine.transcript import canonical
-from ..engine.clock import join_within
+from ..engine.clock import call_within
 from ..engine.worker import Event, default_jobs, output_captured
 from ..engine.worker.jobs import failure_reason, resolved, run_items, window
 from .canaries import Canary, find_in
@@ -116,8 +115,7 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
             box["exc"] = exc
             box["tb"] = target_traceback(exc)
 
-    worker = threading.Thread(target=call, name=f"serializer:{target.name}", daemon=True)
-    timing = join_within(worker, time_limit)  # first imports and CPU waits not counted
+    timing, worker = call_within(call, time_limit, f"serializer:{target.name}")  # first imports and CPU waits not counted
     if not timing.finished:
         return Served(error=f"{NO_PAYLOAD} {time_limit:g} s"), {"traceback": stack_of(worker, __file__)}
     mutated = canonical(plain(given)) != before

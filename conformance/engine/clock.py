@@ -1,6 +1,7 @@
 """The time a call of target code is held to: its own, not the machine's.
 
-A call runs in a thread of its own; its time limit counts the seconds that thread could have used,
+A call runs in a thread of its own (one whose last call ended in time waits for the next, so a run
+of many calls does not start a thread for each); its time limit counts the seconds that thread could have used,
 less the two kinds of time that say nothing about the target: the seconds it waited for a CPU (the
 machine was busy with other work; read from Linux's per-thread scheduler statistics) and the
 seconds it spent importing modules (a worker's first call of a target imports its library). A
@@ -11,6 +12,7 @@ its limit; the two allowances together never add more than ``EXTENSION_CAP`` sec
 from __future__ import annotations
 
 import importlib._bootstrap as _bootstrap
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -84,51 +86,128 @@ def runqueue_seconds(native_id: int | None, process: int | str = "self") -> floa
         return 0.0
 
 
-# Who hears the seconds a call's limit grew by (``join_within``'s ``on_allowance`` when it is given
+# Who hears the seconds a call's limit grew by (``call_within``'s ``on_allowance`` when it is given
 # none): a worker process sets it to tell its parent, whose own clock on the call must grow alike
 allowance_listener: Callable[[float], None] | None = None
 
+IDLE_CALLERS = 4  # threads kept waiting for the next call once theirs ended in time
 
-def join_within(thread: threading.Thread, limit: float,
-                on_allowance: Callable[[float], None] | None = None) -> CallTime:
-    """Starts ``thread`` (not started yet) and returns once it ends or its own time reaches
-    ``limit`` (see the module's docstring); ``on_allowance(seconds)`` (by default
-    ``allowance_listener``, when set) hears the seconds added to the limit so far, each time they grew."""
+
+class _Caller(threading.Thread):
+    """A daemon thread that runs the calls handed to it one at a time. It waits for the next one as
+    long as each ends within its limit; one given up on ends with its call (if ever)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self._go, self.done = threading.Lock(), threading.Lock()
+        self._go.acquire()
+        self.done.acquire()
+        self.call: Callable[[], None] | None = None
+        self.abandoned = False
+        self.imports = [0.0, 0, 0.0]  # ``_watched``'s entry of this thread
+        self._stat = -1  # this thread's scheduler statistics, kept open
+
+    def give(self, call: Callable[[], None]) -> None:
+        """Hands ``call`` to the thread (which must be idle): it starts at once."""
+        self.call, self.imports[0] = call, 0.0
+        if self.is_alive():
+            self._go.release()
+        else:
+            self.start()
+
+    def wake(self) -> None:
+        """Lets the thread go on past its wait for a call (with none: it ends, once abandoned)."""
+        self._go.release()
+
+    def run(self) -> None:
+        _watched[threading.get_ident()] = self.imports
+        try:
+            self._stat = os.open(f"/proc/self/task/{threading.get_native_id()}/schedstat", os.O_RDONLY)
+        except OSError:
+            pass  # (not Linux: no CPU wait is allowed for)
+        try:
+            while True:
+                call, self.call = self.call, None
+                try:
+                    if call is not None:
+                        call()  # (it catches what the target raises)
+                finally:
+                    self.done.release()
+                if self.abandoned:
+                    return
+                self._go.acquire()
+        finally:
+            _watched.pop(threading.get_ident(), None)
+            if self._stat >= 0:
+                os.close(self._stat)
+
+    def runqueue(self) -> float:
+        """Returns the seconds this thread has waited for a CPU so far (0 where the system does not say)."""
+        if self._stat < 0:
+            return runqueue_seconds(self.native_id)
+        try:
+            return int(os.pread(self._stat, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+
+_idle: list[_Caller] = []
+_idle_lock = threading.Lock()
+
+
+def _forget_callers() -> None:
+    """In a forked child, the parent's threads do not exist: none of them is handed a call."""
+    global _idle_lock
+    _idle.clear()
+    _idle_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_callers)
+
+
+def call_within(call: Callable[[], None], limit: float, name: str = "call",
+                on_allowance: Callable[[float], None] | None = None) -> tuple[CallTime, threading.Thread]:
+    """Runs ``call`` on a thread of its own (one whose last call ended in time is reused) and returns
+    once it ends or its own time reaches ``limit`` (see the module's docstring): how long it took,
+    and the thread that ran it (where it is stuck, when it did not finish). ``call`` must catch what
+    it raises. ``on_allowance(seconds)`` (by default ``allowance_listener``, when set) hears the
+    seconds added to the limit so far, each time they grew."""
     _install()
     if on_allowance is None:
         on_allowance = allowance_listener
-    box: list[Any] = []
-    run = thread.run
-
-    def timed_run() -> None:
-        box.append(_watched.setdefault(threading.get_ident(), [0.0, 0, 0.0]))
-        try:
-            run()
-        finally:
-            _watched.pop(threading.get_ident(), None)
-
-    thread.run = timed_run  # type: ignore[method-assign]  # timed on this one thread object only
+    with _idle_lock:
+        caller = _idle.pop() if _idle else _Caller()
+    caller.name = name
+    kept = False
     started = time.perf_counter()
-    thread.start()
-    native = thread.native_id
-    waited_at_start = runqueue_seconds(native)
-    reported = 0.0
-    waited = imports = 0.0
-    while True:
-        wall = time.perf_counter() - started
-        if thread.is_alive():
-            waited = max(0.0, runqueue_seconds(native) - waited_at_start) or waited
-        imports = _importing(box[0]) if box else 0.0
-        allowance = min(EXTENSION_CAP, waited + imports)
-        remaining = limit + allowance - wall
-        if not thread.is_alive():
-            return CallTime(wall, waited, imports, True)
-        if remaining <= 0:
-            return CallTime(wall, waited, imports, False)
-        if on_allowance is not None and allowance > reported + 0.05:
-            on_allowance(allowance)
-            reported = allowance
-        thread.join(min(remaining, _SLICE))
+    caller.give(call)
+    waited_at_start = caller.runqueue()
+    reported = waited = 0.0
+    try:
+        finished = caller.done.acquire(timeout=max(0.0, min(limit, _SLICE)))
+        while True:
+            wall = time.perf_counter() - started
+            if not finished:
+                waited = max(0.0, caller.runqueue() - waited_at_start) or waited
+            imports = _importing(caller.imports)
+            allowance = min(EXTENSION_CAP, waited + imports)
+            remaining = limit + allowance - wall
+            if finished:
+                with _idle_lock:
+                    kept = len(_idle) < IDLE_CALLERS
+                    if kept:
+                        _idle.append(caller)
+                return CallTime(wall, waited, imports, True), caller
+            if remaining <= 0:
+                return CallTime(wall, waited, imports, False), caller
+            if on_allowance is not None and allowance > reported + 0.05:
+                on_allowance(allowance)
+                reported = allowance
+            finished = caller.done.acquire(timeout=min(remaining, _SLICE))
+    finally:
+        if not kept:  # given up on, interrupted, or enough threads wait already: it ends with its call
+            caller.abandoned = True
+            caller.wake()
 
 
 def busy_note(calls: list[CallTime | None]) -> str:

@@ -10,7 +10,6 @@ import importlib
 import inspect
 import os
 import sys
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from .._paths import outside_cwd
 from .._text import a_type, plural
 from . import transcript
-from .clock import CallTime, join_within
+from .clock import CallTime, call_within
 from ..errors import TargetError
 from .tracebacks import stack_of, target_traceback
 
@@ -211,8 +210,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
             box["exc"] = exc
             box["tb"] = target_traceback(exc)  # the target's frames, not this one
 
-    worker = threading.Thread(target=run, name=f"target:{target.name}", daemon=True)
-    timing = join_within(worker, time_limit)  # (in a worker, a grown limit reaches the parent: clock)
+    timing, worker = call_within(run, time_limit, f"target:{target.name}")  # (in a worker, a grown limit reaches the parent: clock)
     elapsed = timing.wall
     if not timing.finished:
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s{_not_counted(timing)}",

@@ -8,7 +8,7 @@ records by the caller's ``records``; the worker of a job whose guard gave up on 
 (its target given up after hangs, by ``stop_rules.walk``; a stopped run) is not sent, and one in
 flight is cancelled. The time limits of a call in a worker live here too: ``window`` lets the
 parent kill the worker past the call's limit, ``BACKSTOP`` later, with the harness's own work
-allowed; the limit itself and the warm-up it does not count are the guard's (``clock.join_within``).
+allowed; the limit itself and the warm-up it does not count are the guard's (``clock.call_within``).
 """
 
 from __future__ import annotations
