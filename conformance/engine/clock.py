@@ -165,6 +165,11 @@ def _forget_callers() -> None:
 os.register_at_fork(after_in_child=_forget_callers)
 
 
+def waiting_threads() -> int:
+    """Returns how many threads wait for a call (each blocked on a lock of its own, holding no other)."""
+    return len(_idle)
+
+
 def call_within(call: Callable[[], None], limit: float, name: str = "call",
                 on_allowance: Callable[[float], None] | None = None) -> tuple[CallTime, threading.Thread]:
     """Runs ``call`` on a thread of its own (one whose last call ended in time is reused) and returns

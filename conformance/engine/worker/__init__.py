@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from ..._paths import outside_cwd
 from .. import clock
-from ..clock import EXTENSION_CAP, runqueue_seconds
+from ..clock import EXTENSION_CAP, runqueue_seconds, waiting_threads
 
 GRACE = 0.25  # seconds past a call's limit and allowance before the parent kills its worker
 # imported once by the fork server, shared by every worker
@@ -315,8 +315,9 @@ def ended(future: Future[Any]) -> None:
 
 def _beside_context() -> multiprocessing.context.BaseContext:
     """Returns how a process run ``beside`` starts: a fork of this one where that is safe (Linux,
-    no other thread running: nothing to import again, no fork server to wait for), else as workers do."""
-    if sys.platform == "linux" and threading.active_count() == 1:
+    no other thread running but those waiting for a target's next call: nothing to import again, no
+    fork server to wait for), else as workers do."""
+    if sys.platform == "linux" and threading.active_count() - waiting_threads() == 1:
         return multiprocessing.get_context("fork")
     return _context()
 
