@@ -26,7 +26,6 @@ import time
 import traceback
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -285,45 +284,67 @@ def warm_up() -> None:
             forkserver.ensure_running()
 
 
-def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Future[Any]:
-    """Returns the future of ``fn(*args)`` run now in a process of its own (e.g. the provider replay,
-    whose imports take seconds), so this process can go on; when the module ``unless_imported`` is
-    already imported here, it runs here at once instead."""
+class Beside:
+    """The answer of a function run ``beside``: ``result()`` waits for it."""
+
+    def __init__(self, pool: Pool | None = None, value: Any = None, error: BaseException | None = None) -> None:
+        self._pool, self._value, self._error = pool, value, error
+
+    def result(self) -> Any:
+        """Returns the function's value once its process answered (and has exited); raises what the
+        function raised (``BesideFailed`` naming it, from a process) or ``BesideFailed`` when the process died."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            try:
+                (event,) = pool.wait()
+            finally:
+                pool.close()
+            if event.kind == "done":
+                self._value = event.value
+            else:
+                self._error = BesideFailed(event.reason)
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def end(self) -> None:
+        """Returns once the process (if any) has exited, its answer read or not."""
+        if self._pool is not None:
+            try:
+                self.result()
+            except Exception:  # noqa: BLE001 - only the process's end is waited for here
+                pass
+
+
+class BesideFailed(RuntimeError):
+    """A function run ``beside`` raised in its process (the message has its traceback), or the process died."""
+
+
+def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Beside:
+    """Returns the answer-to-be of ``fn(*args)`` run now in a worker process of its own (e.g. the
+    provider replay, whose imports take seconds), so this process can go on; when the module
+    ``unless_imported`` is already imported here, it runs here at once instead. The process is a
+    fork of this one where that is safe (Linux, no other thread running but those waiting for a
+    target's next call: nothing to import again, no fork server to wait for), else a worker as
+    ``Pool`` starts them; it may run ``beside`` in turn."""
     if unless_imported and unless_imported in sys.modules:
-        future: Future[Any] = Future()
         try:
-            future.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller by ``result()``
-            future.set_exception(exc)
-        return future
-    executor = ProcessPoolExecutor(1, mp_context=_beside_context())
-    future = executor.submit(fn, *args)
-    # (its process, kept before the shutdown below lets go of it: a later shutdown cannot wait for it)
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False)  # the process exits once it has answered
-    _executors.append(executor)
-    _beside[id(future)] = (future, processes)  # ``ended`` and ``reaped`` wait for it to exit
-    return future
+            return Beside(value=fn(*args))
+        except Exception as exc:  # noqa: BLE001 - handed to the caller by ``result()``
+            return Beside(error=exc)
+    forked = sys.platform == "linux" and threading.active_count() - waiting_threads() == 1
+    pool = Pool(1, forked=forked, daemon=False)
+    pool.submit(0, fn, args)
+    pool.retire()  # (it exits once it answered, read or not: nothing waits on it at exit)
+    return Beside(pool)
 
 
-def ended(future: Future[Any]) -> None:
-    """Returns once the process that ran ``future`` (started by ``beside``) has exited (at once for
-    a future run here): a process that starts others ``beside`` ends them before it answers."""
-    for process in _beside.pop(id(future), (future, []))[1]:
-        process.join()
+def ended(answer: Beside) -> None:
+    """Returns once the process that ran ``answer`` (started by ``beside``) has exited (at once for
+    one run here): a process that starts others ``beside`` ends them before it answers."""
+    answer.end()
 
 
-def _beside_context() -> multiprocessing.context.BaseContext:
-    """Returns how a process run ``beside`` starts: a fork of this one where that is safe (Linux,
-    no other thread running but those waiting for a target's next call: nothing to import again, no
-    fork server to wait for), else as workers do."""
-    if sys.platform == "linux" and threading.active_count() - waiting_threads() == 1:
-        return multiprocessing.get_context("fork")
-    return _context()
-
-
-_executors: list[ProcessPoolExecutor] = []
-_beside: dict[int, tuple[Future[Any], list[Any]]] = {}  # id of a future of ``beside`` -> it, the process running it
 _pools: weakref.WeakSet[Pool] = weakref.WeakSet()
 
 
@@ -383,16 +404,8 @@ def reaped() -> Iterator[None]:
     try:
         yield
     finally:
-        for pool in list(_pools):
+        for pool in list(_pools):  # (a process run ``beside`` whose answer was not read is killed)
             pool.close()
-        while _executors:
-            _executors.pop().shutdown(wait=True, cancel_futures=True)
-        while _beside:
-            future, processes = _beside.popitem()[1]
-            for process in processes:
-                if not future.done() and process.is_alive():  # its answer is no longer wanted (Ctrl-C)
-                    process.kill()
-                process.join()
         for name, helper in _helpers().items():  # the fork server first: it holds the tracker's fd
             if name not in before:
                 try:
@@ -452,9 +465,9 @@ def _main_file_hidden() -> Iterator[None]:
 class _Worker:
     """One worker process and the job it is running."""
 
-    def __init__(self, ctx: multiprocessing.context.BaseContext, memory_limit: int | None) -> None:
+    def __init__(self, ctx: multiprocessing.context.BaseContext, memory_limit: int | None, daemon: bool = True) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
-        self.process = ctx.Process(target=_serve, args=(child, memory_limit), daemon=True,
+        self.process = ctx.Process(target=_serve, args=(child, memory_limit), daemon=daemon,
                                    name="conformance-worker")
         with _worker_starting():
             self.process.start()
@@ -498,11 +511,14 @@ class Pool:
     ``forked``: the workers are forks of this process where the platform can fork, for a pure
     function over plain data that calls no target (``analyze``'s judging of line ranges): they hold
     what this process imported, so nothing is imported again. Else they come from the fork server,
-    which imports only the harness, so that a target's imports start clean."""
+    which imports only the harness, so that a target's imports start clean. ``daemon=False``: a
+    worker may start processes of its own (``beside`` inside ``beside``)."""
 
-    def __init__(self, jobs: int, memory_limit: int | None = None, *, forked: bool = False) -> None:
+    def __init__(self, jobs: int, memory_limit: int | None = None, *, forked: bool = False,
+                 daemon: bool = True) -> None:
         self.jobs = max(1, jobs)
         self.memory_limit = memory_limit
+        self.daemon = daemon
         fork = forked and "fork" in multiprocessing.get_all_start_methods()
         self._ctx = multiprocessing.get_context("fork") if fork else _context()
         self._workers: list[_Worker] = []
@@ -527,7 +543,7 @@ class Pool:
     def start(self, count: int | None = None) -> None:
         """Starts idle workers up to ``count`` (default ``jobs``) ahead of the first job."""
         while len(self._workers) < min(self.jobs, count or self.jobs):
-            self._workers.append(_Worker(self._ctx, self.memory_limit))
+            self._workers.append(_Worker(self._ctx, self.memory_limit, self.daemon))
 
     def submit(self, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> None:
         """Sends ``fn(*args)`` to a free worker (starting one if needed); raises ``RuntimeError``
@@ -536,16 +552,24 @@ class Pool:
         if idle is None:
             if len(self._workers) >= self.jobs:
                 raise RuntimeError("no free worker")
-            idle = _Worker(self._ctx, self.memory_limit)
+            idle = _Worker(self._ctx, self.memory_limit, self.daemon)
             self._workers.append(idle)
         try:
             idle.assign(key, fn, args)
         except OSError:  # it died while idle: a fresh one takes the job
             idle.kill()
             self._workers.remove(idle)
-            idle = _Worker(self._ctx, self.memory_limit)
+            idle = _Worker(self._ctx, self.memory_limit, self.daemon)
             self._workers.append(idle)
             idle.assign(key, fn, args)
+
+    def retire(self) -> None:
+        """Tells every worker to exit once the job it runs now is done (send no other job after it)."""
+        for worker in self._workers:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
 
     def wait(self) -> list[Event]:
         """Blocks until at least one job in flight ends; returns the events of those that did."""
