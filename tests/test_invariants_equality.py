@@ -429,3 +429,45 @@ def test_an_output_list_refilled_in_place_is_checked_afresh() -> None:
                                                   {"type": "text", "text": "a"}]}  # same list, same length
     second = check_scenario(target, scenario, options, Observation(output=shared))
     assert any(r.outcome == "fail" for r in second if r.invariant == "reasoning.kept-intact")
+
+
+# --- what a target handed back unchanged is the caller's own message ----------------------------------
+
+def _returns_what_it_was_given(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return history[1:]
+
+
+def _returns_them_in_a_list_of_its_own_class(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    class Kept(list[Any]):
+        note = "kept"
+
+    return Kept(history)
+
+
+def test_messages_a_target_returns_unchanged_are_the_callers_own_objects() -> None:
+    history = copy.deepcopy(HISTORY)
+    obs = call_guarded(from_callable(_returns_what_it_was_given), history, {})
+    assert obs.returned and not obs.mutated and obs.output == history[1:]
+    assert all(out is mine for out, mine in zip(obs.output, history[1:]))  # (the target was handed copies)
+    kept = call_guarded(from_callable(_returns_them_in_a_list_of_its_own_class), history, {})
+    assert type(kept.output).__name__ == "Kept" and kept.output.note == "kept" and kept.output[0] is history[0]
+
+
+def _reorders_keys_and_returns_them(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    _reorders_keys_in_place(history)
+    return history
+
+
+def _rewrites_zero_as_false_and_returns_it(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    history[1]["content"][0]["input"]["limit"] = False
+    return history
+
+
+def test_a_target_that_changes_its_input_in_place_keeps_what_it_changed_in_the_output() -> None:
+    history = copy.deepcopy(HISTORY)
+    reordered = call_guarded(from_callable(_reorders_keys_and_returns_them), history, {})
+    assert not reordered.mutated and reordered.output[1] is not history[1]  # the same JSON, not the same data
+    assert list(reordered.output[1]["content"][0]["input"]) == ["status", "ratio", "limit"]
+    rewritten = call_guarded(from_callable(_rewrites_zero_as_false_and_returns_it), history, {})
+    assert rewritten.mutated and rewritten.output[1]["content"][0]["input"]["limit"] is False
+    assert history == HISTORY and list(history[1]["content"][0]["input"]) == ["status", "limit", "ratio"]

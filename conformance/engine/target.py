@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import copy
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -217,12 +218,30 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
                            error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
     mutation = describe_mutation(history, given) if mutated else ()
+    if snapshot.exact and "output" in box:
+        box["output"] = originals(box["output"], given, history)
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
                            crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
     return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing,
                        summarized=tuple(summarizer.prompts) if summarizer is not None else ())
+
+
+def originals(output: Any, given: Any, history: Any) -> Any:
+    """Returns ``output`` with each message that is one of ``given`` (a target's private copy of
+    ``history``, found the very same data after the call) replaced by the message of ``history`` it
+    copies: the same JSON (types and key order too), and the caller's own object, so what the checks noted
+    of a message on one call is found again on the next. Anything else is returned as it is."""
+    if not (isinstance(output, list) and isinstance(given, list) and isinstance(history, list)
+            and len(given) == len(history)):
+        return output
+    where = {id(message): i for i, message in enumerate(given)}
+    if not any(id(message) in where for message in output):
+        return output
+    found = copy.copy(output)  # (a list of another class keeps its class and attributes)
+    found[:] = [history[where[id(message)]] if id(message) in where else message for message in output]
+    return found
 
 
 def _not_counted(timing: CallTime) -> str:

@@ -92,18 +92,26 @@ def deep_copy(value: Any) -> Any:
 class Snapshot:
     """A private deep copy of a value and what tells, afterwards, whether the copy was changed."""
 
-    __slots__ = ("copy", "_original", "_packed")
+    __slots__ = ("copy", "_original", "_packed", "exact")
 
     def __init__(self, value: Any) -> None:
         self._original = value
         self._packed = _packed(value)  # plain data (the usual case) is copied in C, not by ``deepcopy``
         self.copy: Any = marshal.loads(self._packed) if self._packed is not None else copy.deepcopy(value)
+        self.exact = False  # set by ``changed``: the copy is still the very same bytes
 
     def changed(self) -> bool:
-        """Returns whether ``copy`` is no longer the same JSON as the value it was taken from."""
+        """Returns whether ``copy`` is no longer the same JSON as the value it was taken from (and
+        sets ``exact`` when it is still the very same data: types, values and key order)."""
         if self._packed is not None and _packed(self.copy) == self._packed:
-            return False  # the very same bytes: same types, values and key order
+            self.exact = True
+            return False
         return not same_json(self.copy, self._original)
+
+    def source_unchanged(self) -> bool:
+        """Returns whether the value the copy was taken from is still the very same data (types,
+        values and key order; False for a value that is not plain data)."""
+        return self._packed is not None and _packed(self._original) == self._packed
 
 
 def _packed(value: Any) -> bytes | None:

@@ -110,7 +110,7 @@ class Format:
 
     def back(self, items: Any, given: Sequence[Mapping[str, Any]] = (), seen: Seen | None = None) -> History:
         """Returns ``items`` as an Anthropic-shaped history; a message or block the format cannot
-        tell from one in ``given`` comes back as that one (``seen``, when passed, is ``see(given)``,
+        tell from one in ``given`` comes back as that one, the very object (``seen``, when passed, is ``see(given)``,
         which then is not read again). Raises ``FormatError`` on bad items."""
         if not isinstance(items, list):
             raise FormatError(f"{article(self.title)} target must return a list, not {type(items).__name__}")
@@ -122,7 +122,7 @@ class Format:
         for message in history:
             known = messages.get(canonical(self.normalise(message))) if isinstance(message, dict) else None
             if known is not None:
-                out.append(dict(known))
+                out.append(known if isinstance(known, dict) else dict(known))  # (the given one itself)
                 continue
             content = message.get("content") if isinstance(message, dict) else None
             if isinstance(content, list):

@@ -16,7 +16,7 @@ from ..errors import UsageError
 from ..engine.invariants import CATALOG
 from ..engine.spec import Scenario
 from ..engine.target import Target, resolve
-from ..engine.transcript import deep_copy
+from ..engine.transcript import Snapshot, deep_copy
 from . import FORMATS, get
 from .base import Format, FormatError
 
@@ -189,7 +189,8 @@ class InFormat:
         if isinstance(self._target, str):
             self._target = resolve(self._target)
         fmt = self.fmt
-        given = deep_copy(list(history))  # the messages alone, as plain data (the history may be an output)
+        snapshot = Snapshot(list(history))  # the messages alone, as plain data (the history may be an output)
+        given = snapshot.copy
         seen = fmt.see(given)  # read once, for the check and for both conversions back
         why = _skip_message(fmt, seen.why)
         if why is not None:
@@ -199,12 +200,17 @@ class InFormat:
         # written again from the history (cheaper than copying them)
         before = deep_copy(items) if fmt.requires is None else fmt.to_format(history)
         output = self._target.func(items, **params)
-        if items != before:
+        untouched = items == before
+        if not untouched:
             history[:] = fmt.back(items, given, seen)
         try:
-            return FormatOutput(fmt.back(output, given, seen), fmt, output, before)
+            converted = fmt.back(output, given, seen)
         except FormatError as exc:
             raise FormatError(f"the output is not valid {fmt.title}: {exc}") from None
+        if untouched and snapshot.source_unchanged():  # a message back unchanged is the caller's own
+            where = {id(message): i for i, message in enumerate(given)}
+            converted = [history[where[id(m)]] if id(m) in where else m for m in converted]
+        return FormatOutput(converted, fmt, output, before)
 
 
 def wrap(target: Target, fmt: Format) -> Target:

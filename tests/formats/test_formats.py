@@ -4,6 +4,7 @@ MUST through each format."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -358,3 +359,30 @@ def test_a_target_in_another_format_runs_in_a_worker(hostile: str, capsys: pytes
                  "--target", f"tests.zoo.hostile:{hostile}", "--time-limit", "2"])
     out = capsys.readouterr().out
     assert code == 1 and "call.completes" in out and "DOES NOT CONFORM" in out, out
+
+
+@pytest.mark.parametrize("name", ["openai-chat", "langchain"])
+def test_messages_a_target_hands_back_unchanged_in_its_format_are_the_callers_own(name: str, shipped: LoadResult) -> None:
+    """What the checks note of a message object on one call of the agent loop is found again on the next."""
+    fmt = get(name)
+    if fmt.requires is not None:
+        pytest.importorskip(fmt.requires)
+    scenario = next(s for s in shipped.scenarios if s.id == "real-failures.f01-last-n-cut-leaves-leading-results")
+    history = list(scenario.history)
+    output = wrap(from_callable(lambda items: items, "identity"), fmt).func(history)
+    assert output == history and all(out is mine for out, mine in zip(output, history))
+
+
+def test_what_a_target_returns_after_changing_its_input_in_place_is_read_as_returned(shipped: LoadResult) -> None:
+    """Its input, changed, is the history it was given; the messages it returned are read as they are."""
+    def clear_in_place_return_before(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        before = copy.deepcopy(messages)
+        for m in messages:
+            if m["role"] == "tool":
+                m["content"] = "[cleared]"
+        return before
+
+    scenario = next(s for s in shipped.scenarios if s.id == "real-failures.f01-last-n-cut-leaves-leading-results")
+    history = copy.deepcopy(scenario.history)
+    output = wrap(from_callable(clear_in_place_return_before, "clear"), get("openai-chat")).func(history)
+    assert output == scenario.history and history != scenario.history
