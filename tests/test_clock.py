@@ -174,3 +174,25 @@ def test_a_forked_child_runs_its_calls_on_threads_of_its_own() -> None:
         os._exit(0 if timing.finished else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_thread_runs_calls_of_one_name_only() -> None:
+    _, mine = call_within(lambda: None, 5.0, "target:a")
+    _, other = call_within(lambda: None, 5.0, "target:b")
+    _, again = call_within(lambda: None, 5.0, "target:a")
+    assert other is not mine and again is mine
+
+
+def test_a_call_that_raises_past_its_own_catch_ends_its_thread_and_the_next_call_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[type[BaseException]] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: seen.append(args.exc_type))
+
+    def raises() -> None:
+        raise KeyError("past the call's own catch")
+
+    timing, thread = call_within(raises, 5.0, "target:raises")
+    thread.join(5.0)
+    assert timing.finished and not thread.is_alive() and seen == [KeyError]
+    later, other = call_within(lambda: None, 5.0, "target:raises")
+    assert later.finished and other is not thread

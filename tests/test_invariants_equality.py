@@ -446,10 +446,10 @@ def _returns_them_in_a_list_of_its_own_class(history: list[dict[str, Any]]) -> l
 
 def test_messages_a_target_returns_unchanged_are_the_callers_own_objects() -> None:
     history = copy.deepcopy(HISTORY)
-    obs = call_guarded(from_callable(_returns_what_it_was_given), history, {})
+    obs = call_guarded(from_callable(_returns_what_it_was_given), history, {}, kept=[])
     assert obs.returned and not obs.mutated and obs.output == history[1:]
     assert all(out is mine for out, mine in zip(obs.output, history[1:]))  # (the target was handed copies)
-    kept = call_guarded(from_callable(_returns_them_in_a_list_of_its_own_class), history, {})
+    kept = call_guarded(from_callable(_returns_them_in_a_list_of_its_own_class), history, {}, kept=[])
     assert type(kept.output).__name__ == "Kept" and kept.output.note == "kept" and kept.output[0] is history[0]
 
 
@@ -465,9 +465,32 @@ def _rewrites_zero_as_false_and_returns_it(history: list[dict[str, Any]]) -> lis
 
 def test_a_target_that_changes_its_input_in_place_keeps_what_it_changed_in_the_output() -> None:
     history = copy.deepcopy(HISTORY)
-    reordered = call_guarded(from_callable(_reorders_keys_and_returns_them), history, {})
+    reordered = call_guarded(from_callable(_reorders_keys_and_returns_them), history, {}, kept=[])
     assert not reordered.mutated and reordered.output[1] is not history[1]  # the same JSON, not the same data
     assert list(reordered.output[1]["content"][0]["input"]) == ["status", "ratio", "limit"]
-    rewritten = call_guarded(from_callable(_rewrites_zero_as_false_and_returns_it), history, {})
+    rewritten = call_guarded(from_callable(_rewrites_zero_as_false_and_returns_it), history, {}, kept=[])
     assert rewritten.mutated and rewritten.output[1]["content"][0]["input"]["limit"] is False
     assert history == HISTORY and list(history[1]["content"][0]["input"]) == ["status", "limit", "ratio"]
+
+
+def test_a_target_that_changes_messages_after_it_returned_them_is_observed_as_it_left_them() -> None:
+    """A later call that edits the messages an earlier one returned (a reference the target kept)
+    shows in the earlier output, as the target left it, not in the scenario's untouched messages."""
+    from conformance.engine.runner import observe
+
+    returned: list[list[dict[str, Any]]] = []
+
+    def edits_what_it_returned_before(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for earlier in returned:
+            for message in earlier:
+                message["content"] = "[edited later]"
+        returned.append(history)
+        return history
+
+    history = copy.deepcopy(HISTORY)
+    obs = observe(from_callable(edits_what_it_returned_before), _scenario(history, 2), RunOptions())
+    assert obs.second is not None and obs.output is not None
+    assert all(m["content"] == "[edited later]" for m in obs.output)
+    assert history == HISTORY
+    plain = call_guarded(from_callable(_returns_what_it_was_given), history, {})
+    assert plain.output == history[1:] and not any(out is mine for out in plain.output for mine in history)

@@ -104,6 +104,7 @@ class _Caller(threading.Thread):
         self.done.acquire()
         self.call: Callable[[], None] | None = None
         self.abandoned = False
+        self.broken = False  # a call raised past its own catch: the thread ends
         self.imports = [0.0, 0, 0.0]  # ``_watched``'s entry of this thread
         self._stat = -1  # this thread's scheduler statistics, kept open
 
@@ -128,11 +129,15 @@ class _Caller(threading.Thread):
         try:
             while True:
                 call, self.call = self.call, None
-                try:
-                    if call is not None:
+                if call is not None:  # (woken without one: given up on, it ends)
+                    try:
                         call()  # (it catches what the target raises)
-                finally:
-                    self.done.release()
+                    except BaseException:
+                        self.broken = True  # (seen by the caller once ``done`` is released)
+                        raise
+                    finally:
+                        call = None  # (what the call held is let go while the thread waits)
+                        self.done.release()
                 if self.abandoned:
                     return
                 self._go.acquire()
@@ -151,7 +156,7 @@ class _Caller(threading.Thread):
             return 0.0
 
 
-_idle: list[_Caller] = []
+_idle: dict[str, list[_Caller]] = {}  # the threads waiting for a call, by the name of what they call
 _idle_lock = threading.Lock()
 
 
@@ -165,23 +170,41 @@ def _forget_callers() -> None:
 os.register_at_fork(after_in_child=_forget_callers)
 
 
+def _keep(name: str, caller: _Caller) -> None:
+    """Lets ``caller`` wait for the next call of ``name``; past ``IDLE_CALLERS`` waiting in all, the
+    one that has waited longest ends."""
+    with _idle_lock:
+        _idle.setdefault(name, []).append(caller)
+        _idle[name] = _idle.pop(name)  # (the name last used last)
+        while waiting_threads() > IDLE_CALLERS:
+            oldest = next(iter(_idle))
+            ended = _idle[oldest].pop(0)
+            if not _idle[oldest]:
+                del _idle[oldest]
+            ended.abandoned = True
+            ended.wake()
+
+
 def waiting_threads() -> int:
     """Returns how many threads wait for a call (each blocked on a lock of its own, holding no other)."""
-    return len(_idle)
+    return sum(map(len, _idle.values()))
 
 
 def call_within(call: Callable[[], None], limit: float, name: str = "call",
                 on_allowance: Callable[[float], None] | None = None) -> tuple[CallTime, threading.Thread]:
-    """Runs ``call`` on a thread of its own (one whose last call ended in time is reused) and returns
-    once it ends or its own time reaches ``limit`` (see the module's docstring): how long it took,
-    and the thread that ran it (where it is stuck, when it did not finish). ``call`` must catch what
-    it raises. ``on_allowance(seconds)`` (by default ``allowance_listener``, when set) hears the
-    seconds added to the limit so far, each time they grew."""
+    """Runs ``call`` on a thread of its own and returns once it ends or its own time reaches
+    ``limit`` (see the module's docstring): how long it took, and the thread that ran it (where it
+    is stuck, when it did not finish). The thread is one whose last call of the same ``name`` (a
+    target's) ended in time, when one waits: what a target leaves in its thread (a thread-local, an
+    event loop) is never another target's. ``call`` must catch what it raises.
+    ``on_allowance(seconds)`` (by default ``allowance_listener``, when set) hears the seconds added
+    to the limit so far, each time they grew."""
     _install()
     if on_allowance is None:
         on_allowance = allowance_listener
     with _idle_lock:
-        caller = _idle.pop() if _idle else _Caller()
+        waiting = _idle.get(name)
+        caller = waiting.pop() if waiting else _Caller()
     caller.name = name
     kept = False
     started = time.perf_counter()
@@ -198,10 +221,9 @@ def call_within(call: Callable[[], None], limit: float, name: str = "call",
             allowance = min(EXTENSION_CAP, waited + imports)
             remaining = limit + allowance - wall
             if finished:
-                with _idle_lock:
-                    kept = len(_idle) < IDLE_CALLERS
-                    if kept:
-                        _idle.append(caller)
+                kept = not caller.broken
+                if kept:
+                    _keep(name, caller)
                 return CallTime(wall, waited, imports, True), caller
             if remaining <= 0:
                 return CallTime(wall, waited, imports, False), caller

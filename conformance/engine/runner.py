@@ -28,6 +28,7 @@ from .spec import Scenario
 from .stop_rules import ItemSummary, walk
 from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
+from .transcript import Snapshot
 from .wellformed import longest_output
 from .worker import Event, Pool, default_jobs, output_captured
 from .worker.jobs import failure_reason, one_job, resolved, run_items, window
@@ -156,21 +157,33 @@ def applicable(scenario: Scenario, target: Target, options: RunOptions) -> list[
 
 
 def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observation:
-    """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence."""
+    """Returns the guarded observation of ``target`` on ``scenario``, with a second pass for idempotence
+    and the agent loop. The messages a target hands back unchanged are the scenario's own objects
+    (``call_guarded``'s ``kept``), so the checks read each once; should the target change any of
+    them after it returned them (a thread it left running, a later call), the scenario is observed
+    again with each output as the target returned it."""
+    kept: list[Snapshot] = []
+    obs = _observe(target, scenario, options, kept)
+    if any(not snapshot.still_exact() for snapshot in kept):
+        obs = _observe(target, scenario, options, None)
+    return obs
+
+
+def _observe(target: Target, scenario: Scenario, options: RunOptions, kept: list[Snapshot] | None) -> Observation:
     # The guard answers at the limit (with where the target was stuck); in a worker, the parent
     # kills the worker a little later should the guard itself be stuck (a target holding the GIL).
     limit = options.time_limit
     with window(limit, messages=len(scenario.history)):
-        obs = call_guarded(target, scenario.history, scenario.params, limit)
+        obs = call_guarded(target, scenario.history, scenario.params, limit, kept)
     if (options.idempotence and obs.returned and isinstance(obs.output, list)
             and len(obs.output) <= longest_output(len(scenario.history))):  # else not read at all
         with window(limit, obs, messages=len(obs.output)):
-            second = call_guarded(target, obs.output, scenario.params, limit)
+            second = call_guarded(target, obs.output, scenario.params, limit, kept)
         obs = replace(obs, second=second)
     looped = [inv for inv in applicable(scenario, target, options) if inv.loop]  # (prefix checks need thinking)
     if not obs.timed_out and any(loop.has_thinking(scenario.history) if inv.prefix_check else scenario.truth.tasks
                                  for inv in looped):
-        obs = replace(obs, plays=play_loop(target, scenario, options, obs))
+        obs = replace(obs, plays=play_loop(target, scenario, options, obs, kept))
     return obs
 
 
@@ -183,15 +196,17 @@ def _answer(obs: Observation) -> loop.Answer:
     return loop.Answer(None, obs.error if obs.timed_out else f"{obs.error_type}: {obs.error}", obs.timed_out)
 
 
-def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation) -> tuple[loop.Play, ...]:
+def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation,
+              kept: list[Snapshot] | None = None) -> tuple[loop.Play, ...]:
     """Returns the agent loop over the scenario's history in each mode (``loop.MODES``), the target
-    called under guard before every assistant turn; ``obs`` is the stateless loop's last call."""
+    called under guard before every assistant turn; ``obs`` is the stateless loop's last call;
+    ``kept`` is ``call_guarded``'s."""
     limit = options.time_limit
     kwargs = target.params_for(scenario.params)
 
     def call(messages: list[dict[str, Any]]) -> loop.Answer:
         with window(limit, messages=len(messages)):
-            return _answer(call_guarded(target, messages, scenario.params, limit))
+            return _answer(call_guarded(target, messages, scenario.params, limit, kept))
 
     def call_reference(messages: list[dict[str, Any]]) -> loop.Answer:
         try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy

@@ -192,10 +192,14 @@ class RecordingSummarizer:
 
 
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
-                 time_limit: float = DEFAULT_TIME_LIMIT) -> Observation:
+                 time_limit: float = DEFAULT_TIME_LIMIT, kept: list[transcript.Snapshot] | None = None) -> Observation:
     """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``; a
     target whose signature names ``summarize`` is given a ``RecordingSummarizer`` there, and what
-    it was asked is in ``summarized``."""
+    it was asked is in ``summarized``. With ``kept``, a message of the output that is one of the
+    copy's is the message of ``history`` it copies when the copy is still the very same data after
+    the call (``originals``), and the copy's ``Snapshot`` is appended to ``kept``: the caller checks,
+    once it has read the output, that the target did not change those messages after it returned
+    them (``Snapshot.still_exact``)."""
     snapshot = transcript.Snapshot(history)  # ``history`` itself stays untouched
     given = snapshot.copy
     kwargs = target.params_for(params)
@@ -218,8 +222,11 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
                            error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
     mutation = describe_mutation(history, given) if mutated else ()
-    if snapshot.exact and "output" in box:
-        box["output"] = originals(box["output"], given, history)
+    if kept is not None and snapshot.exact and "output" in box:
+        output = originals(box["output"], given, history)
+        if output is not box["output"]:
+            box["output"] = output
+            kept.append(snapshot)
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],

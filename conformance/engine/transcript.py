@@ -108,6 +108,10 @@ class Snapshot:
             return False
         return not same_json(self.copy, self._original)
 
+    def still_exact(self) -> bool:
+        """Returns whether ``copy`` is still the very same data as the value it was taken from."""
+        return self._packed is not None and _packed(self.copy) == self._packed
+
     def source_unchanged(self) -> bool:
         """Returns whether the value the copy was taken from is still the very same data (types,
         values and key order; False for a value that is not plain data)."""

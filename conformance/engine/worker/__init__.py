@@ -299,6 +299,7 @@ class Beside:
                 (event,) = pool.wait()
             finally:
                 pool.close()
+                _besides.discard(pool)
             if event.kind == "done":
                 self._value = event.value
             else:
@@ -334,8 +335,9 @@ def beside(fn: Callable[..., Any], *args: Any, unless_imported: str = "") -> Bes
             return Beside(error=exc)
     forked = sys.platform == "linux" and threading.active_count() - waiting_threads() == 1
     pool = Pool(1, forked=forked, daemon=False)
+    _besides.add(pool)  # (held until read: ``reaped`` ends it even when its answer is dropped unread)
     pool.submit(0, fn, args)
-    pool.retire()  # (it exits once it answered, read or not: nothing waits on it at exit)
+    pool.retire()  # (it exits once it answered)
     return Beside(pool)
 
 
@@ -346,6 +348,16 @@ def ended(answer: Beside) -> None:
 
 
 _pools: weakref.WeakSet[Pool] = weakref.WeakSet()
+_besides: set[Pool] = set()  # the pools of ``beside`` whose answer was not read yet
+
+
+def _forget_pools() -> None:
+    """In a forked child, the parent's pools are not its own to close."""
+    _pools.clear()
+    _besides.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def live_worker_pids() -> list[int]:
@@ -406,6 +418,7 @@ def reaped() -> Iterator[None]:
     finally:
         for pool in list(_pools):  # (a process run ``beside`` whose answer was not read is killed)
             pool.close()
+        _besides.clear()
         for name, helper in _helpers().items():  # the fork server first: it holds the tracker's fd
             if name not in before:
                 try:
