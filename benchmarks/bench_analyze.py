@@ -138,11 +138,17 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "interactions": n, "peak_kb": 
 """
 
 
+_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def _child(mode: str, path: Path, jobs: int) -> list[str]:
+    """Returns the command line of one measured run (``CHILD``) in a fresh process."""
+    return [sys.executable, "-c", CHILD, mode, str(path), str(jobs)]
+
+
 def measure(mode: str, path: Path, jobs: int = 1) -> dict[str, Any]:
     """Returns seconds, interactions and peak memory (KB) of one run in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path), str(jobs)], capture_output=True, text=True,
-                         env=env, check=True)
+    out = subprocess.run(_child(mode, path, jobs), capture_output=True, text=True, env=_ENV, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -151,9 +157,8 @@ def side_by_side(path: Path, cores: int) -> float:
     started together, each in a process of its own: what the machine gives work that shares
     nothing when every core is busy (a core's neighbour slows it, on a virtual machine's
     hyperthreads above all)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    runs = [subprocess.Popen([sys.executable, "-c", CHILD, "analyze", str(path), "1"], stdout=subprocess.PIPE,
-                             text=True, env=env) for _ in range(cores)]
+    runs = [subprocess.Popen(_child("analyze", path, 1), stdout=subprocess.PIPE, text=True, env=_ENV)
+            for _ in range(cores)]
     return max(json.loads(run.communicate()[0].strip().splitlines()[-1])["seconds"] for run in runs)
 
 

@@ -1,12 +1,13 @@
 """The time a call of target code is held to: its own, not the machine's.
 
 A call runs in a thread of its own (one whose last call ended in time waits for the next, so a run
-of many calls does not start a thread for each); its time limit counts the seconds that thread could have used,
-less the two kinds of time that say nothing about the target: the seconds it waited for a CPU (the
-machine was busy with other work; read from Linux's per-thread scheduler statistics) and the
-seconds it spent importing modules (a worker's first call of a target imports its library). A
-thread that sleeps, blocks or spins is counted in full, so a target that hangs is still given up at
-its limit; the two allowances together never add more than ``EXTENSION_CAP`` seconds to a call.
+of many calls does not start a thread for each); its time limit counts the seconds that thread
+could have used, less the two kinds of time that say nothing about the target: the seconds it
+waited for a CPU (the machine was busy with other work; read from Linux's per-thread scheduler
+statistics) and the seconds it spent importing modules (a worker's first call of a target imports
+its library). A thread that sleeps, blocks or spins is counted in full, so a target that hangs is
+still given up at its limit; the two allowances together never add more than ``EXTENSION_CAP``
+seconds to a call.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import UsageError
 from ..engine.invariants import CATALOG
 from ..engine.spec import Scenario
-from ..engine.target import Target, resolve
+from ..engine.target import Target, originals, resolve
 from ..engine.transcript import Snapshot, deep_copy
 from . import FORMATS, get
 from .base import Format, FormatError
@@ -208,8 +208,7 @@ class InFormat:
         except FormatError as exc:
             raise FormatError(f"the output is not valid {fmt.title}: {exc}") from None
         if untouched and snapshot.source_unchanged():  # a message back unchanged is the caller's own
-            where = {id(message): i for i, message in enumerate(given)}
-            converted = [history[where[id(m)]] if id(m) in where else m for m in converted]
+            converted = originals(converted, given, history)
         return FormatOutput(converted, fmt, output, before)
 
 
