@@ -7,7 +7,7 @@ import gc
 import importlib.util
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -28,7 +28,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 # folder, never the user's: the pytest-xdist workers and the commands the tests start inherit it
 os.environ.setdefault("CONFORMANCE_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".conformance_cache" / "specs"))
 
-from conformance import LoadResult, load  # noqa: E402  # after the line above, so that it is cached too
+from conformance import LoadResult, Scenario, load  # noqa: E402  # after the line above, so that it is cached too
 from conformance._gc import gc_paused  # noqa: E402
 
 from ._order import long_first
@@ -123,6 +123,23 @@ def generated_docs_tool() -> ModuleType:
 def shipped_specs() -> LoadResult:
     """Returns the shipped scenarios, loaded once per test process (probe files are skipped)."""
     return load([SPECS])
+
+
+def covering(scenarios: Iterable[Scenario]) -> list[Scenario]:
+    """Returns a few of ``scenarios`` that together have every family and every feature the
+    scenarios declare (at least one scenario of each): picked greedily, the one adding the most
+    not yet had first, the shortest history and then the lowest id among equals. For a test of one
+    behaviour across the shapes of history the catalog has, where running every scenario tests
+    the same thing again (the fewest messages, so the cheapest run)."""
+    given = sorted(scenarios, key=lambda s: (len(s.history), s.id))
+    has = {s.id: {("family", s.family), *(("feature", f) for f in s.features)} for s in given}
+    left = set().union(*has.values()) if has else set()
+    chosen: list[Scenario] = []
+    while left:
+        best = max(given, key=lambda s: len(has[s.id] & left))  # (max keeps the first of equals)
+        chosen.append(best)
+        left -= has[best.id]
+    return chosen
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ from ..conftest import ROOT, shipped_specs
 
 RECORD = ROOT / "docs" / "matrix.json"
 OPTIONS = RunOptions(reference_targets=frozenset(), idempotence=False, time_limit=30.0, in_process=True)
+ROWS: list[dict[str, Any]] = json.loads(RECORD.read_text(encoding="utf-8"))["rows"]  # a test per row
 
 
 @pytest.fixture(scope="module")
@@ -54,20 +55,21 @@ def test_the_record_has_a_row_per_peer_with_its_settings_and_version(record: dic
     assert len(record["rows"]) >= 10 and len(rows_counter(record)) >= 6
 
 
-@pytest.mark.slow
-def test_every_failing_cell_fails_on_its_smallest_scenario(record: dict[str, Any], shipped: LoadResult) -> None:
-    by_id = {s.id: s for s in shipped.scenarios}
-    peers = {p.name: p for p in all_peers()}
+def test_the_record_is_of_every_shipped_scenario(record: dict[str, Any], shipped: LoadResult) -> None:
     assert record["scenarios"] == len(shipped.scenarios)
-    for row in record["rows"]:
-        peer = peers[row["peer"]]
-        _installed_or_skip(peer)
-        cells = row["smallest"]
-        scenarios = mark([by_id[s] for s in sorted(set(cells.values()))], get(peer.format))
-        report = run([peer.target()], scenarios, options=OPTIONS)
-        failed = {(r.scenario, r.invariant) for r in report.results
-                  if r.level == "MUST" and r.outcome in ("fail", "error")}
-        assert {(s, inv) for inv, s in cells.items()} <= failed, row["peer"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row", ROWS, ids=[r["peer"] for r in ROWS])
+def test_every_failing_cell_fails_on_its_smallest_scenario(row: dict[str, Any], shipped: LoadResult) -> None:
+    by_id = {s.id: s for s in shipped.scenarios}
+    peer = {p.name: p for p in all_peers()}[row["peer"]]
+    _installed_or_skip(peer)
+    cells = row["smallest"]
+    scenarios = mark([by_id[s] for s in sorted(set(cells.values()))], get(peer.format))
+    report = run([peer.target()], scenarios, options=OPTIONS)
+    failed = {(r.scenario, r.invariant) for r in report.results if r.level == "MUST" and r.outcome in ("fail", "error")}
+    assert {(s, inv) for inv, s in cells.items()} <= failed
 
 
 def test_a_row_that_passes_still_passes_the_real_failures(record: dict[str, Any], shipped: LoadResult) -> None:
