@@ -259,7 +259,7 @@ def test_the_report_fits_100_columns(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     assert "REACHES TASK IN FLIGHT" in out and "    configuration: " in out
     assert max(len(line) for line in out.splitlines()) <= 100
-    assert main(["run", "--no-progress", "--no-provider", "--target", f"{BROKEN}:keep_last_n"]) == 1
+    assert main(["run", "--no-progress", "--no-provider", "--in-process", "--target", f"{BROKEN}:keep_last_n"]) == 1
     lines = capsys.readouterr().out.splitlines()
     evidence = [line for line in lines if not line.startswith("[")]
     assert any(line.startswith("    expected input[") for line in evidence)

@@ -114,14 +114,15 @@ def test_a_mutation_that_only_changes_a_type_is_shown_with_its_types() -> None:
 @pytest.mark.slow
 def test_a_broken_compactor_shows_each_invariant_once_with_its_smallest_scenario(
         capsys: pytest.CaptureFixture[str]) -> None:
-    code, lines, _ = _run(capsys, "--no-provider", "--target", f"{BROKEN}:keep_last_n")
+    # (in process: the output is the subject here; a target's worker processes are test_worker's)
+    code, lines, _ = _run(capsys, "--no-provider", "--in-process", "--target", f"{BROKEN}:keep_last_n")
     assert code == 1
     heads = [line for line in lines if line.startswith("[MUST] ")]
     invariants = [line.split(" :: ")[1].split(" ")[0] for line in heads]
     assert len(invariants) == len(set(invariants)) >= 2  # one failure shown per invariant
     assert any(line.startswith("live.untouched-suffix: ") and " scenarios; the smallest:" in line for line in lines)
     assert len(lines) < 135  # a table row per family and per invariant, one failure shown per invariant
-    code, verbose, _ = _run(capsys, "--no-provider", "--target", f"{BROKEN}:keep_last_n", "-v")
+    code, verbose, _ = _run(capsys, "--no-provider", "--in-process", "--target", f"{BROKEN}:keep_last_n", "-v")
     assert len([line for line in verbose if line.startswith("[MUST] ")]) > 3 * len(heads)
     assert max(len(line) for line in lines if not line.startswith("[")) <= 100
 
@@ -131,14 +132,16 @@ def test_write_gaps_makes_the_same_run_exit_0(tmp_path: Path, capsys: pytest.Cap
     gaps = tmp_path / "gaps.yaml"
     spec = str(ROOT / "specs" / "real-failures.yaml")
     target = f"{BROKEN}:keep_last_n"
-    code, _, err = _run(capsys, "--no-provider", "--specs", spec, "--target", target, "--write-gaps", str(gaps))
+    code, _, err = _run(capsys, "--no-provider", "--in-process", "--specs", spec, "--target", target,
+                        "--write-gaps", str(gaps))
     assert code == 1 and f"of {target} to {gaps}" in err
     from conformance.engine.spec import load
 
     ids = [s.id for s in load([spec]).scenarios]
     loaded = load_gaps(gaps, ids, list(BY_ID), targets=[target])
     assert loaded and all(g.invariants and g.target == target for g in loaded)
-    code, lines, _ = _run(capsys, "--no-provider", "--specs", spec, "--target", target, "--expectations", str(gaps))
+    code, lines, _ = _run(capsys, "--no-provider", "--in-process", "--specs", spec, "--target", target,
+                          "--expectations", str(gaps))
     assert code == 0 and lines[-1].endswith(f"-- CONFORMS (with {sum(len(g.invariants) for g in loaded)} "
                                             "known-gap failures)")
     assert main(["run", "--no-provider", "--write-gaps", str(gaps), "--target", "a:b", "--target", "c:d"]) == 2
