@@ -3,8 +3,9 @@
 Writes JSON-lines logs of 10^3, 10^4, ... interactions drawn from the real recordings of
 ``tests/provider/real`` (their interactions sampled with replacement, so the body sizes follow the
 real distribution; every one of them uses context management), the same with nine in ten calls
-stripped of it ("mixed", as most traffic is), and, side by side, logs of large bodies (a real compaction request's history
-grown to about 200 KB, as gateways log it). For each size it prints the bytes, the time of the
+stripped of it ("mixed", as most traffic is), side by side, logs of large bodies (a real compaction request's history
+grown to about 200 KB, as gateways log it), and a gateway's log ("gateway": each real recording a
+conversation, held by many users at once with texts and ids of their own, their calls interleaved). For each size it prints the bytes, the time of the
 floor (every line through ``json.loads``), analyze on one core and on all cores (interactions/s,
 MB/s; per core from CPU seconds, which other work on the machine does not stretch, counted once the
 judges are imported: start-up has a line of its own), the ratio to the floor, and analyze's peak memory (each run in its own process). Then the guard's overhead per
@@ -106,6 +107,58 @@ def write_log(path: Path, pool: list[str], count: int, seed: int = 7) -> int:
     with path.open("w", encoding="utf-8") as out:
         for _ in range(count):
             out.write(rng.choice(pool) + "\n")
+    return path.stat().st_size
+
+
+# The fields whose values tell one conversation from another: what a client or the service writes
+# (text, ids, signatures, compaction summaries), never a type, role, model or setting.
+_OWN = frozenset({"text", "content", "id", "previous_response_id", "signature", "data", "thinking",
+                  "encrypted_content", "tool_use_id", "call_id", "summary"})
+
+
+def _as_conversation(value: Any, tag: str, key: str = "") -> Any:
+    """Returns ``value`` with ``tag`` appended to every string of an ``_OWN`` field: the same
+    conversation held by another user, whose texts and ids are its own."""
+    if isinstance(value, dict):
+        return {k: _as_conversation(v, tag, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_conversation(v, tag, key) for v in value]
+    return value + tag if isinstance(value, str) and key in _OWN and value else value
+
+
+def conversations() -> list[list[tuple[str, Any, Any, int]]]:
+    """Returns each real recording's interactions in order, ``(url, request, response, status)``:
+    the conversations a gateway log is made of."""
+    from conformance.provider.recordings import read_recording
+
+    found = []
+    for path in sorted(REAL.rglob("*.yaml")):
+        calls = [(i.url, i.request, i.response, i.status or 200) for i in read_recording(path)
+                 if i.error is None and isinstance(i.request, dict) and isinstance(i.response, dict)]
+        if calls:
+            found.append(calls)
+    return found
+
+
+def write_gateway_log(path: Path, templates: list[list[tuple[str, Any, Any, int]]], count: int,
+                      at_once: int = 64, seed: int = 7) -> int:
+    """Writes ``count`` interactions as a gateway logs them: ``at_once`` conversations in progress,
+    each a real recording's calls in order with texts and ids of its own (``_as_conversation``),
+    their calls interleaved at random and a new conversation opened as one ends; returns the
+    file's size in bytes."""
+    rng = random.Random(seed)
+    opened = 0
+    live: list[list[str]] = []
+    with path.open("w", encoding="utf-8") as out:
+        for _ in range(count):
+            while len(live) < at_once:
+                tag = f" #{opened}"
+                live.append([_line(url, _as_conversation(request, tag), _as_conversation(response, tag), status)
+                             for url, request, response, status in rng.choice(templates)][::-1])
+                opened += 1
+            calls = live[rng.randrange(len(live))]
+            out.write(calls.pop() + "\n")
+            live[:] = [c for c in live if c]
     return path.stat().st_size
 
 
@@ -252,10 +305,11 @@ def main(argv: list[str] | None = None) -> int:
     cores = default_jobs()
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {cores} core(s) usable, Python "
           f"{platform.python_version()}, parser {_json.PARSER}, load average {os.getloadavg()[0]:.1f} at start")
-    pool, large, mixed = real_lines(), large_lines(), mixed_lines()
+    pool, large, mixed, gateway = real_lines(), large_lines(), mixed_lines(), conversations()
     print(f"pool: {len(pool)} real interactions, {min(map(len, pool))}-{max(map(len, pool))} bytes "
           f"(mean {sum(map(len, pool)) // len(pool)}); large: {len(large)} of about "
-          f"{sum(map(len, large)) // len(large)} bytes; mixed: the real ones, one in ten with its context management")
+          f"{sum(map(len, large)) // len(large)} bytes; mixed: the real ones, one in ten with its context management; "
+          f"gateway: the {len(gateway)} real recordings as conversations of users of their own, 64 at a time, interleaved")
     print("JSON parsers on the pool's lines (one core):")
     print("\n".join(parsers(pool)))
     print()
@@ -274,11 +328,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or scratch
         for label, source, top in (("real", pool, args.max), ("mixed", mixed, args.max),
-                                   ("large", large, min(args.max, args.large_max))):
+                                   ("large", large, min(args.max, args.large_max)), ("gateway", gateway, args.max)):
             count = args.min
             while count <= top:
                 path = Path(folder) / f"{label}-{count}.jsonl"
-                size = write_log(path, source, count)
+                size = (write_gateway_log(path, gateway, count) if label == "gateway"
+                        else write_log(path, source, count))  # type: ignore[arg-type]  # (the pools' kinds)
                 floor, one, one_wall = best_of(path, args.repeat)
                 every = min((measure("analyze", path, cores) for _ in range(max(1, args.repeat))),
                             key=lambda run: run["seconds"])
