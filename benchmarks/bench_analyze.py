@@ -3,8 +3,8 @@
 Writes JSON-lines logs of 10^3, 10^4, ... interactions drawn from the real recordings of
 ``tests/provider/real`` (their interactions sampled with replacement, so the body sizes follow the
 real distribution; every one of them uses context management), the same with nine in ten calls
-stripped of it ("mixed", as most traffic is), side by side, logs of large bodies (a real compaction request's history
-grown to about 200 KB, as gateways log it), and a gateway's log ("gateway": each real recording a
+stripped of it ("mixed", as most traffic is), side by side, logs of large bodies (a real
+compaction request's history grown to about 200 KB, as gateways log it), and a gateway's log ("gateway": each real recording a
 conversation, held by many users at once with texts and ids of their own, their calls interleaved). For each size it prints the bytes, the time of the
 floor (every line through ``json.loads``), analyze on one core and on all cores (interactions/s,
 MB/s; per core from CPU seconds, which other work on the machine does not stretch, counted once the
@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -111,14 +113,19 @@ def write_log(path: Path, pool: list[str], count: int, seed: int = 7) -> int:
 
 
 # The fields whose values tell one conversation from another: what a client or the service writes
-# (text, ids, signatures, compaction summaries), never a type, role, model or setting.
-_OWN = frozenset({"text", "content", "id", "previous_response_id", "signature", "data", "thinking",
-                  "encrypted_content", "tool_use_id", "call_id", "summary"})
+# (texts, prompts, tool arguments and outputs, ids, signatures, compaction summaries), never a type,
+# role, model or setting (``reasoning.summary`` is a setting: summary texts are ``text`` parts)
+_OWN = frozenset({"text", "content", "system", "instructions", "input", "output", "arguments", "id",
+                  "previous_response_id", "signature", "data", "thinking", "encrypted_content", "tool_use_id",
+                  "call_id"})
+
+Call = tuple[str, Any, Any, int]  # a recorded call: url, request, response, status
 
 
 def _as_conversation(value: Any, tag: str, key: str = "") -> Any:
-    """Returns ``value`` with ``tag`` appended to every string of an ``_OWN`` field: the same
-    conversation held by another user, whose texts and ids are its own."""
+    """Returns ``value`` with ``tag`` appended to each non-empty string held under an ``_OWN`` key
+    (directly or in a list there; a mapping's own keys decide below it): the same conversation
+    held by another user, whose texts and ids are its own."""
     if isinstance(value, dict):
         return {k: _as_conversation(v, tag, k) for k, v in value.items()}
     if isinstance(value, list):
@@ -126,7 +133,7 @@ def _as_conversation(value: Any, tag: str, key: str = "") -> Any:
     return value + tag if isinstance(value, str) and key in _OWN and value else value
 
 
-def conversations() -> list[list[tuple[str, Any, Any, int]]]:
+def conversations() -> list[list[Call]]:
     """Returns each real recording's interactions in order, ``(url, request, response, status)``:
     the conversations a gateway log is made of."""
     from conformance.provider.recordings import read_recording
@@ -140,7 +147,7 @@ def conversations() -> list[list[tuple[str, Any, Any, int]]]:
     return found
 
 
-def write_gateway_log(path: Path, templates: list[list[tuple[str, Any, Any, int]]], count: int,
+def write_gateway_log(path: Path, templates: list[list[Call]], count: int,
                       at_once: int = 64, seed: int = 7) -> int:
     """Writes ``count`` interactions as a gateway logs them: ``at_once`` conversations in progress,
     each a real recording's calls in order with texts and ids of its own (``_as_conversation``),
@@ -327,13 +334,15 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or scratch
-        for label, source, top in (("real", pool, args.max), ("mixed", mixed, args.max),
-                                   ("large", large, min(args.max, args.large_max)), ("gateway", gateway, args.max)):
+        writers: tuple[tuple[str, Callable[[Path, int], int], int], ...] = (
+            ("real", partial(write_log, pool=pool), args.max), ("mixed", partial(write_log, pool=mixed), args.max),
+            ("large", partial(write_log, pool=large), min(args.max, args.large_max)),
+            ("gateway", partial(write_gateway_log, templates=gateway), args.max))
+        for label, writer, top in writers:
             count = args.min
             while count <= top:
                 path = Path(folder) / f"{label}-{count}.jsonl"
-                size = (write_gateway_log(path, gateway, count) if label == "gateway"
-                        else write_log(path, source, count))  # type: ignore[arg-type]  # (the pools' kinds)
+                size = writer(path, count=count)
                 floor, one, one_wall = best_of(path, args.repeat)
                 every = min((measure("analyze", path, cores) for _ in range(max(1, args.repeat))),
                             key=lambda run: run["seconds"])
