@@ -3,13 +3,14 @@
 Writes JSON-lines logs of 10^3, 10^4, ... interactions drawn from the real recordings of
 ``tests/provider/real`` (their interactions sampled with replacement, so the body sizes follow the
 real distribution; every one of them uses context management), the same with nine in ten calls
-stripped of it ("mixed", as most traffic is), side by side, logs of large bodies (a real
-compaction request's history grown to about 200 KB, as gateways log it), and a gateway's log ("gateway": each real recording a
-conversation, held by many users at once with texts and ids of their own, their calls interleaved). For each size it prints the bytes, the time of the
-floor (every line through ``json.loads``), analyze on one core and on all cores (interactions/s,
-MB/s; per core from CPU seconds, which other work on the machine does not stretch, counted once the
-judges are imported: start-up has a line of its own), the ratio to the floor, and analyze's peak memory (each run in its own process). Then the guard's overhead per
-interaction next to the SDK's own time.
+stripped of it ("mixed", as most traffic is), side by side, logs of large bodies (a real compaction
+request's history grown to about 200 KB, as gateways log it), and a gateway's log ("gateway": each
+real recording a conversation, held by many users at once with texts and ids of their own, their
+calls interleaved). For each size it prints the bytes, the time of the floor (every line through
+``json.loads``), analyze on one core and on all cores (interactions/s, MB/s; per core from CPU
+seconds, which other work on the machine does not stretch, counted once the judges are imported:
+start-up has a line of its own), the ratio to the floor, and analyze's peak memory (each run in its
+own process). Then the guard's overhead per interaction next to the SDK's own time.
 
     python benchmarks/bench_analyze.py              # 10^3 to 10^5 interactions
     python benchmarks/bench_analyze.py --max 1000   # a quick run
@@ -165,7 +166,8 @@ def write_gateway_log(path: Path, templates: list[list[Call]], count: int,
                 opened += 1
             calls = live[rng.randrange(len(live))]
             out.write(calls.pop() + "\n")
-            live[:] = [c for c in live if c]
+            if not calls:  # (its last call written: the conversation ends)
+                live.remove(calls)
     return path.stat().st_size
 
 
@@ -334,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or scratch
-        writers: tuple[tuple[str, Callable[[Path, int], int], int], ...] = (
+        # (label, what writes a log of ``count`` interactions to a path, the largest count)
+        writers: tuple[tuple[str, Callable[..., int], int], ...] = (
             ("real", partial(write_log, pool=pool), args.max), ("mixed", partial(write_log, pool=mixed), args.max),
             ("large", partial(write_log, pool=large), min(args.max, args.large_max)),
             ("gateway", partial(write_gateway_log, templates=gateway), args.max))
