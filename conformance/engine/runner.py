@@ -187,9 +187,13 @@ def _observe(target: Target, scenario: Scenario, options: RunOptions, kept: list
     return obs
 
 
-def _answer(obs: Observation) -> loop.Answer:
-    """Returns what a call gave the loop: the request, or why there is none."""
+def _answer(obs: Observation, given: int) -> loop.Answer:
+    """Returns what a call on ``given`` messages gave the loop: the request, or why there is none
+    (an output longer than a compaction returns is not read further, as by ``output.well-formed``)."""
     if obs.returned and isinstance(obs.output, list):
+        if len(obs.output) > longest_output(given):
+            return loop.Answer(None, f"it returned {len(obs.output)} messages for {given}, more than a compaction "
+                                     f"returns (at most {longest_output(given)}): not read further")
         return loop.Answer(obs.output)
     if obs.returned:
         return loop.Answer(None, f"it returned {a_type(obs.output)}")
@@ -206,18 +210,19 @@ def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Obse
 
     def call(messages: list[dict[str, Any]]) -> loop.Answer:
         with window(limit, messages=len(messages)):
-            return _answer(call_guarded(target, messages, scenario.params, limit, kept))
+            return _answer(call_guarded(target, messages, scenario.params, limit, kept), len(messages))
 
     def call_reference(messages: list[dict[str, Any]]) -> loop.Answer:
         try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy
-            return _answer(Observation(output=target.func(messages, **kwargs)))
+            return _answer(Observation(output=target.func(messages, **kwargs)), len(messages))
         except Exception as exc:  # noqa: BLE001 - a refusal ends the loop like any other answer
-            return _answer(Observation(error_type=type(exc).__name__, error=str(exc)))
+            return _answer(Observation(error_type=type(exc).__name__, error=str(exc)), len(messages))
 
     if runs_here(target, options):
         call = call_reference
 
-    return tuple(loop.play(scenario.history, mode, call, final=_answer(obs)) for mode in loop.MODES)
+    final = _answer(obs, len(scenario.history))
+    return tuple(loop.play(scenario.history, mode, call, final=final) for mode in loop.MODES)
 
 
 def check_scenario(target: Target, scenario: Scenario, options: RunOptions = RunOptions(),

@@ -21,6 +21,7 @@ from . import transcript
 from .clock import CallTime, call_within
 from ..errors import TargetError
 from .tracebacks import stack_of, target_traceback
+from .wellformed import longest_output
 
 Compactor = Callable[..., Any]
 DEFAULT_TARGET = "conformance_reference:compact"
@@ -222,7 +223,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
                            error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
     mutation = describe_mutation(history, given) if mutated else ()
-    if kept is not None and snapshot.exact and "output" in box:
+    if kept is not None and snapshot.exact and "output" in box and not _too_long(box["output"], history):
         output = originals(box["output"], given, history)
         if output is not box["output"]:
             box["output"] = output
@@ -233,6 +234,12 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
                            crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
     return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing,
                        summarized=tuple(summarizer.prompts) if summarizer is not None else ())
+
+
+def _too_long(output: Any, history: list[Any]) -> bool:
+    """Returns whether ``output`` is a list longer than a compaction of ``history`` returns: no
+    check reads it further (``wellformed.longest_output``), so neither is it mapped to ``originals``."""
+    return isinstance(output, list) and len(output) > longest_output(len(history))
 
 
 def originals(output: Any, given: Any, history: Any) -> Any:
