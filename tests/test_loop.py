@@ -185,3 +185,44 @@ def test_older_models_drop_the_loop_checks(prefix_check: bool) -> None:
     results = check_scenario(from_callable(list), _scenario(SCRIPT, False),
                              RunOptions(in_process=True, prefix_check=prefix_check))
     assert any(r.invariant.startswith("thinking.") for r in results) is prefix_check
+
+
+def _mid_loop(returns: Any) -> Any:
+    """Returns a target that keeps the whole history of the script, and on any shorter one (every
+    call of the loop before the last) does what ``returns`` does with it."""
+    def target(history: list[Message]) -> Any:
+        return list(history) if len(history) == len(SCRIPT) else returns(history)
+    return target
+
+
+def _crashes(history: list[Message]) -> Any:
+    return history[len(history)]  # IndexError: a programming error, never a refusal
+
+
+def _refuses(history: list[Message]) -> Any:
+    raise ValueError("cannot tell where the task begins")
+
+
+@pytest.mark.parametrize(("returns", "check", "words"), [
+    (_crashes, "call.completes", "crashed with IndexError"),
+    (lambda history: "history", "output.well-formed", "returned a str, not a list of messages"),
+    (lambda history: [user("x")] * 1000, "output.well-formed", "returned 1000 messages for an input of 1"),
+])
+def test_a_call_of_the_loop_that_fails_fails_every_call_though_the_run_call_passes(
+        returns: Any, check: str, words: str) -> None:
+    results = check_scenario(from_callable(_mid_loop(returns)), _scenario(SCRIPT, False), RunOptions(in_process=True))
+    by_id = {r.invariant: r for r in results}
+    assert by_id["call.completes"].outcome == "pass" and by_id["output.well-formed"].outcome == "pass"
+    found = by_id["loop.every-call"]
+    assert found.outcome == "fail"
+    assert found.message.startswith(f"call 1 (stateless, the request before messages[1]) fails {check}: ")
+    assert words in found.message
+    # the prefix checks had no request to judge: skipped, with the call that stopped the loop named
+    assert by_id["thinking.prefix-unchanged"].outcome == "skip" and "call 1" in by_id["thinking.prefix-unchanged"].message
+
+
+def test_a_refusal_in_the_loop_ends_it_and_fails_nothing() -> None:
+    results = check_scenario(from_callable(_mid_loop(_refuses)), _scenario(SCRIPT, False), RunOptions(in_process=True))
+    assert [r.invariant for r in results if r.outcome in ("fail", "error")] == []
+    by_id = {r.invariant: r for r in results}
+    assert by_id["loop.every-call"].outcome == "skip" and "ValueError" in by_id["loop.every-call"].message

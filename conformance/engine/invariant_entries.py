@@ -29,7 +29,9 @@ class Entry:
       runs when the last call gave no output too (earlier calls of the loop still sent requests), and
       is not run when the loop sent none or the output is unreadable;
     - ``prefix_check``: it is the provider's prefix check of replayed thinking, dropped with
-      ``--models older``.
+      ``--models older``;
+    - ``reports_loop``: its failure names a call of the agent loop that crashed, hung or returned no
+      readable list (``loop.Play.failed``), and it runs when such a call was the loop's first.
     """
 
     id: str
@@ -42,6 +44,7 @@ class Entry:
     second_call: bool = False
     loop: bool = False
     prefix_check: bool = False
+    reports_loop: bool = False
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -93,9 +96,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("thinking.chain-unbroken", "MUST", "In the agent loop, the thinking blocks before a replayed one are "
           "an unbroken tail of those that preceded it when it was produced: leading ones may go, none from the "
           "middle, none put back.", needs_output=False, loop=True, prefix_check=True),
-    Entry("loop.every-call", "MUST", "Where a scenario declares where every task begins (truth.tasks), every "
-          "one-call MUST invariant holds at every call of the agent loop too, stateless and stateful, each call "
-          "judged with the truth of its own task.", needs_output=False, loop=True),
+    Entry("loop.every-call", "MUST", "Every call of the agent loop, stateless and stateful, completes and "
+          "returns a readable list of messages (a deliberate refusal ends the loop); where a scenario declares "
+          "where every task begins (truth.tasks), every one-call MUST invariant holds at every call too, each "
+          "call judged with the truth of its own task.", needs_output=False, loop=True, reports_loop=True),
     Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
           "given the harness's recording stand-in) never gives it reasoning: no prompt holds the text of a "
           "thinking block or the data of a redacted_thinking block (the provider refuses it as reasoning "

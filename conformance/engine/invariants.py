@@ -98,15 +98,22 @@ def _malformations_list(history: Sequence[Any], output: Any) -> list[tuple[str, 
 
 # --- the checks --------------------------------------------------------------------------------
 
+def call_problem(obs: Observation, refusal_allowed: bool) -> str:
+    """Returns what ``call.completes`` says of a call: that it hung, that it crashed, or that it
+    raised where no refusal is allowed; '' when it returned or declined as allowed."""
+    if obs.timed_out:
+        return f"the call hung: {obs.error}"
+    if obs.crashed:
+        return f"crashed with {obs.error_type}: {obs.error} (a programming error is never a refusal)"
+    if obs.refused and not refusal_allowed:
+        return f"raised {obs.error_type}: {obs.error}"
+    return ""
+
+
 @checks("call.completes")
 def call_completes(scenario: Scenario, obs: Observation) -> list[str]:
-    if obs.timed_out:
-        return [f"the call hung: {obs.error}"]
-    if obs.crashed:
-        return [f"crashed with {obs.error_type}: {obs.error} (a programming error is never a refusal)"]
-    if obs.refused and not scenario.expect.refusal_allowed:
-        return [f"raised {obs.error_type}: {obs.error}"]
-    return []
+    problem = call_problem(obs, scenario.expect.refusal_allowed)
+    return [problem] if problem else []
 
 
 @checks("output.well-formed")
@@ -734,10 +741,10 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
 
 @checks("loop.every-call")
 def every_call(scenario: Scenario, obs: Observation) -> list[str]:
+    problems = [played.failed for played in obs.plays if played.failed]  # a call that stopped the loop failing
     if not scenario.truth.tasks:
-        return []
+        return problems
     checks = [inv for inv in CATALOG if inv.level == "MUST" and inv.needs_output and not inv.loop]
-    problems = []
     for played in obs.plays:
         for step, given, start in _calls_with_truth(scenario, played):
             at = replace(scenario, history=given, truth=Truth(start, tasks=scenario.truth.tasks),
@@ -802,6 +809,7 @@ CATALOG: tuple[Invariant, ...] = tuple(_built(entry) for entry in ENTRIES)
 BY_ID: dict[str, Invariant] = {inv.id: inv for inv in CATALOG}
 CRASH_CHECK: Invariant = BY_ID[the_one("reports_crash").id]  # the check of the call itself
 OUTPUT_GUARD: Invariant = BY_ID[the_one("guards_output").id]  # blocks the others on unreadable output
+LOOP_CHECK: Invariant = BY_ID[the_one("reports_loop").id]  # names a call of the agent loop that failed
 
 
 def catalog_table() -> str:

@@ -32,6 +32,9 @@ class Answer:
     request: list[Any] | None
     problem: str = ""  # why the call gave no request (it raised, hung, or returned no list)
     timed_out: bool = False
+    # what the call fails, ``<invariant id>: <problem>``, when it crashed, hung or returned no
+    # readable list ('' for a request or a deliberate refusal)
+    failed: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class Play:
     stopped: str = ""
     timed_out: bool = False
     cache: CacheUse = CacheUse()
+    failed: str = ""  # the call that stopped the loop, when it failed (``Answer.failed``), named by number and mode
 
 
 def cache_use(steps: Sequence[Step]) -> CacheUse:
@@ -128,7 +132,8 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
     """Returns the loop of ``mode`` over ``history``: ``call(messages)`` compacts what the agent
     keeps before each assistant turn and once more at the end (``final``, when given, stands for
     that last stateless call, which is the history itself). The loop stops at the first call that
-    gives no request: later turns would answer a request the agent could not send."""
+    gives no request: later turns would answer a request the agent could not send (``Play.failed``
+    names that call when it failed rather than declined)."""
     turns = answer_turns(history)
     steps: list[Step] = []
     kept: list[Any] = []
@@ -139,11 +144,14 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
             kept = list(history[:end])
         else:
             kept = kept + list(history[previous:end])
-        answer = final if (index is None and final is not None and mode == "stateless") else call(kept)
+        given = index is None and final is not None and mode == "stateless"
+        answer = final if given and final is not None else call(kept)
         if answer.request is None:
             where = "the last request" if index is None else f"the request before messages[{index}]"
+            # (the call ``final`` stands for is the run's own, judged by the one-call checks already)
+            failed = f"call {number} ({mode}, {where}) fails {answer.failed}" if answer.failed and not given else ""
             return Play(mode, tuple(steps), f"call {number} ({where}) gave no request: {answer.problem}",
-                        answer.timed_out, cache_use(steps))
+                        answer.timed_out, cache_use(steps), failed)
         steps.append(Step(number, index, answer.request))
         if index is not None:
             kept = list(answer.request)

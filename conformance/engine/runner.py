@@ -20,16 +20,16 @@ from . import _memo, loop
 from ..errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
-from .invariants import CATALOG, CRASH_CHECK, OUTPUT_GUARD, Invariant, output_unreadable
+from .invariants import CATALOG, CRASH_CHECK, LOOP_CHECK, OUTPUT_GUARD, Invariant, call_problem, output_unreadable
 from .redaction import Redactor, secrets_in
 from .command_report import Report
 from .results import DECLINED, CheckResult, Outcome
 from .spec import Scenario
 from .stop_rules import ItemSummary, walk
-from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, resolve
+from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, is_crash, resolve
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
 from .transcript import Snapshot
-from .wellformed import longest_output
+from .wellformed import longest_output, new_malformations
 from .worker import Event, Pool, default_jobs, output_captured
 from .worker.jobs import failure_reason, one_job, resolved, run_items, window
 
@@ -187,17 +187,19 @@ def _observe(target: Target, scenario: Scenario, options: RunOptions, kept: list
     return obs
 
 
-def _answer(obs: Observation, given: int) -> loop.Answer:
-    """Returns what a call on ``given`` messages gave the loop: the request, or why there is none
-    (an output longer than a compaction returns is not read further, as by ``output.well-formed``)."""
-    if obs.returned and isinstance(obs.output, list):
-        if len(obs.output) > longest_output(given):
-            return loop.Answer(None, f"it returned {len(obs.output)} messages for {given}, more than a compaction "
-                                     f"returns (at most {longest_output(given)}): not read further")
+def _answer(obs: Observation, given: list[Any]) -> loop.Answer:
+    """Returns what a call on the messages ``given`` gave the loop: the request, or why there is none
+    and, when the call crashed, hung or returned no readable list (not a list, or one longer than a
+    compaction returns, which is not read further), what it fails. A deliberate refusal fails
+    nothing here, whatever the scenario allows: the loop's calls hold a prefix of its history."""
+    if obs.returned and isinstance(obs.output, list) and len(obs.output) <= longest_output(len(given)):
         return loop.Answer(obs.output)
     if obs.returned:
-        return loop.Answer(None, f"it returned {a_type(obs.output)}")
-    return loop.Answer(None, obs.error if obs.timed_out else f"{obs.error_type}: {obs.error}", obs.timed_out)
+        _, problem, _ = next(new_malformations(given, obs.output))  # (not a list, or too long: the first)
+        return loop.Answer(None, f"it {problem}", failed=f"{OUTPUT_GUARD.id}: {problem}")
+    failed = call_problem(obs, refusal_allowed=True)
+    return loop.Answer(None, obs.error if obs.timed_out else f"{obs.error_type}: {obs.error}", obs.timed_out,
+                       failed=f"{CRASH_CHECK.id}: {failed}" if failed else "")
 
 
 def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation,
@@ -210,18 +212,19 @@ def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Obse
 
     def call(messages: list[dict[str, Any]]) -> loop.Answer:
         with window(limit, messages=len(messages)):
-            return _answer(call_guarded(target, messages, scenario.params, limit, kept), len(messages))
+            return _answer(call_guarded(target, messages, scenario.params, limit, kept), messages)
 
     def call_reference(messages: list[dict[str, Any]]) -> loop.Answer:
         try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy
-            return _answer(Observation(output=target.func(messages, **kwargs)), len(messages))
+            return _answer(Observation(output=target.func(messages, **kwargs)), messages)
         except Exception as exc:  # noqa: BLE001 - a refusal ends the loop like any other answer
-            return _answer(Observation(error_type=type(exc).__name__, error=str(exc)), len(messages))
+            return _answer(Observation(error_type=type(exc).__name__, error=str(exc),
+                                       crashed=is_crash(exc)), messages)
 
     if runs_here(target, options):
         call = call_reference
 
-    final = _answer(obs, len(scenario.history))
+    final = _answer(obs, scenario.history)
     return tuple(loop.play(scenario.history, mode, call, final=final) for mode in loop.MODES)
 
 
@@ -266,7 +269,8 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
                 results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
                                       extra={"blocked_by": CRASH_CHECK.id}))
             continue
-        if inv.loop and not any(p.steps for p in obs.plays) and (obs.plays or not obs.returned):
+        if inv.loop and not any(p.steps for p in obs.plays) and (obs.plays or not obs.returned) and not (
+                inv is LOOP_CHECK and any(p.failed for p in obs.plays)):
             why = obs.plays[0].stopped if obs.plays else f"no output ({obs.error_type or 'hang'})"
             declined = obs.returned or (scenario.expect.refusal_allowed and obs.refused)  # as the other checks
             results.append(record("skip", f"not run: the agent loop sent no request ({why})",

@@ -579,8 +579,17 @@ def cuts_live_while_short(history: History) -> History:
     return history[-2:] if len(history) < 10 else list(history)
 
 
+def keeps_first_exchange(history: History) -> History:
+    """Keeps the first request and its answer and everything after them, reading the two as
+    ``history[0], history[1]``: an IndexError on a history of one message (the agent loop's first
+    call), never on the histories of two and more it is handed whole."""
+    head = [history[0], history[1]]
+    return head + history[2:]
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
     "cuts_live_while_short": ("loop.every-call",),
+    "keeps_first_exchange": ("loop.every-call",),
     "summary_of_everything": ("summary.no-reasoning",),
     "window_keeps_settled_reasoning": ("thinking.prefix-unchanged",),
     "strip_then_put_back": ("thinking.chain-unbroken",),
@@ -642,6 +651,7 @@ DEFECT_CLASS: dict[str, str] = {
                     "breaks the prefix check of replayed thinking"),
     "summary_of_everything": "gives a summarizer the reasoning of the history",
     "cuts_live_while_short": "cuts into the task in flight at earlier calls of the loop",
+    "keeps_first_exchange": "does not complete",
     **dict.fromkeys(["essay_whitelist", "keep_last_n", "cap_live_task", "boundary_off_by_one", "prune_large_text"],
                     "cuts into the task in flight"),
     **dict.fromkeys(["strip_all_thinking", "rewrite_thinking", "essay_reference"],
