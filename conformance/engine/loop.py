@@ -144,12 +144,12 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
             kept = list(history[:end])
         else:
             kept = kept + list(history[previous:end])
-        given = index is None and final is not None and mode == "stateless"
-        answer = final if given and final is not None else call(kept)
+        stands_in = final if (index is None and mode == "stateless") else None  # (the run's own call)
+        answer = stands_in if stands_in is not None else call(kept)
         if answer.request is None:
             where = "the last request" if index is None else f"the request before messages[{index}]"
-            # (the call ``final`` stands for is the run's own, judged by the one-call checks already)
-            failed = f"call {number} ({mode}, {where}) fails {answer.failed}" if answer.failed and not given else ""
+            # (the call ``final`` stands for is judged by the one-call checks already)
+            failed = f"call {number} ({mode}, {where}) fails {answer.failed}" if answer.failed and stands_in is None else ""
             return Play(mode, tuple(steps), f"call {number} ({where}) gave no request: {answer.problem}",
                         answer.timed_out, cache_use(steps), failed)
         steps.append(Step(number, index, answer.request))
