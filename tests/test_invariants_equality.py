@@ -76,6 +76,32 @@ def test_same_json_agrees_with_canonical_text_on_random_values() -> None:
         assert same_json(a, _shuffled(a, rng)) and same_json(a, json.loads(json.dumps(a)))
 
 
+class _Resolving(dict):  # type: ignore[type-arg]
+    """A message whose reads resolve a placeholder it holds (what JSON writes is the placeholder)."""
+
+    def __getitem__(self, key: Any) -> Any:
+        value = dict.__getitem__(self, key)
+        return "the user's own text" if value == "ref:0" else value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+
+class _EqualToAll(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+def test_a_subclass_is_the_json_it_writes_not_what_its_reads_or_equality_say() -> None:
+    sent = _Resolving(role="user", content="ref:0")
+    assert sent.get("content") == "the user's own text" and json.loads(json.dumps(sent))["content"] == "ref:0"
+    assert not same_json({"role": "user", "content": "the user's own text"}, sent)
+    assert not same_json("the user's own text", _EqualToAll("garbage"))
+    assert not same_json(_EqualToAll("a"), _EqualToAll("b")) and same_json(_EqualToAll("a"), "a")
+
+
 def test_canonical_text_never_raises_on_values_that_are_not_json() -> None:
     assert canonical({1: "a", "b": {2}}) != canonical({"1": "a", "b": [2]})
     assert "non-JSON" in canonical({"when": object()})

@@ -3,8 +3,10 @@ legitimately different correct compactors pass every MUST."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -168,3 +170,33 @@ def _family_results(family: str, name: str) -> tuple[CheckResult, ...]:
     process: a compactor may be read there for more than one invariant)."""
     target = from_callable(getattr(broken, name), name)
     return tuple(r for s in _scenarios() if s.family == family for r in check_scenario(target, s, IN_PROCESS))
+
+
+def _settled_reasoning_scenario() -> Scenario:
+    """Returns the first shipped scenario whose settled history holds a thinking text of 8 characters or more."""
+    from .zoo._history import live_start
+
+    for scenario in _scenarios():
+        settled = scenario.history[:live_start(scenario.history)]
+        if any(isinstance(m.get("content"), list) and any(b.get("type") == "thinking" and len(b.get("thinking", "")) >= 8
+                                                        for b in m["content"]) for m in settled):
+            return scenario
+    raise AssertionError("no shipped scenario holds settled reasoning")
+
+
+@pytest.mark.parametrize("give", [
+    lambda summarize, settled: summarize("Summarise the earlier conversation.", settled),  # a second argument
+    lambda summarize, settled: summarize("Summarise.", history=settled),  # a keyword
+    lambda summarize, settled: summarize(json.dumps(settled).encode()),  # bytes
+])
+def test_reasoning_given_to_the_summarizer_any_way_fails_summary_no_reasoning(give: Any) -> None:
+    from .zoo._history import live_start
+
+    def summarises(history: list[dict[str, Any]], summarize: Any = None) -> list[dict[str, Any]]:
+        start = live_start(history)
+        if start and summarize is not None:
+            give(summarize, history[:start])
+        return list(history)
+
+    results = check_scenario(from_callable(summarises, "summarises"), _settled_reasoning_scenario(), IN_PROCESS)
+    assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]

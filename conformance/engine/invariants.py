@@ -768,9 +768,12 @@ def every_call(scenario: Scenario, obs: Observation) -> list[str]:
 
 
 def _strings(value: Any) -> Iterator[str]:
-    """Yields every string inside a JSON-like value, keys included."""
+    """Yields every string inside a JSON-like value, keys included; bytes are read as UTF-8 (what a
+    model call sends of them)."""
     if isinstance(value, str):
         yield value
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        yield bytes(value).decode("utf-8", errors="replace")
     elif isinstance(value, Mapping):
         for key, item in value.items():
             yield from _strings(key)

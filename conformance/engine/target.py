@@ -179,16 +179,19 @@ SUMMARIZER = "summarize"  # the keyword a target names to be given the harness's
 
 
 class RecordingSummarizer:
-    """The stand-in for the model call of a target that summarises: it keeps every prompt it is
-    given and answers a summary that depends on the prompt alone (so an unchanged prompt gets the
+    """The stand-in for the model call of a target that summarises: it keeps what every call gives
+    it and answers a summary that depends on the prompt alone (so an unchanged prompt gets the
     same summary, as a cached one would)."""
 
     def __init__(self) -> None:
         self.prompts: list[Any] = []
 
     def __call__(self, prompt: Any, *args: Any, **kwargs: Any) -> str:
-        """Returns a summary text naming the prompt's fingerprint; records the prompt."""
-        self.prompts.append(transcript.deep_copy(prompt) if isinstance(prompt, (list, dict)) else prompt)
+        """Returns a summary text naming the prompt's fingerprint; records the prompt, or, when the
+        call gives more than a prompt, the list of everything it gives (each argument and keyword
+        value: a model call reads them all)."""
+        given = [prompt, *args, *kwargs.values()] if args or kwargs else prompt
+        self.prompts.append(transcript.deep_copy(given) if isinstance(given, (list, dict)) else given)
         return f"[summary {transcript.fingerprint(transcript.canonical(prompt))}]"
 
 

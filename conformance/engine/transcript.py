@@ -128,17 +128,11 @@ def _packed(value: Any) -> bytes | None:
 
 
 def _same_json_kinds(a: Any, b: Any) -> bool:
-    """Returns ``same_json`` for values of different Python types or types other than the plain ones."""
-    kind = _json_kind(a)
-    if kind != _json_kind(b):
-        return False
-    if kind == "object":
-        return len(a) == len(b) and all(key in b and same_json(value, b[key]) for key, value in a.items())
-    if kind == "array":
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    if kind == "number":
-        return float.__repr__(a) == float.__repr__(b)  # as JSON writes them: -0.0 and 0.0 differ
-    return bool(a == b)
+    """Returns ``same_json`` for values of different Python types or types other than the plain
+    ones: whether JSON writes them the same (``canonical``). A subclass is compared by what is
+    written of it, never by its own ``==``, ``get`` or ``[]`` (a dict whose reads resolve what it
+    holds, a str equal to anything): what is sent is what JSON writes."""
+    return canonical(a) == canonical(b)
 
 
 def _non_json(value: Any) -> str:

@@ -267,7 +267,35 @@ def evict_largest_results(history: History, keep_turns: int = 10, budget_tokens:
 
 
 # Each adversary, and the MUST invariant that catches it on the live-* scenarios.
+class _Placeholder(dict):  # type: ignore[type-arg]
+    """A message kept in a store by reference: it holds ``ref:N`` and resolves it when read."""
+
+    store: dict[str, Any] = {}
+
+    def __getitem__(self, key: Any) -> Any:
+        value = dict.__getitem__(self, key)
+        return self.store.get(value, value) if isinstance(value, str) else value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+
+def stored_by_reference(history: History, keep_turns: int = 10) -> History:
+    """Windows settled history, then keeps every user message with string content in a store and
+    returns a reference to it that resolves on read: what the compactor reads back is the text,
+    what JSON writes (what the SDK sends) is ``ref:N``."""
+    out = []
+    for message in _windowed(history, keep_turns, live_start(history)):
+        if message["role"] == "user" and isinstance(message.get("content"), str):
+            ref = f"ref:{len(_Placeholder.store)}"
+            _Placeholder.store[ref] = message["content"]
+            message = _Placeholder({**message, "content": ref})
+        out.append(message)
+    return out
+
+
 CAUGHT_BY: dict[str, str] = {
+    "stored_by_reference": "live.untouched-suffix",
     "drop_cache_control": "live.untouched-suffix", "strip_citations": "live.untouched-suffix",
     "truncate_big_results": "live.untouched-suffix", "flatten_result_lists": "live.untouched-suffix",
     "allowlist_fields": "live.untouched-suffix", "drop_falsy_fields": "live.untouched-suffix",
