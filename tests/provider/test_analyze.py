@@ -122,6 +122,35 @@ def test_sets_that_disagree_about_the_task_in_flight_cannot_be_told(tmp_path: Pa
     assert "cannot be told" in found.evidence[-1] and "[a2]" in found.evidence[-1] and "[b1]" in found.evidence[-1]
 
 
+def test_an_edit_that_reports_no_items_but_tokens_is_inconsistent(tmp_path: Path) -> None:
+    found = one(tmp_path, request(HISTORY, tool_edit(keep=1)), message(applied=[cleared(0, 4000)]))
+    assert found.verdict == "inconsistent" and "no items cleared alongside tokens" in found.evidence[-1]
+    found = one(tmp_path, request(HISTORY, tool_edit(keep=1)), message(applied=[cleared(0, 0)]))
+    assert found.verdict == "no-edit"
+
+
+def test_a_live_turn_whose_thinking_has_empty_text_is_a_turn_with_thinking(tmp_path: Path) -> None:
+    """On current models a thinking block's text may be empty (the signature carries the reasoning):
+    its size is unknown, so a report that fits no settled turn is the live one's."""
+    live_call = {"role": "assistant", "content": [{"type": "thinking", "thinking": "", "signature": "sig"},
+                                                  {"type": "tool_use", "id": "b1", "name": "read", "input": {}}]}
+    history = [user("task A"), final(thinking="a" * 400), user("task B"), final(thinking="b" * 400),
+               user("task C"), live_call, result("b1", 10)]  # the task in flight from message 4
+    report = {"type": "clear_thinking_20251015", "cleared_thinking_turns": 1, "cleared_input_tokens": 900}
+    found = one(tmp_path, request(history, thinking_edit(keep=1)), message(applied=[report]))
+    assert (found.verdict, found.live_start) == ("reached-live-task", 4)
+    assert "thinking of turn 3" in found.evidence[-1]
+    report["cleared_input_tokens"] = 100  # what a settled turn weighs: either may have gone
+    assert one(tmp_path, request(history, thinking_edit(keep=1)), message(applied=[report])).verdict == "cannot-tell"
+
+
+def test_a_search_that_stops_short_gives_no_verdict_the_sets_left_could_contradict(tmp_path: Path) -> None:
+    steps = [m for n in range(40) for m in (call(f"t{n:02d}"), result(f"t{n:02d}", 10 if n < 37 else 1000))]
+    history = [user("task A"), *steps[:74], final(), user("task B"), *steps[74:]]  # t37-t39 in flight
+    found = one(tmp_path, request(history, tool_edit(keep=0)), message(applied=[cleared(6, 2040)]))
+    assert found.verdict == "cannot-tell" and "too many to read them all" in found.evidence[0]
+
+
 def test_clearing_into_the_kept_uses_is_inconsistent(tmp_path: Path) -> None:
     history = HISTORY[:7]  # the task in flight is its request alone
     found = one(tmp_path, request(history, tool_edit(keep=1)), message(applied=[cleared(2, 3000)]))

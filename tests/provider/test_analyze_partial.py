@@ -52,6 +52,8 @@ PASSES = [{"type": "compaction", "input_tokens": 99195, "output_tokens": 81}, {"
                                          "cleared_input_tokens": 900}]}), "cannot-tell", "without the request"),
     (_message(report={"applied_edits": [{"type": "clear_thinking_20251015", "cleared_thinking_turns": 0,
                                          "cleared_input_tokens": 0}]}), "no-edit", "cleared 0 item(s)"),
+    (_message(report={"applied_edits": [{"type": "clear_thinking_20251015", "cleared_thinking_turns": 0,
+                                         "cleared_input_tokens": 900}]}), "inconsistent", "no items cleared alongside"),
     (_message(report={"applied_edits": [{"type": "forget_20991231"}]}), "cannot-tell",
      "applied edit `forget_20991231` at context_management.applied_edits[0] is not a type this judge models"),
     (_message({"type": "fallback"}, {"type": "text", "text": "x"}), "not-judged",

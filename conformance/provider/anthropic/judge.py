@@ -445,6 +445,8 @@ def response_only(response: Mapping[str, Any], count: bool) -> Finding | None:
         lines.append(f"{item.get('type')} cleared {int(item.get(count_key) or 0)} item(s), "
                      f"{int(item.get('cleared_input_tokens') or 0)} tokens")
     if all(int(a.get("cleared_tool_uses") or a.get("cleared_thinking_turns") or 0) == 0 for a in applied):
+        if any(int(a.get("cleared_input_tokens") or 0) > 0 for a in applied):
+            return Finding("inconsistent", [*lines, "an edit reports no items cleared alongside tokens cleared"])
         return Finding(NO_EDIT, lines)
     return Finding(CANNOT_TELL, [*lines, "without the request, which items were cleared, and whether of the task in "
                                          "flight, cannot be told"])

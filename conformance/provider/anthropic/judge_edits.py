@@ -45,17 +45,24 @@ TIGHT_LABEL = "3% + 24 tokens an item"
 LOOSE_LABEL = "a factor of 2, +-50 tokens"
 
 
+CAPPED = f" (first {MAX_COMBINATIONS} sets only)"  # ends the tolerance label of a search that stopped short
+
+
 def candidates(pool: Sequence[T], count: int, reported: int | None,
-               weight: Callable[[Sequence[T]], int]) -> tuple[list[tuple[T, ...]], str]:
+               weight: Callable[[Sequence[T]], int], unsized: Callable[[T], bool] = lambda item: False,
+               ) -> tuple[list[tuple[T, ...]], str]:
     """Returns the ``count``-subsets of ``pool`` that fit ``reported`` tokens and the tolerance used.
 
     Tight fits when there are any, else loose ones; with ``reported`` None (sizes unknowable) every
-    subset. Stops after ``MAX_COMBINATIONS`` subsets (the label says so).
+    subset. A subset holding an item whose size is unknown (``unsized``) fits when the rest of it
+    is not above the report (loosely): that item may be any size. Stops after ``MAX_COMBINATIONS``
+    subsets (the label then ends with ``CAPPED``, and ``decide`` gives no verdict the sets it did
+    not read could contradict).
     """
     if count < 0 or count > len(pool):
         return [], "none"
     tight_fits, loose_fits, every = [], [], []
-    capped = False
+    capped = any_unsized = False
     for index, subset in enumerate(itertools.combinations(pool, count)):
         if index >= MAX_COMBINATIONS:
             capped = True
@@ -63,17 +70,23 @@ def candidates(pool: Sequence[T], count: int, reported: int | None,
         every.append(subset)
         if reported is None:
             continue
+        if any(map(unsized, subset)):
+            any_unsized = True
+            if weight([item for item in subset if not unsized(item)]) <= reported * LOOSE_FACTOR + LOOSE_SLACK:
+                loose_fits.append(subset)
+            continue
         estimate = weight(subset)
         if tight(estimate, reported, count):
             tight_fits.append(subset)
         elif loose(estimate, reported):
             loose_fits.append(subset)
-    suffix = f" (first {MAX_COMBINATIONS} sets only)" if capped else ""
+    suffix = CAPPED if capped else ""
     if reported is None:
         return every, "any size (sizes unknown)" + suffix
-    if tight_fits:
+    if tight_fits and not any_unsized:
         return tight_fits, TIGHT_LABEL + suffix
-    return loose_fits, LOOSE_LABEL + suffix
+    label = LOOSE_LABEL + ("; a turn whose thinking has empty text any size" if any_unsized else "")
+    return tight_fits + loose_fits, label + suffix
 
 
 def decide(sets: Sequence[tuple[Any, ...]], documented: tuple[Any, ...] | None, touches: Callable[[Sequence[Any]], list[str]],
@@ -82,8 +95,12 @@ def decide(sets: Sequence[tuple[Any, ...]], documented: tuple[Any, ...] | None, 
     settled when none does, cannot tell when they disagree; names the documented set when it fits.
 
     With no set fitting: settled when nothing of the task in flight could be cleared at all
-    (``any_live`` False), else inconsistent (the report fits nothing the request holds).
+    (``any_live`` False), else inconsistent (the report fits nothing the request holds). A search
+    that stopped short (``CAPPED``) where the task in flight holds clearable items cannot tell.
     """
+    if any_live and tolerance_used.endswith(CAPPED):  # (the sets not read may hold the task in flight, or not)
+        return Finding("cannot-tell", [f"{what}: the sets of that size are too many to read them all "
+                                       f"({tolerance_used}): which were cleared cannot be told"])
     if not sets:
         line = f"{what}: no set of that size fits the reported tokens ({tolerance_used})"
         if not any_live:
@@ -127,12 +144,20 @@ def _scrubbed(turn: sem.Turn, messages: Sequence[Mapping[str, Any]]) -> bool:
                for i in turn.messages for b in sem.content_blocks(messages[i]))
 
 
+def _nothing_cleared(what: str, tokens: int) -> Finding:
+    """Returns what an applied edit that reports no items says: no edit, or, alongside tokens
+    cleared, a report that contradicts itself."""
+    if tokens > 0:
+        return Finding("inconsistent", [what, "the edit reports no items cleared alongside tokens cleared"])
+    return Finding("no-edit", [what])
+
+
 def clear_tool_uses(edit: Mapping[str, Any], cleared: int, tokens: int, messages: Sequence[Mapping[str, Any]],
                     live_start: int) -> Finding:
     """Returns what a ``clear_tool_uses_20250919`` report of ``cleared`` uses and ``tokens`` tokens cleared."""
     what = f"clear_tool_uses_20250919 cleared {cleared} tool result(s), {tokens} tokens"
     if cleared == 0:
-        return Finding("no-edit", [f"{what}"])
+        return _nothing_cleared(what, tokens)
     steps = [s for s in sem.tool_steps(messages) if s.result_message is not None]
     excluded = set(edit.get("exclude_tools") or [])
     keep = int((edit.get("keep") or {}).get("value", sem.DEFAULT_TOOL_KEEP))
@@ -168,7 +193,7 @@ def clear_thinking(edit: Mapping[str, Any], cleared: int, tokens: int, messages:
     """Returns what a ``clear_thinking_20251015`` report of ``cleared`` turns and ``tokens`` tokens cleared."""
     what = f"clear_thinking_20251015 cleared {cleared} thinking turn(s), {tokens} tokens"
     if cleared == 0:
-        return Finding("no-edit", [what])
+        return _nothing_cleared(what, tokens)
     pool = [t for t in sem.assistant_turns(messages) if t.has_thinking]
     keep = sem.thinking_keep(edit)
     problems = []
@@ -179,7 +204,8 @@ def clear_thinking(edit: Mapping[str, Any], cleared: int, tokens: int, messages:
                         f"to clear, the server reported {cleared}")
     live = live_turns(messages, live_start)
     unknown = any(_scrubbed(t, messages) for t in pool)
-    sets, used = candidates(pool, cleared, None if unknown else tokens, lambda s: sum(t.thinking_tokens for t in s))
+    sets, used = candidates(pool, cleared, None if unknown else tokens, lambda s: sum(t.thinking_tokens for t in s),
+                            lambda t: t.unsized)
     documented = tuple(pool[:cleared]) if cleared <= len(pool) else None
     found = decide(sets, documented, lambda s: [f"thinking of turn {t.number}" for t in s if t.number in live],
                    lambda s: "turns [" + ", ".join(str(t.number) for t in s) + "]", what, used,

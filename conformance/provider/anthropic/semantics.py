@@ -127,11 +127,14 @@ class Turn:
     number: int
     messages: tuple[int, ...]
     thinking_tokens: int
+    thinking_blocks: int = 0  # its thinking and redacted_thinking blocks
+    unsized: bool = False  # one of its thinking blocks has empty text: the signature carries reasoning of unknown size
 
     @property
     def has_thinking(self) -> bool:
-        """Returns whether any message of the turn carries a thinking or redacted_thinking block."""
-        return self.thinking_tokens > 0
+        """Returns whether any message of the turn carries a thinking or redacted_thinking block (one
+        with empty text too: the signature carries the reasoning)."""
+        return self.thinking_blocks > 0
 
 
 def is_tool_result_message(message: Mapping[str, Any]) -> bool:
@@ -175,9 +178,9 @@ def assistant_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
             open_turn = False
     turns = []
     for number, group in enumerate(groups, start=1):
-        tokens = sum(block_tokens(b) for i in group for b in content_blocks(messages[i])
-                     if b.get("type") in THINKING_TYPES)
-        turns.append(Turn(number, tuple(group), tokens))
+        thinking = [b for i in group for b in content_blocks(messages[i]) if b.get("type") in THINKING_TYPES]
+        unsized = any(b.get("type") == "thinking" and not b.get("thinking") for b in thinking)
+        turns.append(Turn(number, tuple(group), sum(map(block_tokens, thinking)), len(thinking), unsized))
     return turns
 
 
