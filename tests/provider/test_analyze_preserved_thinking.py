@@ -331,6 +331,22 @@ def test_a_response_only_error_body_is_judged_too(tmp_path: Path, message: str, 
     assert judged(other)[0].verdict == "not-judged"
 
 
+def test_a_log_line_without_url_or_status_is_judged_by_its_error_body(tmp_path: Path) -> None:
+    """A JSON-lines log that writes neither a status nor a URL (its status reads as 200): the service's
+    error body, bare or in a gateway's envelope naming a 4xx code, is still the rejection it says."""
+    message = REJECTIONS[0][0]
+    envelope = {"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": json.dumps(error_body(message))}}
+    path = tmp_path / "day.jsonl"
+    path.write_text("".join(json.dumps({"request": request(TOOL_HISTORY), "response": body}) + "\n"
+                            for body in (envelope, error_body(message))))
+    found = judged(path)
+    assert [j.verdict for j in found] == ["broken-history", "broken-history"], [j.evidence for j in found]
+    assert main(["analyze", str(path)]) == 1
+    served = {"error": {"code": 503, "status": "UNAVAILABLE", "message": json.dumps(error_body(message))}}
+    path.write_text(json.dumps({"request": request(TOOL_HISTORY), "response": served}) + "\n")
+    assert judged(path)[0].verdict != "broken-history"  # (a 5xx the gateway names is no rejection of the history)
+
+
 def test_explain_shows_the_verdict_of_a_dropped_block(tmp_path: Path) -> None:
     path = cassette(tmp_path, (FIRST, FIRST_REPLY), (FOLDED, reply(changed=[dropped("messages.2.content.0")])))
     text, verdict = explain_interaction(path, 1)

@@ -528,6 +528,7 @@ class AnthropicJudge(RequestJudge):
             return True  # that body, carried in a gateway's error envelope
         return isinstance(request.get("messages"), list) and (
             "anthropic_version" in request or response.get("type") == "message"
+            or (response.get("type") == "error" and _is_mapping(response.get("error")))  # the service's error body
             or _is_mapping(request.get("context_management")))
 
     remember = staticmethod(remember)

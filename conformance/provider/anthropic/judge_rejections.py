@@ -138,17 +138,21 @@ def _code(response: Any) -> int | None:
 
 def rejected(response: Any, status: int | None) -> bool:
     """Returns whether the answer is a rejection: a 4xx status, an error body (a stream's error
-    event), or a gateway's envelope carrying one with a 4xx code."""
+    event), or a gateway's envelope carrying one with a 4xx code (whatever success status the
+    record gives: a log that wrote none reads as 200, and the envelope says what the service
+    answered), or with no code where the record gives no status."""
     if status is not None and 400 <= status < 500:
         return True
     if status is not None and status >= 500:
         return False
     if is_mapping(response) and response.get("type") == "error":
         return True
-    if status is not None or not is_mapping(response) or "error" not in response:
-        return False  # (an answer with a success status: only the service's own error event is one)
+    if not is_mapping(response) or "error" not in response or carried(response) is None:
+        return False
     code = _code(response)
-    return carried(response) is not None and (code is None or 400 <= code < 500)
+    if code is None:
+        return status is None
+    return 400 <= code < 500
 
 
 def rule(response: Any, status: int | None) -> Broken | None:
