@@ -150,6 +150,13 @@ def test_truncation_is_decided_by_which_suffix_the_usage_counts() -> None:
     assert _truncation(90, {}) == "inconsistent"
 
 
+def test_truncation_beside_a_threshold_that_did_not_fire_is_judged_as_truncation() -> None:
+    items = [user("old"), answer("old answer"), user("task"), call(), output()]
+    both = {"truncation": "auto", **THRESHOLD}
+    found = judge(Exchange("responses", both, items, body([answer("done")], 90), 200, {0: 1000, 3: 90}))
+    assert (found.verdict, found.mechanism) == ("reached-live-task", "truncation") and found.reached == [2]
+
+
 def test_malformed_items_are_inconsistent_not_a_crash() -> None:
     bad = [user("x"), {"type": "function_call", "call_id": "c"}]  # no name, no arguments
     found = judge(Exchange("compact", {}, bad, {"output": [COMPACTION]}))
