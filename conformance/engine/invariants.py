@@ -767,6 +767,44 @@ def every_call(scenario: Scenario, obs: Observation) -> list[str]:
     return problems
 
 
+_TRANSCRIBED = 20  # the shortest reasoning text looked for in other text (shorter ones match by chance)
+
+
+def _visible_strings(value: Any) -> Iterator[str]:
+    """Yields every string of a history outside the reasoning blocks' own text (``thinking``,
+    ``data``), keys included: what is sent as prompt text."""
+    if isinstance(value, Mapping):
+        skip = tx.REASONING_FIELD.get(str(value.get("type")))
+        for key, item in value.items():
+            yield from _strings(key)
+            if key != skip:
+                yield from _visible_strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _visible_strings(item)
+    else:
+        yield from _strings(value)
+
+
+def _visible_set(history: Any) -> frozenset[str]:
+    return frozenset(_visible_strings(history))
+
+
+@checks("reasoning.not-transcribed")
+def reasoning_not_transcribed(scenario: Scenario, obs: Observation) -> list[str]:
+    texts = {t for t in secrets_in(scenario.history) if len(t) >= _TRANSCRIBED}
+    if not texts:
+        return []
+    given = of_history(_visible_set, scenario.history)
+    held = {t for s in _visible_strings(_output(obs)) if s not in given for t in texts if t in s}
+    if not held:
+        return []
+    shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
+    return [f"the output's text holds the reasoning of {plural(len(held), 'block')} of the history outside a "
+            f"reasoning block: {shown}; the provider refuses reasoning sent back as prompt text (reasoning "
+            "extraction): keep thinking in its blocks, or drop it"]
+
+
 def _strings(value: Any) -> Iterator[str]:
     """Yields every string inside a JSON-like value, keys included; bytes are read as UTF-8 (what a
     model call sends of them)."""

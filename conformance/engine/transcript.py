@@ -409,7 +409,7 @@ def reasoning_blocks(history: Iterable[Message]) -> Iterator[tuple[int, int, Blo
                 yield i, j, block
 
 
-_REASONING_FIELD = {"thinking": "thinking", "redacted_thinking": "data"}
+REASONING_FIELD = {"thinking": "thinking", "redacted_thinking": "data"}  # reasoning block type -> its text field
 
 
 def fingerprint(text: str) -> str:
@@ -421,7 +421,7 @@ def reasoning_text(block: Any) -> str | None:
     """Returns the reasoning text (``thinking`` or ``data``) of a reasoning block, else None."""
     if not isinstance(block, Mapping) or block.get("type") not in REASONING_TYPES:
         return None
-    value = block.get(_REASONING_FIELD[str(block.get("type"))])
+    value = block.get(REASONING_FIELD[str(block.get("type"))])
     return value if isinstance(value, str) else None
 
 
@@ -431,7 +431,7 @@ def redact_reasoning(value: Any) -> Any:
         text = reasoning_text(value)
         out = {k: redact_reasoning(v) for k, v in value.items()}
         if text is not None:
-            out[_REASONING_FIELD[str(value.get("type"))]] = f"[#{fingerprint(text)}, {len(text)} chars]"
+            out[REASONING_FIELD[str(value.get("type"))]] = f"[#{fingerprint(text)}, {len(text)} chars]"
         return out
     if isinstance(value, (list, tuple)):
         return [redact_reasoning(v) for v in value]

@@ -587,7 +587,22 @@ def keeps_first_exchange(history: History) -> History:
     return head + history[2:]
 
 
+def reasoning_as_notes(history: History) -> History:
+    """Keeps the settled tasks' reasoning for the model to read, as a text note in place of each
+    thinking block: the reasoning is sent back as prompt text."""
+    start = live_start(history)
+    out = []
+    for i, message in enumerate(history):
+        content = message.get("content")
+        if i < start and isinstance(content, list) and any(b.get("type") == "thinking" for b in content):
+            message = {**message, "content": [{"type": "text", "text": f"(earlier reasoning: {b.get('thinking')})"}
+                                              if b.get("type") == "thinking" else b for b in content]}
+        out.append(message)
+    return out
+
+
 CAUGHT_BY: dict[str, tuple[str, ...]] = {
+    "reasoning_as_notes": ("reasoning.not-transcribed",),
     "cuts_live_while_short": ("loop.every-call",),
     "keeps_first_exchange": ("loop.every-call",),
     "summary_of_everything": ("summary.no-reasoning",),
@@ -647,6 +662,7 @@ CAUGHT_BY: dict[str, tuple[str, ...]] = {
 # settled-block rewrites of ``_settled_blocks`` are one class, caught by one invariant), so kill rates
 # are reported by class as well as by compactor (``benchmarks/kill_rate.py``, docs/fuzz.md)
 DEFECT_CLASS: dict[str, str] = {
+    "reasoning_as_notes": "sends reasoning back as prompt text",
     **dict.fromkeys(["window_keeps_settled_reasoning", "strip_then_put_back", "trim_thinking_text"],
                     "breaks the prefix check of replayed thinking"),
     "summary_of_everything": "gives a summarizer the reasoning of the history",
