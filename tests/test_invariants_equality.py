@@ -268,6 +268,17 @@ def test_a_malformation_the_input_already_had_is_not_the_targets(name: str) -> N
     assert output_well_formed(scenario, Observation(output=doubled)), "a defect copied twice is one too many"
 
 
+def test_a_block_type_the_api_does_not_take_is_malformed_unless_the_history_holds_it() -> None:
+    summary = {"role": "user", "content": [{"type": "summary", "text": "Earlier messages were omitted."}]}
+    problems = output_well_formed(_scenario(SETTLED, 2), Observation(output=[summary, *SETTLED[1:]]))
+    assert problems == ["output[0].content[0] is a `summary` block: a type the history does not hold and the "
+                        "Messages API does not take (it answers 400)"]
+    newer = [{"role": "user", "content": [{"type": "summary", "text": "from a newer API"}]}, *SETTLED[1:]]
+    assert not output_well_formed(_scenario(newer, 2), Observation(output=[summary, *SETTLED[1:]]))  # held: taken
+    server = {"role": "assistant", "content": [{"type": "web_fetch_tool_result", "tool_use_id": "s", "content": {}}]}
+    assert not output_well_formed(_scenario(SETTLED, 2), Observation(output=[*SETTLED, server]))  # a server tool's
+
+
 def test_an_inherited_defect_block_stays_exempt_when_its_message_is_trimmed() -> None:
     empty = {"type": "text", "text": ""}
     history = [{"role": "user", "content": "Hi"},

@@ -55,8 +55,9 @@ ENTRIES: tuple[Entry, ...] = (
           "(0, 0.0 and false differ).", needs_output=False, lists_mutation=True),
     Entry("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
           "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
-          "every tool result with a tool_use_id; defects the input already had aside; at most twice the input's "
-          "messages and 16 more.", guards_output=True),
+          "every tool result with a tool_use_id, no block of a type the Messages API does not take unless the "
+          "history holds that type; defects the input already had aside; at most twice the input's messages and "
+          "16 more.", guards_output=True),
     Entry("live.untouched-suffix", "MUST", "The task in flight ends the output unchanged: every message, "
           "block and field, in order, as JSON with types kept."),
     Entry("tools.results-answer-previous", "MUST", "Every tool result answers a tool use of the message "

@@ -110,3 +110,37 @@ def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str
             already[key] -= 1
         else:
             yield where, problem, unreadable
+    held: frozenset[str] | None = None  # the input's block types, read at the output's first block of a type not taken
+    for i, message in enumerate(output):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            if not isinstance(kind, str) or not kind or takes(kind):
+                continue
+            if held is None:
+                held = of_history(_block_types, history)
+            if kind not in held:
+                yield (f"[{i}].content[{j}]", f"is a `{kind}` block: a type the history does not hold and the Messages "
+                                              "API does not take (it answers 400)", False)
+
+
+# The content block types the Messages API takes in a request (any ``*_tool_result`` of a server
+# tool too); a type the history holds is taken whatever it is (the service may have added it).
+MESSAGES_BLOCK_TYPES = frozenset({"text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
+                                  "redacted_thinking", "server_tool_use", "mcp_tool_use", "mcp_tool_result",
+                                  "container_upload", "compaction"})
+
+
+def takes(kind: str) -> bool:
+    """Returns whether the Messages API takes a content block of type ``kind`` in a request."""
+    return kind in MESSAGES_BLOCK_TYPES or kind.endswith("_tool_result")
+
+
+def _block_types(history: Sequence[Any]) -> frozenset[str]:
+    """Returns the type of every content block of ``history``."""
+    found: set[str] = set()
+    for message in history:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        found.update(block["type"] for block in (content if isinstance(content, list) else [])
+                     if isinstance(block, Mapping) and isinstance(block.get("type"), str))
+    return frozenset(found)
