@@ -786,17 +786,34 @@ def _visible_strings(value: Any) -> Iterator[str]:
         yield from _strings(value)
 
 
+def _reasoning_texts(history: Any) -> frozenset[str]:
+    """Returns the reasoning texts of the history's reasoning blocks long enough to look for (``_TRANSCRIBED``)."""
+    found = set()
+    for message in history if isinstance(history, list) else []:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        for block in content if isinstance(content, list) else []:
+            text = tx.reasoning_text(block)
+            if text is not None and len(text) >= _TRANSCRIBED:
+                found.add(text)
+    return frozenset(found)
+
+
 def _visible_set(history: Any) -> frozenset[str]:
     return frozenset(_visible_strings(history))
 
 
 @checks("reasoning.not-transcribed")
 def reasoning_not_transcribed(scenario: Scenario, obs: Observation) -> list[str]:
-    texts = {t for t in secrets_in(scenario.history) if len(t) >= _TRANSCRIBED}
+    own = {id(message) for message in scenario.history}  # (a message handed back is the history's own, unchanged)
+    written = [message for message in _output(obs) if id(message) not in own]
+    texts = of_history(_reasoning_texts, scenario.history) if written else frozenset()
     if not texts:
         return []
-    given = of_history(_visible_set, scenario.history)
-    held = {t for s in _visible_strings(_output(obs)) if s not in given for t in texts if t in s}
+    holding = [(s, hits) for s in _visible_strings(written) if (hits := {t for t in texts if t in s})]
+    if not holding:
+        return []
+    given = of_history(_visible_set, scenario.history)  # (read only when some text holds reasoning)
+    held = {t for s, hits in holding if s not in given for t in hits}
     if not held:
         return []
     shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
