@@ -200,3 +200,58 @@ def test_reasoning_given_to_the_summarizer_any_way_fails_summary_no_reasoning(gi
 
     results = check_scenario(from_callable(summarises, "summarises"), _settled_reasoning_scenario(), IN_PROCESS)
     assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]
+
+
+def test_a_summarizer_given_what_cannot_be_copied_does_not_break_the_call() -> None:
+    import threading
+
+    from .zoo._history import live_start
+
+    def summarises(history: list[dict[str, Any]], summarize: Any = None) -> list[dict[str, Any]]:
+        if summarize is not None:
+            summarize("Summarise.", client={"lock": threading.Lock()})
+        return list(history)
+
+    results = check_scenario(from_callable(summarises, "summarises"), _settled_reasoning_scenario(), IN_PROCESS)
+    assert {r.invariant: r.outcome for r in results}["call.completes"] == "pass"
+    assert live_start  # (the scenario has settled reasoning to leak, and none was given)
+    assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["pass"]
+
+
+THOUGHT = "The user wants the failing test in utils.py fixed.\nLet me \"run\" it first."
+
+
+def _transcribing(quote: Any) -> Any:
+    """Returns a target that puts ``quote(history)`` as a user note before the history's last message."""
+    def target(history: list[dict[str, Any]], summarize: Any = None) -> list[dict[str, Any]]:
+        return [*history[:-1], {"role": "user", "content": quote(history)}, history[-1]]
+    return target
+
+
+def _thinking_scenario(request: str) -> Scenario:
+    from conformance import Truth
+
+    history = [{"role": "user", "content": request},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": THOUGHT, "signature": "sig"},
+                                                 {"type": "text", "text": "Done."}]},
+               {"role": "user", "content": "Thanks. Now the docs."}]
+    return Scenario("zoo.transcribed", "zoo", "zoo", history, Truth(2))
+
+
+@pytest.mark.parametrize("quote", [
+    lambda history: f"Earlier reasoning: {THOUGHT}",
+    lambda history: "Earlier conversation: " + json.dumps(history[:2]),  # escaped as JSON writes it
+    lambda history: f"Earlier: {history[:2]!r}",  # escaped as repr writes it
+], ids=["raw", "json", "repr"])
+def test_reasoning_sent_back_as_prompt_text_fails_however_it_is_escaped(quote: Any) -> None:
+    results = check_scenario(from_callable(_transcribing(quote), "t"), _thinking_scenario("Fix utils.py."),
+                             RunOptions(in_process=True, idempotence=False, prefix_check=False))
+    assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] == ["fail"]
+
+
+def test_a_thinking_text_the_visible_history_already_holds_proves_nothing() -> None:
+    quote = _transcribing(lambda history: f"Earlier the user said: {history[0]['content']}")
+    scenario = _thinking_scenario(f"Please: {THOUGHT}")  # the request itself holds the thinking text
+    results = check_scenario(from_callable(quote, "t"), scenario,
+                             RunOptions(in_process=True, idempotence=False, prefix_check=False))
+    assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] == ["pass"]

@@ -19,7 +19,7 @@ from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Expectations, Scenario, Truth
 from .target import Observation
 from ._memo import of_history, of_pair, shared_facts
-from .redaction import secrets_in
+from .redaction import forms_of, secrets_in
 from .wellformed import new_malformations
 
 Check = Callable[[Scenario, Observation], list[str]]
@@ -786,6 +786,10 @@ def _visible_strings(value: Any) -> Iterator[str]:
         yield from _strings(value)
 
 
+def _visible_set(history: Any) -> frozenset[str]:
+    return frozenset(_visible_strings(history))
+
+
 def _reasoning_texts(history: Any) -> frozenset[str]:
     """Returns the reasoning texts of the history's reasoning blocks long enough to look for (``_TRANSCRIBED``)."""
     found = set()
@@ -798,8 +802,11 @@ def _reasoning_texts(history: Any) -> frozenset[str]:
     return frozenset(found)
 
 
-def _visible_set(history: Any) -> frozenset[str]:
-    return frozenset(_visible_strings(history))
+def _held(texts: Iterable[str], strings: Iterable[str]) -> set[str]:
+    """Returns those of ``texts`` some of ``strings`` holds, raw or escaped (``forms_of``: as JSON or
+    ``repr`` write them)."""
+    blob = "\x00".join(strings)
+    return {t for t in texts if any(form in blob for form in forms_of(t))} if blob else set()
 
 
 @checks("reasoning.not-transcribed")
@@ -809,11 +816,10 @@ def reasoning_not_transcribed(scenario: Scenario, obs: Observation) -> list[str]
     texts = of_history(_reasoning_texts, scenario.history) if written else frozenset()
     if not texts:
         return []
-    holding = [(s, hits) for s in _visible_strings(written) if (hits := {t for t in texts if t in s})]
-    if not holding:
-        return []
-    given = of_history(_visible_set, scenario.history)  # (read only when some text holds reasoning)
-    held = {t for s, hits in holding if s not in given for t in hits}
+    keys = of_history(_input_keys, scenario.history)  # (a message written again as it was adds nothing)
+    held = _held(texts, _visible_strings([m for m in written if tx.canonical(m) not in keys]))
+    if held:  # a thinking text the visible history holds already (one repeating the request) proves nothing
+        held -= _held(held, of_history(_visible_set, scenario.history))
     if not held:
         return []
     shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
@@ -845,7 +851,9 @@ def summary_no_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
     texts = {t for t in secrets_in(scenario.history) if len(t) >= 8}  # (shorter ones match by chance)
     problems = []
     for k, prompt in enumerate(obs.summarized):
-        held = {t for t in texts for s in _strings(prompt) if t in s}
+        held = _held(texts, _strings(prompt))
+        if held:  # (a thinking text the visible history holds already proves nothing)
+            held -= _held(held, of_history(_visible_set, scenario.history))
         if held:
             shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
             problems.append(f"summarizer prompt {k + 1} of {len(obs.summarized)} holds the reasoning of "

@@ -15,7 +15,7 @@ from .results import CheckResult
 from .transcript import REASONING_TYPES, describe_block, fingerprint, reasoning_text
 
 _SECRET_FIELDS = {"thinking": "thinking", "redacted_thinking": "data"}
-__all__ = ["Redactor", "block_label", "fingerprint", "safe_block", "secret_of", "secrets_in"]
+__all__ = ["Redactor", "block_label", "fingerprint", "forms_of", "safe_block", "secret_of", "secrets_in"]
 _MIN_SECRET = 4
 # a piece of reasoning copied into other text is caught from 30 characters on: every piece that
 # long holds one of the 20-character chunks taken every 10 characters
@@ -68,7 +68,7 @@ def secrets_in(messages: Any) -> Iterable[str]:
             pending.extend(value)
 
 
-def _forms_of(secret: str) -> tuple[str, ...]:
+def forms_of(secret: str) -> tuple[str, ...]:
     """Returns the ways a text can appear inside other text: raw, repr-escaped, JSON-escaped."""
     return (secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])
 
@@ -82,7 +82,7 @@ class Redactor:
         kept = [s for s in dict.fromkeys(secrets) if len(s) >= _MIN_SECRET]
         self._hashes: dict[str, str] = {}
         for secret in kept:  # a form two texts share is named by the first of them
-            for form in _forms_of(secret):
+            for form in forms_of(secret):
                 self._hashes.setdefault(form, fingerprint(secret))
         self._forms = sorted(self._hashes, key=len, reverse=True)
         self._chunks = list(dict.fromkeys(form[i:i + _CHUNK] for form in self._forms

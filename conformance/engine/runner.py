@@ -270,7 +270,7 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
                                       extra={"blocked_by": CRASH_CHECK.id}))
             continue
         if inv.loop and not any(p.steps for p in obs.plays) and (obs.plays or not obs.returned) and not (
-                inv is LOOP_CHECK and any(p.failed for p in obs.plays)):
+                inv is LOOP_CHECK and obs.returned and any(p.failed for p in obs.plays)):  # (else call.completes says it)
             why = obs.plays[0].stopped if obs.plays else f"no output ({obs.error_type or 'hang'})"
             declined = obs.returned or (scenario.expect.refusal_allowed and obs.refused)  # as the other checks
             results.append(record("skip", f"not run: the agent loop sent no request ({why})",

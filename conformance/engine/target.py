@@ -190,9 +190,20 @@ class RecordingSummarizer:
         """Returns a summary text naming the prompt's fingerprint; records the prompt, or, when the
         call gives more than a prompt, the list of everything it gives (each argument and keyword
         value: a model call reads them all)."""
-        given = [prompt, *args, *kwargs.values()] if args or kwargs else prompt
-        self.prompts.append(transcript.deep_copy(given) if isinstance(given, (list, dict)) else given)
+        given = [_kept(value) for value in (prompt, *args, *kwargs.values())]
+        self.prompts.append(given if args or kwargs else given[0])
         return f"[summary {transcript.fingerprint(transcript.canonical(prompt))}]"
+
+
+def _kept(value: Any) -> Any:
+    """Returns a copy of a value given to the summarizer, or the value itself where it cannot be
+    copied (an object holding a lock): never raises into the target's call."""
+    if not isinstance(value, (list, dict)):
+        return value
+    try:
+        return transcript.deep_copy(value)
+    except Exception:  # noqa: BLE001 - what cannot be copied is read as it is
+        return value
 
 
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
