@@ -124,8 +124,9 @@ def new_malformations(history: Sequence[Any], output: Any) -> Iterator[tuple[str
                                               "API does not take (it answers 400)", False)
 
 
-# The content block types the Messages API takes in a request (any ``*_tool_result`` of a server
-# tool too); a type the history holds is taken whatever it is (the service may have added it).
+# The content block types the Messages API takes in a request (any ``*_tool_use`` and
+# ``*_tool_result`` of a server tool too, as ``transcript`` reads them); a type the history holds
+# is taken whatever it is (the service may have added it).
 MESSAGES_BLOCK_TYPES = frozenset({"text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
                                   "redacted_thinking", "server_tool_use", "mcp_tool_use", "mcp_tool_result",
                                   "container_upload", "compaction"})
@@ -133,7 +134,7 @@ MESSAGES_BLOCK_TYPES = frozenset({"text", "image", "document", "search_result", 
 
 def takes(kind: str) -> bool:
     """Returns whether the Messages API takes a content block of type ``kind`` in a request."""
-    return kind in MESSAGES_BLOCK_TYPES or kind.endswith("_tool_result")
+    return kind in MESSAGES_BLOCK_TYPES or kind.endswith(("_tool_use", "_tool_result"))
 
 
 def _block_types(history: Sequence[Any]) -> frozenset[str]:
