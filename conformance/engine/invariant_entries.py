@@ -107,8 +107,9 @@ ENTRIES: tuple[Entry, ...] = (
           "out for reasoning."),
     Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
           "given the harness's recording stand-in) never gives it reasoning: nothing a call gives it (the prompt, "
-          "any other argument or keyword value, bytes read as UTF-8) holds the text of a thinking block or the data of a redacted_thinking block (the provider refuses it as reasoning "
-          "extraction, and it is a way out for reasoning)."),
+          "any other argument or keyword value, bytes read as UTF-8) holds the text of a thinking block or the "
+          "data of a redacted_thinking block (the provider refuses it as reasoning extraction, and it is a way "
+          "out for reasoning)."),
     Entry("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
           "reasoned, the output ends on that turn unchanged."),
     Entry("blocks.no-silent-drop", "SHOULD", "A message that is kept keeps every block that is not "

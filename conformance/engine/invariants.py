@@ -792,14 +792,9 @@ def _visible_set(history: Any) -> frozenset[str]:
 
 def _reasoning_texts(history: Any) -> frozenset[str]:
     """Returns the reasoning texts of the history's reasoning blocks long enough to look for (``_TRANSCRIBED``)."""
-    found = set()
-    for message in history if isinstance(history, list) else []:
-        content = message.get("content") if isinstance(message, Mapping) else None
-        for block in content if isinstance(content, list) else []:
-            text = tx.reasoning_text(block)
-            if text is not None and len(text) >= _TRANSCRIBED:
-                found.add(text)
-    return frozenset(found)
+    messages = [m for m in history if isinstance(m, Mapping)] if isinstance(history, list) else []
+    return frozenset(text for _, _, block in tx.reasoning_blocks(messages)
+                     if (text := tx.reasoning_text(block)) is not None and len(text) >= _TRANSCRIBED)
 
 
 def _held(texts: Iterable[str], strings: Iterable[str]) -> set[str]:

@@ -12,9 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .results import CheckResult
-from .transcript import REASONING_TYPES, describe_block, fingerprint, reasoning_text
+from .transcript import REASONING_FIELD, REASONING_TYPES, describe_block, fingerprint, reasoning_text
 
-_SECRET_FIELDS = {"thinking": "thinking", "redacted_thinking": "data"}
 __all__ = ["Redactor", "block_label", "fingerprint", "forms_of", "safe_block", "secret_of", "secrets_in"]
 _MIN_SECRET = 4
 # a piece of reasoning copied into other text is caught from 30 characters on: every piece that
@@ -44,7 +43,7 @@ def safe_block(block: Any) -> Any:
     secret = secret_of(block)
     if secret is None or not isinstance(block, Mapping):
         return block
-    field = _SECRET_FIELDS[str(block.get("type"))]
+    field = REASONING_FIELD[str(block.get("type"))]
     return {**block, field: f"[{fingerprint(secret)}, {len(secret)} chars]"}
 
 

@@ -28,25 +28,6 @@ OPAQUE_FIELDS: tuple[str, ...] = ("encrypted_content", "signature")  # at any de
 _PLAIN_CONTAINERS = (dict, list)  # the types of parsed JSON: no ABC check needed
 
 
-def _json_kind(value: Any) -> str:
-    """Returns the JSON type ``value`` stands for; ``bool`` and ``int`` are kinds apart."""
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if value is None:
-        return "null"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return type(value).__qualname__
-
-
 _MISSING = object()
 
 

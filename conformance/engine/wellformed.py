@@ -139,9 +139,4 @@ def takes(kind: str) -> bool:
 
 def _block_types(history: Sequence[Any]) -> frozenset[str]:
     """Returns the type of every content block of ``history``."""
-    found: set[str] = set()
-    for message in history:
-        content = message.get("content") if isinstance(message, Mapping) else None
-        found.update(block["type"] for block in (content if isinstance(content, list) else [])
-                     if isinstance(block, Mapping) and isinstance(block.get("type"), str))
-    return frozenset(found)
+    return frozenset(kind for message in history if isinstance(message, Mapping) for kind in tx.block_types(message))

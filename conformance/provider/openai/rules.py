@@ -258,8 +258,7 @@ def judge(exchange: Exchange, live_from: int | None = None) -> Judgement:
                 judgement.reasons.append("a compaction item although the request asked for no compaction")
                 return judgement
             return _threshold(exchange, judgement)
-        if mechanism == "truncation" or exchange.request.get("truncation") == "auto":
-            # (threshold compaction that did not fire leaves truncation to do its work: judged as such)
+        if exchange.request.get("truncation") == "auto":  # alone, or beside threshold compaction that did not fire
             judgement.mechanism = "truncation"
             return _truncation(exchange, judgement)
     except FormatError as exc:
