@@ -1,6 +1,6 @@
 """The agent loop and the provider's prefix check, on the research note's examples: each client edit
-the docs call invalid fails the check it breaks, each one they call valid passes; a refusal at the
-last call still leaves the earlier calls judged."""
+the docs call invalid fails the check it breaks, each one they call valid passes; a refusal at any
+call leaves the other calls judged."""
 
 from __future__ import annotations
 
@@ -221,8 +221,40 @@ def test_a_call_of_the_loop_that_fails_fails_every_call_though_the_run_call_pass
     assert by_id["thinking.prefix-unchanged"].outcome == "skip" and "call 1" in by_id["thinking.prefix-unchanged"].message
 
 
-def test_a_refusal_in_the_loop_ends_it_and_fails_nothing() -> None:
+def test_a_refusal_in_the_loop_is_sent_on_as_it_came_and_fails_nothing() -> None:
     results = check_scenario(from_callable(_mid_loop(_refuses)), _scenario(SCRIPT, False), RunOptions(in_process=True))
     assert [r.invariant for r in results if r.outcome in ("fail", "error")] == []
     by_id = {r.invariant: r for r in results}
-    assert by_id["loop.every-call"].outcome == "skip" and "ValueError" in by_id["loop.every-call"].message
+    assert by_id["loop.every-call"].outcome == "pass" and by_id["thinking.prefix-unchanged"].outcome == "pass"
+
+
+def test_a_declined_call_sends_the_last_request_and_the_messages_since() -> None:
+    calls = iter([loop.Answer([user("[summary]")]), loop.Answer(None, "ValueError: over budget")])
+    played = loop.play(SCRIPT[:4], "stateless", lambda messages: next(calls, loop.Answer(None, "unused")),
+                       final=loop.Answer(list(SCRIPT[:4])))
+    assert [s.request for s in played.steps] == [[user("[summary]")], [user("[summary]"), *SCRIPT[1:3]],
+                                                 list(SCRIPT[:4])]
+    assert [s.declined for s in played.steps] == ["", "ValueError: over budget", ""] and not played.stopped
+
+
+def test_refusing_the_short_first_calls_does_not_hide_the_later_ones() -> None:
+    def refuses_short_then_rewrites(history: list[Message]) -> list[Message]:
+        if len(history) < 3:
+            raise ValueError("too short to compact")  # a deliberate refusal at the first call of the loop
+        start = boundary(history)
+        keep = 2 if len(history) - start < 4 else 0  # F1: the window shrinks as the task grows
+        return [user("[summary]")] + history[max(0, start - keep):]
+    results = check_scenario(from_callable(refuses_short_then_rewrites), _scenario(SCRIPT, False),
+                             RunOptions(in_process=True))
+    by_id = {r.invariant: r for r in results}
+    assert by_id["call.completes"].outcome == "pass"
+    assert by_id["thinking.prefix-unchanged"].outcome == "fail"
+
+
+def test_a_target_that_declines_every_call_has_the_loop_checks_skipped_saying_so() -> None:
+    results = check_scenario(from_callable(_refuses), _scenario(SCRIPT, True), RunOptions(in_process=True))
+    by_id = {r.invariant: r for r in results}
+    for check in ("loop.every-call", "thinking.prefix-unchanged"):
+        assert by_id[check].outcome == "skip"
+        assert by_id[check].message == ("not run: the target declined every call of the agent loop "
+                                        "(ValueError: cannot tell where the task begins)")

@@ -98,7 +98,8 @@ ENTRIES: tuple[Entry, ...] = (
           "an unbroken tail of those that preceded it when it was produced: leading ones may go, none from the "
           "middle, none put back.", needs_output=False, loop=True, prefix_check=True),
     Entry("loop.every-call", "MUST", "Every call of the agent loop, stateless and stateful, completes and "
-          "returns a readable list of messages (a deliberate refusal ends the loop); where a scenario declares "
+          "returns a readable list of messages (at a deliberate refusal the agent sends its last request and the "
+          "messages since, and the loop goes on); where a scenario declares "
           "where every task begins (truth.tasks), every one-call MUST invariant holds at every call too, each "
           "call judged with the truth of its own task.", needs_output=False, loop=True, reports_loop=True),
     Entry("reasoning.not-transcribed", "MUST", "The output adds no text that holds the text of a thinking block "

@@ -721,7 +721,8 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
     """Yields each call of the loop but the last (the scenario's own) with the history it was given
     and where the task in flight begins in it: by ``truth.tasks`` in the script; in what a stateful
     agent kept, as many messages from its end as that task has so far, when it kept them as they
-    came (else an earlier call failed already, and this one is not judged)."""
+    came (else an earlier call failed already, and this one is not judged). A call the target
+    declined is not yielded: the agent, not the target, made its request."""
     history, previous = scenario.history, None
     for step in played.steps:
         if step.answer is None:
@@ -735,7 +736,7 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
             if start < 0 or not tx.same_json(given[start:], history[task:step.answer]):
                 start = -1
         previous = step
-        if start >= 0:
+        if start >= 0 and not step.declined:  # (a declined call's request is the agent's, not the target's)
             yield step, given, start
 
 

@@ -45,6 +45,9 @@ class Step:
     number: int  # 1-based, in the order the agent makes them
     answer: int | None
     request: list[Any]
+    # why the target declined this call ('' when it compacted): the agent sent its last request and
+    # the messages since as they came, which changes no prefix, so the call judges nothing of the target
+    declined: str = ""
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,9 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
     keeps before each assistant turn and once more at the end (``final``, when given, stands for
     that last stateless call, which is the history itself). The loop stops at the first call that
     gives no request: later turns would answer a request the agent could not send (``Play.failed``
-    names that call when it failed rather than declined)."""
+    names that call when it failed). A call the target declines does not stop it: the agent sends
+    its last request and the messages that came after it (``Step.declined``), as a stateful agent
+    keeps them, so the refusal changes no prefix and the calls after it are judged."""
     turns = answer_turns(history)
     steps: list[Step] = []
     kept: list[Any] = []
@@ -146,17 +151,27 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
             kept = kept + list(history[previous:end])
         stands_in = final if (index is None and mode == "stateless") else None  # (the run's own call)
         answer = stands_in if stands_in is not None else call(kept)
-        if answer.request is None:
+        request = answer.request
+        if request is None and not answer.failed and not answer.timed_out:  # a deliberate refusal
+            request = [*(steps[-1].request if steps else ()), *history[previous:end]]
+            steps.append(Step(number, index, request, answer.problem or "declined"))
+        elif request is None:
             where = "the last request" if index is None else f"the request before messages[{index}]"
             # (the call ``final`` stands for is judged by the one-call checks already)
             failed = f"call {number} ({mode}, {where}) fails {answer.failed}" if answer.failed and stands_in is None else ""
             return Play(mode, tuple(steps), f"call {number} ({where}) gave no request: {answer.problem}",
                         answer.timed_out, cache_use(steps), failed)
-        steps.append(Step(number, index, answer.request))
+        else:
+            steps.append(Step(number, index, request))
         if index is not None:
-            kept = list(answer.request)
+            kept = list(request)
             previous = index
     return Play(mode, tuple(steps), cache=cache_use(steps))
+
+
+def compacted(played: Play) -> bool:
+    """Returns whether a call of ``played`` sent a request the target made (not declined)."""
+    return any(not step.declined for step in played.steps)
 
 
 def prompt_cache(observations: Mapping[tuple[str, str], Any]) -> dict[str, dict[str, CacheUse]]:

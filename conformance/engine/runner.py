@@ -217,7 +217,7 @@ def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Obse
     def call_reference(messages: list[dict[str, Any]]) -> loop.Answer:
         try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy
             return _answer(Observation(output=target.func(messages, **kwargs)), messages)
-        except Exception as exc:  # noqa: BLE001 - a refusal ends the loop like any other answer
+        except Exception as exc:  # noqa: BLE001 - a refusal is an answer of the loop like any other
             return _answer(Observation(error_type=type(exc).__name__, error=str(exc),
                                        crashed=is_crash(exc)), messages)
 
@@ -269,12 +269,10 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
                 results.append(record("skip", f"not run: no output ({obs.error_type or 'hang'})",
                                       extra={"blocked_by": CRASH_CHECK.id}))
             continue
-        if inv.loop and not any(p.steps for p in obs.plays) and (obs.plays or not obs.returned) and not (
+        if inv.loop and not any(loop.compacted(p) for p in obs.plays) and (obs.plays or not obs.returned) and not (
                 inv is LOOP_CHECK and obs.returned and any(p.failed for p in obs.plays)):  # (else call.completes says it)
-            why = obs.plays[0].stopped if obs.plays else f"no output ({obs.error_type or 'hang'})"
-            declined = obs.returned or (scenario.expect.refusal_allowed and obs.refused)  # as the other checks
-            results.append(record("skip", f"not run: the agent loop sent no request ({why})",
-                                  extra=None if declined else {"blocked_by": CRASH_CHECK.id}))
+            results.append(record("skip", f"not run: {_unplayed(obs)}", extra=None if obs.returned or (
+                scenario.expect.refusal_allowed and obs.refused) else {"blocked_by": CRASH_CHECK.id}))
             continue
         if (inv.needs_output or inv.loop) and not inv.guards_output and malformed:
             results.append(record("skip", "not run: the output is not a list of readable messages",
@@ -398,6 +396,17 @@ def _here(target: Target, scenario: Scenario, options: RunOptions) -> tuple[Obse
     """Returns the observation (``judged``) and records of ``scenario`` on ``target`` called in this process."""
     obs = observe(target, scenario, options)
     return judged(obs), check_scenario(target, scenario, options, obs)
+
+
+def _unplayed(obs: Observation) -> str:
+    """Returns why the agent loop judged no request the target made: it stopped at a call that failed
+    before any, the target declined every call, or the loop was not played (the run's call gave nothing)."""
+    if not obs.plays:
+        return f"the agent loop sent no request (no output ({obs.error_type or 'hang'}))"
+    played = obs.plays[0]
+    if played.stopped:
+        return f"the agent loop sent no request ({played.stopped})"
+    return f"the target declined every call of the agent loop ({played.steps[0].declined})"
 
 
 def judged(obs: Observation) -> Observation:
