@@ -129,13 +129,12 @@ def test_the_live_start_from_the_new_messages_is_the_whole_historys(steps: list[
     # each step appends a few messages to the conversation; the judge is told the rest was resent
     from conformance.guard.prefix import Resent
     from conformance.provider.anthropic.judge import _live_start
-    from conformance.engine.transcript import find_live_start
 
     messages: list[dict[str, Any]] = []
     notes: dict[str, Any] = {}
     for step in steps:
         resent = Resent(len(messages), messages := [*messages, *(KINDS[k] for k in step)], notes)
-        assert _live_start(messages, resent) == find_live_start(messages), [m["role"] for m in messages]
+        assert _live_start(messages, resent) == _live_start(list(messages)), [m["role"] for m in messages]
 
 
 def test_messages_another_writer_spaced_are_decoded_whole_after_one_look() -> None:

@@ -107,6 +107,16 @@ def test_a_cleared_result_of_the_task_in_flight_is_reached(tmp_path: Path) -> No
     assert "does not fit" in found.evidence[0] and "result of b1" in found.evidence[1]
 
 
+def test_a_turn_continued_after_pause_turn_is_in_flight(tmp_path: Path) -> None:
+    # the paused turn is sent back last, as the docs say: the model continues it, so b1 is live
+    paused = {"role": "assistant", "content": [
+        {"type": "text", "text": "Let me search the web for that."},
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}]}
+    found = one(tmp_path, request([*HISTORY, paused], tool_edit(keep=1)), message(applied=[cleared(1, 4000)]))
+    assert (found.verdict, found.live_start) == ("reached-live-task", LIVE)
+
+
 def test_loose_fit_states_its_tolerance(tmp_path: Path) -> None:
     found = one(tmp_path, request(HISTORY, tool_edit(keep=1)), message(applied=[cleared(2, 4500)]))
     assert found.verdict == "cannot-tell"  # loosely, [a1, b1] and [a2, b1] fit 4500 tokens too
@@ -240,8 +250,10 @@ def test_on_demand_compaction_after_a_settled_answer(tmp_path: Path) -> None:
 ])
 def test_compaction_reports_that_do_not_add_up(tmp_path: Path, extra: dict[str, Any], iterations: Any, stop: str,
                                                says: str) -> None:
-    found = one(tmp_path, request(HISTORY[:6], **extra), message(compaction_block(), stop=stop, iterations=iterations))
-    assert found.verdict == "inconsistent" and any(says in e for e in found.evidence), found.evidence
+    history = HISTORY[:6] if "compaction" in extra else HISTORY[:7]  # (a threshold is reached by a request to answer)
+    found = one(tmp_path, request(history, **extra), message(compaction_block(), stop=stop, iterations=iterations))
+    assert found.verdict in ("inconsistent" if "compaction" in extra else "reached-live-task")
+    assert any(says in e for e in found.evidence), found.evidence
 
 
 def test_a_compaction_pass_without_a_block_is_inconsistent(tmp_path: Path) -> None:

@@ -37,25 +37,26 @@ def test_a_real_response_is_worded_so() -> None:
     assert not any("compaction over" in line for line in found.evidence)
 
 
-# A settled task whose tool result alone is about 60,000 tokens, past the 50,000 trigger; the
-# history ends with its answer, so nothing is in flight and the summary covers settled work only.
-LARGE = [user("task A"), call("a1"), result("a1", 60000), final()]
-SMALL = [user("task A"), call("a1"), result("a1", 1000), final()]
+# A settled task whose tool result alone is about 60,000 tokens, past the 50,000 trigger, then the
+# request of the next task: the summary of the whole request folds that request (reached), and the
+# compaction pass's own tokens say nothing of whether the trigger was reached.
+LARGE = [user("task A"), call("a1"), result("a1", 60000), final(), user("task B")]
+SMALL = [user("task A"), call("a1"), result("a1", 1000), final(), user("task B")]
 
 
 @pytest.mark.slow
 def test_a_small_compaction_entry_after_a_large_request_is_not_below_the_trigger(tmp_path: Path) -> None:
     found = one(tmp_path, request(LARGE, COMPACT),
                 message(SUMMARY, iterations=[{"type": "compaction", "input_tokens": 3000}]))
-    assert found.verdict == "settled-only", found.evidence
+    assert found.verdict == "reached-live-task", found.evidence
     assert f"the compaction pass cost 3000 input tokens {COST}" in found.evidence[0]
     assert not any("below the trigger" in line for line in found.evidence)
 
 
-def test_a_request_below_the_trigger_is_inconsistent_and_says_why_the_entry_does_not_count(tmp_path: Path) -> None:
+def test_a_request_below_the_trigger_says_why_the_entry_does_not_count(tmp_path: Path) -> None:
     found = one(tmp_path, request(SMALL, COMPACT),
                 message(SUMMARY, iterations=[{"type": "compaction", "input_tokens": 3000}]))
-    assert found.verdict == "inconsistent"
+    assert found.verdict == "reached-live-task"  # (the summary folds task B's request, and the report does not add up)
     [problem] = [line for line in found.evidence if "below the trigger" in line]
     assert problem.startswith("compacted a request of about ") and "below the trigger 50000" in problem
     assert "they are the cost of the summarising call" in problem
@@ -65,4 +66,4 @@ def test_a_pass_that_read_the_triggers_worth_shows_it_was_reached(tmp_path: Path
     # as in a recording whose request text was trimmed after it was made: the pass still read 55,000
     found = one(tmp_path, request(SMALL, COMPACT),
                 message(SUMMARY, iterations=[{"type": "compaction", "input_tokens": 55000}]))
-    assert found.verdict == "settled-only", found.evidence
+    assert found.verdict == "reached-live-task", found.evidence

@@ -93,8 +93,10 @@ POSITIONS = "anthropic.compaction_positions"  # the note of a conversation's com
 LIVE = "anthropic.live_start"  # the note of what a conversation's settled turns are
 
 
-def _live_start(messages: list[Any], resent: Any = None) -> int:
-    """Returns ``find_live_start(messages)``; with ``resent`` (see ``_positions``), looking only at
+def _live_start(messages: list[Any], resent: Any = None, samples: bool = True) -> int:
+    """Returns ``find_live_start(messages)``, where in a request that ``samples`` (not an on-demand
+    compaction, which may end on a finished turn) a last assistant message never settles: the model
+    continues it (``_continued``); with ``resent`` (see ``_positions``), looking only at
     the new messages and the resent ones whose next message the new ones may be.
 
     Whether message ``i`` settles depends on it and the first message after it that is not a system
@@ -103,7 +105,11 @@ def _live_start(messages: list[Any], resent: Any = None) -> int:
     (``before``: one past the latest that settles, else 0), and only the messages from ``last`` on
     are looked at again."""
     if resent is None or resent.messages is not messages:
-        return find_live_start(messages)
+        live = find_live_start(messages)
+        last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") != "system"), -1)
+        if samples and live == last + 1 and _continued(messages, last):
+            return next((i + 1 for i in range(last - 1, -1, -1) if settles_at(messages, i)), 0)
+        return live
     noted = resent.notes.get(LIVE)
     if noted is not None and noted[0] == resent.count:
         _, last, before = noted
@@ -114,7 +120,14 @@ def _live_start(messages: list[Any], resent: Any = None) -> int:
     settled = next((i + 1 for i in range(now - 1, max(last, 0) - 1, -1) if settles_at(messages, i)), before)
     resent.notes[LIVE] = (n, now, settled)
     # (the messages after ``now`` are system messages, which never settle: only ``now`` may settle later)
-    return now + 1 if now >= 0 and settles_at(messages, now) else settled
+    return now + 1 if now >= 0 and settles_at(messages, now) and not (samples and _continued(messages, now)) \
+        else settled
+
+
+def _continued(messages: Sequence[Any], last: int) -> bool:
+    """Returns whether the request's last message (``last``, system messages aside) is an assistant
+    turn the model is asked to continue (after ``pause_turn``, or a prefill): it never settles."""
+    return last >= 0 and _is_mapping(messages[last]) and messages[last].get("role") == "assistant"
 
 
 
@@ -554,7 +567,8 @@ class AnthropicJudge(RequestJudge):
         counting = is_count_tokens(item)
         found.strategy = strategy(request, counting, positions, managed)
         messages = request["messages"]
-        found.live_start, found.history = _live_start(messages, getattr(earlier, "resent", None)), len(messages)
+        found.live_start, found.history = _live_start(messages, getattr(earlier, "resent", None),
+                                                     samples=request.get("compaction") is None), len(messages)
         response = answer
         if response is None:
             found.verdict = CANNOT_TELL
