@@ -67,7 +67,9 @@ KNOWN: dict[tuple[str, int, int], ModelCheck] = {
     ("sonnet", 5, 5): ModelCheck("Claude Sonnet 5.5", True, _BY_ACCOUNT, _REJECTS, _DROPS),
     ("haiku", 5, 5): ModelCheck("Claude Haiku 5.5", True, _BY_ACCOUNT, _REJECTS, _DROPS),
 }
-NAME = re.compile(r"claude-(fable|mythos|opus|sonnet|haiku)-(\d+)(?:-(\d)(?!\d))?")
+# the minor version after a dash or a dot (gateway ids: ``anthropic/claude-sonnet-5.5``), one or two
+# digits (an eight-digit date is no minor version)
+NAME = re.compile(r"claude-(fable|mythos|opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?")
 OLD_NAME = re.compile(r"claude-(?:instant-)?[1-3](?:\D|$)")  # claude-3-5-sonnet, claude-2.1, ...
 
 
