@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 import threading
+import zlib
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from .. import _json
 from ..provider.analyze.earlier import DEFAULT_WINDOW, Earlier
 from ..provider.analyze.judging import judge_one, noted, notes_of
-from ..provider.analyze.model import FAILING, NOT_JUDGED, Judgement, start
+from ..provider.analyze.model import CANNOT_TELL, FAILING, NO_EDIT, NOT_JUDGED, SETTLED, Judgement, start
 from ..provider.base import Watch
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
@@ -64,6 +65,25 @@ def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
     return decode(raw, encoding)
 
 
+UNSURE_WHEN_CUT = frozenset({NO_EDIT, SETTLED, NOT_JUDGED})  # verdicts the rest of a stream could contradict
+
+
+def partial_stream(raw: bytes, encoding: str) -> tuple[bytes, str]:
+    """Returns what a stream left before its end holds, as an identity-encoded body: decompressed as
+    far as it came (gzip, deflate), cut after its last complete event; else ``raw`` and ``encoding``
+    as they were (the decoder then says what is wrong with them)."""
+    if encoding in ("gzip", "deflate", "x-gzip"):
+        try:
+            raw = zlib.decompressobj(47 if encoding != "deflate" else 15).decompress(raw)
+        except zlib.error:
+            return raw, encoding
+        encoding = ""
+    if encoding:
+        return raw, encoding
+    end = max(raw.rfind(b"\n\n"), raw.rfind(b"\r\n\r\n"))
+    return (raw[:end] + b"\n\n" if end >= 0 else b""), ""
+
+
 class Guard:
     """The judging half of the transports: the judges, the client's index of earlier calls, the policies."""
 
@@ -104,9 +124,15 @@ class Guard:
         return None
 
     def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
-              content_type: str = "", encoding: str = "") -> Judgement:
+              content_type: str = "", encoding: str = "", whole: bool = True) -> Judgement:
         """Returns the verdict on one exchange and runs the policies when it is an alert; raises
-        ``GuardAlert`` under the ``raise`` policy (after the response was read whole)."""
+        ``GuardAlert`` under the ``raise`` policy (after the response was read whole, or closed).
+
+        A body that is not ``whole`` (a stream the caller left or that broke off) is judged on its
+        complete events (``partial_stream``); a verdict that what never came could contradict
+        (no edit, settled only, nothing to judge) is then cannot-tell."""
+        if not whole:
+            response, encoding = partial_stream(response, encoding)
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1
@@ -134,6 +160,10 @@ class Guard:
             found = noted(item, self.earlier, self._notes, judge_one(item, self.earlier, self.available))
             self.earlier.resent = None
             self.earlier.advance()
+        if not whole and found.verdict in UNSURE_WHEN_CUT:
+            found.verdict = CANNOT_TELL
+            found.evidence.append("the stream was closed before its end: what the service reports at the end "
+                                  "(applied edits, compaction) never came, so what it did cannot be told")
         return self._report(found)
 
     def _report(self, found: Judgement) -> Judgement:

@@ -20,42 +20,59 @@ from .policies import LOG, in_caller
 from .worker import Worker
 
 
-class _Tee(httpx2.SyncByteStream):
-    """Hands on the inner stream's chunks as they come, keeps a copy, and judges at the end."""
+class _Kept:
+    """A copy of a response stream's chunks as they pass, judged once at its end: of the stream, or
+    of what came of it when the caller closes it early or the stream breaks off."""
 
-    def __init__(self, inner: httpx2.SyncByteStream, done: Any) -> None:
+    def __init__(self, inner: Any, done: Any) -> None:
         self.inner, self.done = inner, done
         self.chunks: list[bytes] = []
+        self.whole = False  # the inner stream was read to its end
+
+    def end(self) -> None:
+        """Judges what came of the stream, once, saying whether it was all of it."""
+        done, self.done = self.done, None
+        chunks, self.chunks = self.chunks, []
+        if done is not None:
+            done(b"".join(chunks), self.whole)
+
+
+class _Tee(_Kept, httpx2.SyncByteStream):
+    """Hands on the inner stream's chunks as they come, keeping a copy (``_Kept``)."""
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.inner:
-            self.chunks.append(chunk)
-            yield chunk
-        chunks, self.chunks = self.chunks, []
-        self.done(b"".join(chunks))
+        try:
+            for chunk in self.inner:
+                self.chunks.append(chunk)
+                yield chunk
+            self.whole = True
+        finally:  # (read to the end, broken off, or left by the caller)
+            self.end()
 
     def close(self) -> None:
-        self.chunks = []
-        self.inner.close()
+        try:
+            self.end()
+        finally:
+            self.inner.close()
 
 
-class _AsyncTee(httpx2.AsyncByteStream):
+class _AsyncTee(_Kept, httpx2.AsyncByteStream):
     """The asynchronous ``_Tee``."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, done: Any) -> None:
-        self.inner, self.done = inner, done
-        self.chunks: list[bytes] = []
-
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self.inner:
-            self.chunks.append(chunk)
-            yield chunk
-        chunks, self.chunks = self.chunks, []
-        self.done(b"".join(chunks))
+        try:
+            async for chunk in self.inner:
+                self.chunks.append(chunk)
+                yield chunk
+            self.whole = True
+        finally:
+            self.end()
 
     async def aclose(self) -> None:
-        self.chunks = []
-        await self.inner.aclose()
+        try:
+            self.end()
+        finally:
+            await self.inner.aclose()
 
 
 def _watch(run: Callable[..., None], request: httpx2.Request, response: httpx2.Response, tee: type) -> None:
@@ -67,8 +84,8 @@ def _watch(run: Callable[..., None], request: httpx2.Request, response: httpx2.R
         content = response.content
     except httpx2.ResponseNotRead:
         encoding = response.headers.get("content-encoding", "")
-        response.stream = tee(response.stream, lambda raw: run(url, method, body, raw, response.status_code,
-                                                               kind, encoding))
+        response.stream = tee(response.stream, lambda raw, whole: run(url, method, body, raw, response.status_code,
+                                                                      kind, encoding, whole))
         return
     run(url, method, body, content, response.status_code, kind)
 
@@ -84,7 +101,7 @@ class _Judging:
 
     def run(self, *args: Any) -> None:
         """Judges one exchange (url, method, request bytes, response bytes, status, content type[,
-        encoding]) inline, or queues it for the worker (waiting for the verdict when a policy must
+        encoding, whether the body is whole]) inline, or queues it for the worker (waiting for the verdict when a policy must
         act in the caller's thread); raises only ``GuardAlert``."""
         if self.worker is None:
             _safely(self.guard.judge, *args)

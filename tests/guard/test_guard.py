@@ -371,3 +371,74 @@ def test_the_background_thread_batches_small_calls_and_judges_large_bodies_at_on
     worker.flush()
     assert judged == ["small", "large"]
     worker.close()
+
+
+def _dropped_live_thinking() -> tuple[dict[str, Any], bytes]:
+    """Returns a request whose task in flight (from message 4) holds a thinking block at messages[5],
+    and an event stream whose ``message_start`` says the service dropped it (more events follow)."""
+    think = {"type": "thinking", "thinking": "t", "signature": "sig"}
+    history = [user("task A"), {"role": "assistant", "content": [think, {"type": "text", "text": "done"}]},
+               user("task B"), {"role": "assistant", "content": [{"type": "text", "text": "on it"}]}, user("go"),
+               {"role": "assistant", "content": [think, {"type": "tool_use", "id": "b1", "name": "read", "input": {}}]},
+               result("b1", 10)]
+    start = {"type": "message", "id": "m", "role": "assistant", "model": "claude-fable-5-1", "content": [],
+             "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1},
+             "input_transformations": [{"type": "thinking_dropped", "path": "messages.5.content.0",
+                                        "reason": "prefix_binding_mismatch"}]}
+    words = [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "word "}}] * 40
+    events = [{"type": "message_start", "message": start},
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, *words,
+              {"type": "content_block_stop", "index": 0},
+              {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 40}},
+              {"type": "message_stop"}]
+    body = request(history, thinking={"type": "enabled", "budget_tokens": 1024,
+                                      "block_binding": {"prefix_mismatch_behavior": "drop_block"}})
+    return body, sse(events)
+
+
+def test_a_stream_the_caller_leaves_early_is_judged_on_what_came() -> None:
+    body, stream = _dropped_live_thinking()
+    seen: list[Judgement] = []
+    client = _anthropic(Served((stream, EVENTS), (messages_stream(SETTLED), EVENTS)), on_judgement=seen.append)
+    events = client.beta.messages.create(**body, stream=True)
+    for event in events:
+        if event.type == "content_block_delta":
+            break  # the caller stops reading: the drop came in message_start, and is judged
+    events.close()
+    assert [j.verdict for j in seen] == ["live-reasoning-lost"]
+    with client.beta.messages.stream(**request(HISTORY, tool_edit(keep=1)), betas=[BETA]) as left:
+        next(iter(left))  # left after the first event: the clearing report at the end never came
+    assert seen[-1].verdict == "cannot-tell" and "closed before its end" in seen[-1].evidence[-1]
+
+
+def test_a_compressed_stream_left_early_is_read_as_far_as_it_came() -> None:
+    import gzip
+
+    body, stream = _dropped_live_thinking()
+    packed = gzip.compress(stream)
+    seen: list[Judgement] = []
+    transport = Transport(httpx2.MockTransport(lambda req: httpx2.Response(
+        200, stream=Chunks(packed, size=len(packed) * 2 // 3), headers={"content-type": EVENTS, "content-encoding": "gzip"})),
+        on_judgement=seen.append)
+    with httpx2.Client(transport=transport) as client, \
+            client.stream("POST", "http://127.0.0.1:9/v1/messages", json=body) as response:
+        next(response.iter_raw())  # the caller reads the first piece and leaves: the rest is never read
+    assert [j.verdict for j in seen] == ["live-reasoning-lost"]
+
+
+def test_an_async_stream_left_early_is_judged() -> None:
+    import anthropic
+
+    seen: list[Judgement] = []
+
+    async def run() -> None:
+        transport = AsyncTransport(httpx2.MockTransport(Served((messages_stream(REACHED), EVENTS))),
+                                   on_judgement=seen.append)
+        client = anthropic.AsyncAnthropic(api_key="k", base_url="http://127.0.0.1:9",
+                                          http_client=httpx2.AsyncClient(transport=transport))
+        async with client.beta.messages.stream(**request(HISTORY, tool_edit(keep=1)), betas=[BETA]) as left:
+            async for _ in left.text_stream:
+                break
+
+    asyncio.run(run())
+    assert [j.verdict for j in seen] == ["cannot-tell"]
