@@ -7,7 +7,8 @@ gets a folder the harness made for the conversation, the same in every worker.
 
 Each conversation runs in three steps, each in a fresh worker process, as a queued agent's steps
 would: the first worker puts the task and reads ``raw()`` and ``export()``; a second gets the task
-back while it runs and finishes it; a third looks for anything of the task afterwards.
+back while it runs, puts it back and finishes it, reading ``raw()`` and ``export()`` between; a
+third looks for anything of the task afterwards, ``export()`` included.
 """
 
 from __future__ import annotations
@@ -33,15 +34,18 @@ from .decode import read
 from .run import EgressReport, given_messages, withheld
 
 CATALOG: tuple[tuple[str, Level, str], ...] = (
-    ("store.call-completes", "MUST", "Every call of the store (factory, put, get, finish, raw, export) returns: no exception, no hang."),
+    ("store.call-completes", "MUST", "Every call of the store (factory, put, get, put again, finish, raw, export) "
+     "returns: no exception, no hang."),
     ("store.reasoning-back-byte-identical", "MUST",
      "Another worker process gets the task back while it runs with every block that holds reasoning "
      "as the same JSON (the next step of a queued task needs it unchanged)."),
     ("store.encrypted-at-rest", "MUST",
-     "Nothing the store holds at rest (raw()) while the task runs shows its reasoning text or reasoning "
-     "ciphertext, whole or as a fragment, however encoded: reasoning is there only encrypted."),
+     "Nothing the store holds at rest (raw()) while the task runs (after the put, after a get, after the "
+     "task is put back) shows its reasoning text or reasoning ciphertext, whole or as a fragment, however "
+     "encoded: reasoning is there only encrypted."),
     ("store.export-no-reasoning", "MUST",
-     "The warehouse copy (export()) carries no reasoning text and no reasoning ciphertext, however encoded."),
+     "The warehouse copy (export()) carries no reasoning text and no reasoning ciphertext, however encoded, "
+     "while the task runs or after it finished."),
     ("store.forgets-finished-task", "MUST",
      "Once the task is finished, get() gives nothing back (None, empty, or KeyError/LookupError) "
      "and nothing at rest shows a canary of it."),
@@ -123,21 +127,30 @@ def in_worker(step: Step, name: str, conversation: Conversation, folder: str, li
 
 def step_put(thread: _StepThread, store: Any, task: str, conversation: Conversation, out: dict[str, Any]) -> None:
     """First worker: puts the task; adds what raw() and export() showed (findings, no text)."""
+    secret = conversation.of(REASONING_TEXT | CIPHERTEXT)
     thread.must("put", lambda: store.put(task, given_messages(conversation)))
-    out["raw"] = _findings(thread.must("raw", store.raw), conversation.of(REASONING_TEXT | CIPHERTEXT))
-    out["export"] = _findings(thread.must("export", store.export), conversation.of(REASONING_TEXT | CIPHERTEXT))
+    out["raw"] = _findings(thread.must("raw", store.raw), secret)
+    out["export"] = _findings(thread.must("export", store.export), secret)
 
 
 def step_get(thread: _StepThread, store: Any, task: str, conversation: Conversation, out: dict[str, Any]) -> None:
-    """Second worker: gets the task back while it runs, then finishes it; adds the units that did
-    not come back unchanged."""
+    """Second worker: gets the task back while it runs, puts it back (the task's next step), then
+    finishes it; adds the units that did not come back unchanged, and what raw() showed after the
+    get and after the second put (a read-through cache, an earlier version kept) and export()
+    before and after the finish (a warehouse fed with finished tasks)."""
+    secret = conversation.of(REASONING_TEXT | CIPHERTEXT)
     objects = sub_objects(thread.must("get", lambda: store.get(task)))
     out["missing"] = [where for where, unit in reasoning_units(conversation) if canonical(unit) not in objects]
+    out["raw"] = _findings(thread.must("raw", store.raw), secret)
+    thread.must("put again", lambda: store.put(task, given_messages(conversation)))
+    out["raw"] += _findings(thread.must("raw", store.raw), secret)
+    out["export"] = _findings(thread.must("export", store.export), secret)
     thread.must("finish", lambda: store.finish(task))
+    out["export"] += _findings(thread.must("export after finish", store.export), secret)
 
 
 def step_after(thread: _StepThread, store: Any, task: str, conversation: Conversation, out: dict[str, Any]) -> None:
-    """Third worker: after the task finished; adds what get() and raw() still showed."""
+    """Third worker: after the task finished; adds what get(), raw() and export() still showed."""
     got, error, tb = thread.call("get after finish", lambda: store.get(task))
     if error and not isinstance(got, GONE):
         raise _StepFailed(error, tb)
@@ -145,6 +158,7 @@ def step_after(thread: _StepThread, store: Any, task: str, conversation: Convers
     if not error and got not in (None, [], (), {}, b"", ""):
         out["still_returned"] = True
     out["raw"] = _findings(thread.must("raw", store.raw), list(conversation.canaries))
+    out["export"] = _findings(thread.must("export", store.export), conversation.of(REASONING_TEXT | CIPHERTEXT))
 
 
 STEPS: tuple[Step, ...] = (step_put, step_get, step_after)
@@ -187,8 +201,11 @@ def judge(name: str, conversation: Conversation, steps: list[dict[str, Any]]) ->
     verdicts = {
         "store.reasoning-back-byte-identical": ("missing" in get, [f"{w}: not given back unchanged by another worker"
                                                                    for w in get.get("missing", [])]),
-        "store.encrypted-at-rest": ("raw" in put, _describe(put.get("raw", []))),
-        "store.export-no-reasoning": ("export" in put, _describe(put.get("export", []))),
+        "store.encrypted-at-rest": ("raw" in put and "raw" in get,
+                                    _describe([*put.get("raw", []), *get.get("raw", [])])),
+        "store.export-no-reasoning": ("export" in put and "export" in get and "export" in after,
+                                      _describe([*put.get("export", []), *get.get("export", []),
+                                                 *after.get("export", [])])),
         "store.forgets-finished-task": ("raw" in after, (["get() still gives the task back after finish()"]
                                                          if after.get("still_returned") else [])
                                         + _describe(after.get("still", [])) + _describe(after.get("raw", []))),

@@ -345,8 +345,69 @@ class RaisingGetStore(FileStore):
         raise RuntimeError("backend unavailable")
 
 
+class ExportsFinishedStore(FileStore):
+    """export-no-reasoning: finish() feeds the whole task to the warehouse, as an ETL of finished
+    tasks does (what export() returns only after the task ends)."""
+
+    def finish(self, task_id: str) -> None:
+        feed = self.folder / "warehouse.feed"
+        feed.write_text(json.dumps([*json.loads(feed.read_text() if feed.exists() else "[]"), self.get(task_id)]))
+        super().finish(task_id)
+
+    def export(self) -> Any:
+        feed = self.folder / "warehouse.feed"
+        return [*super().export(), *json.loads(feed.read_text() if feed.exists() else "[]")]
+
+
+class _PlainBesideStore(FileStore):
+    """A ``FileStore`` that also keeps ``.plain`` files at rest (``raw()`` shows them)."""
+
+    def raw(self) -> bytes:
+        return super().raw() + b"".join(p.read_bytes() for p in sorted(self.folder.glob("*.plain")))
+
+
+class ReadThroughCacheStore(_PlainBesideStore):
+    """encrypted-at-rest: get() leaves a decrypted copy at rest (a read-through cache), gone at finish()."""
+
+    def get(self, task_id: str) -> list[dict[str, Any]] | None:
+        messages = super().get(task_id)
+        if messages is not None:
+            self._file(task_id).with_suffix(".plain").write_text(json.dumps(messages))
+        return messages
+
+    def finish(self, task_id: str) -> None:
+        self._file(task_id).with_suffix(".plain").unlink(missing_ok=True)
+        super().finish(task_id)
+
+
+class JournalStore(_PlainBesideStore):
+    """encrypted-at-rest: a second put() keeps the version it replaces in plain text, gone at finish()."""
+
+    def put(self, task_id: str, messages: list[dict[str, Any]]) -> None:
+        current = self.get(task_id)
+        if current is not None:
+            self._file(task_id).with_suffix(".plain").write_text(json.dumps(current))
+        super().put(task_id, messages)
+
+    def finish(self, task_id: str) -> None:
+        self._file(task_id).with_suffix(".plain").unlink(missing_ok=True)
+        super().finish(task_id)
+
+
 def file_store(folder: str) -> FileStore:
     return FileStore(folder)
+
+
+def exports_finished_store(folder: str) -> FileStore:
+    return ExportsFinishedStore(folder)
+
+
+def read_through_cache_store(folder: str) -> FileStore:
+    return ReadThroughCacheStore(folder)
+
+
+def journal_store(folder: str) -> FileStore:
+    return JournalStore(folder)
 
 
 def plain_store(folder: str) -> FileStore:
