@@ -70,8 +70,8 @@ def _accepts_stream(target: Target) -> bool:
 
 def consume(payload: Any) -> Any:
     """Returns ``payload`` read to its end: an async or sync iterator as the list of its events (at
-    most ``MAX_EVENTS``), a streaming HTTP response as ``{status, content-type, body, cut}`` (the body
-    as text, read chunk by chunk), anything else as it is."""
+    most ``MAX_EVENTS``), a streaming HTTP response as ``{status, content-type, body, cut, headers}``
+    (the body as text, read chunk by chunk; every header, cookies included), anything else as it is."""
     if hasattr(payload, "iter_bytes") and hasattr(payload, "status_code"):
         chunks: list[bytes] = []
         size = 0
@@ -84,7 +84,8 @@ def consume(payload: Any) -> Any:
         finally:
             payload.close()
         return {"status": payload.status_code, "content-type": payload.headers.get("content-type", ""),
-                "body": b"".join(chunks).decode("utf-8", "replace"), "cut": size >= MAX_BODY}
+                "body": b"".join(chunks).decode("utf-8", "replace"), "cut": size >= MAX_BODY,
+                "headers": [list(pair) for pair in payload.headers.multi_items()]}  # (a header or cookie leaves too)
     if hasattr(payload, "__aiter__"):
         async def collect() -> list[Any]:
             out: list[Any] = []

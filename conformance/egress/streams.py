@@ -186,7 +186,7 @@ def _stream_id(protocol: str, event: Any) -> str:
     for scope in scopes:
         for key in STREAM_ID.get(protocol, ()):
             if key in scope and scope[key] is not None:
-                return f"by {key}"
+                return f"{key} {str(scope[key])[:40]}"  # (each message of the stream joined apart)
     return ""
 
 

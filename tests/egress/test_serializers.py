@@ -26,6 +26,7 @@ ANTHROPIC_BROKEN = [
     (zoo.first_40, "console", {"egress.no-reasoning-text"}),
     (zoo.middle_fragment, "log", {"egress.no-reasoning-text"}),
     (zoo.passes_stream, "browser-stream", {"egress.no-reasoning-text", "egress.answer-kept"}),
+    (zoo.interleaves_reasoning, "browser-stream", {"egress.no-reasoning-text"}),
     (zoo.keeps_signature, "conversation-store", {"egress.no-reasoning-ciphertext"}),
     (zoo.thought_words, "log", {"egress.no-reasoning-text"}),
     (zoo.signature_as_hex, "trace", {"egress.no-reasoning-ciphertext"}),

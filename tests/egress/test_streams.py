@@ -80,3 +80,12 @@ def test_streaming_targets_are_read_to_their_end_and_judged(conversations, seria
     leaks = [r for r in report.results if r.outcome == "fail"]
     assert all(" event" in r.message and "(" in r.message for r in leaks)
     assert all(c.value[:20] not in r.message for r in report.results for c in mine[0].canaries)
+
+
+@pytest.mark.slow
+def test_the_headers_of_a_streaming_response_are_read_too(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic" and c.of(frozenset({"answer"}))
+            and "thinking" in json.dumps(c.messages)][:2]
+    report = run([from_callable(zoo.ag_ui_http_reasoning_in_a_header)], mine, surface("browser-stream"), time_limit=10)
+    failing = {r.invariant for r in report.results if r.level == "MUST" and r.outcome in ("fail", "error")}
+    assert failing == {"egress.no-reasoning-ciphertext"}

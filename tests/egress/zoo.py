@@ -146,6 +146,20 @@ def passes_stream(messages: list[dict[str, Any]], stream: list[dict[str, Any]] |
             yield {"event": "delta", "data": delta}
 
 
+def interleaves_reasoning(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """no-reasoning-text: a UI message stream (Vercel's parts) of two reasoning parts whose deltas,
+    each shorter than a fragment, alternate (two sub-agents): each is whole only joined by its id."""
+    first = (_thinking(messages) or [""])[0]
+    other = ("The other sub-agent checks the remaining ledger entries. " * 20)[:len(first)]
+    events: list[dict[str, Any]] = [{"type": "start"}, {"type": "reasoning-start", "id": "r1"},
+                                    {"type": "reasoning-start", "id": "r2"}]
+    for i in range(0, len(first), 13):
+        events += [{"type": "reasoning-delta", "id": "r1", "delta": first[i:i + 13]},
+                   {"type": "reasoning-delta", "id": "r2", "delta": other[i:i + 13]}]
+    return [*events, {"type": "text-start", "id": "t1"}, {"type": "text-delta", "id": "t1", "delta": _answer(messages)},
+            {"type": "text-end", "id": "t1"}, {"type": "finish"}]
+
+
 def keeps_signature(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """no-reasoning-ciphertext: drops the thinking text, keeps the signature and redacted data."""
     out = []
@@ -558,6 +572,26 @@ def data_stream_http_with_reasoning(messages: list[dict[str, Any]]) -> Any:
     text = _answer(messages)
     lines += [f"0:{json.dumps(text[i:i + 7])}\n" for i in range(0, len(text), 7)]
     return open_stream(_sse_app(lines))
+
+
+def ag_ui_http_reasoning_in_a_header(messages: list[dict[str, Any]]) -> Any:
+    """no-reasoning-ciphertext: an AG-UI stream with the text deltas only, and the reasoning's
+    signature handed to the browser in a response header (state a stateless backend gets back)."""
+    from conformance.egress.adapters.local_server import open_stream
+
+    signature = next(b["signature"] for m in messages if isinstance(m["content"], list) for b in m["content"]
+                     if b.get("type") == "thinking")
+    frames = [f"data: {json.dumps(e)}\n\n" for e in _ag_ui_events(messages, False)]
+    plain = _sse_app(frames)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        async def with_header(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message["headers"], (b"x-reasoning-state", signature.encode())]}
+            await send(message)
+        await plain(scope, receive, with_header)
+
+    return open_stream(app)
 
 
 async def async_events_with_thinking(messages: list[dict[str, Any]]) -> Any:
