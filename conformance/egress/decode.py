@@ -119,6 +119,10 @@ def _joined(items: list[Any], where: str) -> Iterator[tuple[str, str]]:
 
 
 def _leaves(value: Any, place: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    """Yields ``(place, text)`` for every string inside ``value``, and inside the JSON a string
+    holds: lines of JSON, one JSON document (an event logged as a JSON line, a frame's text), or
+    one in base64 (an event's bytes on Bedrock's wire), so that the same field of consecutive
+    events joins (``_joined``)."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
@@ -126,6 +130,9 @@ def _leaves(value: Any, place: str, depth: int = 0) -> Iterator[tuple[str, str]]
         if depth < 3:
             for k, record in enumerate(_records(value)):
                 yield from _leaves(record, f"{place}>line", depth + 1)
+            document = _document(value)
+            if document is not None:
+                yield from _leaves(document, f"{place}>json", depth + 1)
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _leaves(item, f"{place}.{key}", depth)
@@ -168,6 +175,29 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
         raw = _base64(match.group())
         if raw is not None:
             yield from _bytes(raw, f"{where}>base64", depth + 1, budget)
+
+
+_BASE64_WHOLE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+
+
+def _document(text: str) -> Any:
+    """Returns the JSON object or array that the one-line ``text`` is, or that it holds in base64;
+    None when it is neither."""
+    stripped = text.strip()
+    if "\n" in stripped or len(stripped) < 2:
+        return None
+    if stripped[0] not in "{[" and len(stripped) % 4 == 0 and _BASE64_WHOLE.fullmatch(stripped):
+        try:
+            stripped = base64.b64decode(stripped).decode("utf-8").strip()
+        except (ValueError, UnicodeDecodeError):
+            return None
+    if stripped[:1] not in ("{", "[") or stripped[-1:] not in ("}", "]"):
+        return None
+    try:
+        found = json.loads(stripped)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict | list) else None
 
 
 def _records(text: str) -> list[Any]:

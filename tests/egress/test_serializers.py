@@ -27,6 +27,8 @@ ANTHROPIC_BROKEN = [
     (zoo.middle_fragment, "log", {"egress.no-reasoning-text"}),
     (zoo.passes_stream, "browser-stream", {"egress.no-reasoning-text", "egress.answer-kept"}),
     (zoo.interleaves_reasoning, "browser-stream", {"egress.no-reasoning-text"}),
+    (zoo.logs_events_as_json_lines, "log", {"egress.no-reasoning-text"}),
+    (zoo.relays_bedrock_chunks, "log", {"egress.no-reasoning-text"}),
     (zoo.keeps_signature, "conversation-store", {"egress.no-reasoning-ciphertext"}),
     (zoo.thought_words, "log", {"egress.no-reasoning-text"}),
     (zoo.signature_as_hex, "trace", {"egress.no-reasoning-ciphertext"}),

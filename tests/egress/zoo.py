@@ -146,6 +146,23 @@ def passes_stream(messages: list[dict[str, Any]], stream: list[dict[str, Any]] |
             yield {"event": "delta", "data": delta}
 
 
+def _deltas(stream: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    return [e for e in stream or [] if e.get("delta", {}).get("type") in ("thinking_delta", "text_delta")]
+
+
+def logs_events_as_json_lines(messages: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> Any:
+    """no-reasoning-text: one JSON log line per delta event of the stream, kept as a list of lines
+    (each piece of thinking shorter than a fragment): whole only with each line read as JSON and joined."""
+    return {"answer": _answer(messages), "lines": [json.dumps({"level": "debug", "event": e}) for e in _deltas(stream)]}
+
+
+def relays_bedrock_chunks(messages: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> Any:
+    """no-reasoning-text: the stream's delta events as Bedrock's wire carries them, each event's
+    JSON in base64 under ``chunk.bytes``."""
+    chunks = [{"chunk": {"bytes": base64.b64encode(json.dumps(e).encode()).decode()}} for e in _deltas(stream)]
+    return {"answer": _answer(messages), "events": chunks}
+
+
 def interleaves_reasoning(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """no-reasoning-text: a UI message stream (Vercel's parts) of two reasoning parts whose deltas,
     each shorter than a fragment, alternate (two sub-agents): each is whole only joined by its id."""
