@@ -117,6 +117,20 @@ def test_a_turn_continued_after_pause_turn_is_in_flight(tmp_path: Path) -> None:
     assert (found.verdict, found.live_start) == ("reached-live-task", LIVE)
 
 
+def test_a_result_of_an_excluded_tool_is_no_candidate(tmp_path: Path) -> None:
+    def used(tool_id: str, name: str) -> dict[str, Any]:
+        return {"role": "assistant", "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": {}}]}
+    # a1 (a settled result of the excluded tool) weighs what was reported; only b1 (live, its estimate
+    # 30% under its real count, as dense code or JSON is) can have been cleared
+    history = [user("task A"), used("a1", "search"), result("a1", 2000), final(), user("task B"), used("b1", "read"),
+               result("b1", 1400), used("b2", "read"), result("b2", 10)]
+    edit = tool_edit(keep=1, exclude_tools=["search"])
+    found = one(tmp_path, request(history, edit), message(applied=[cleared(1, 2000)]))
+    assert found.verdict == "reached-live-task" and "result of b1" in found.evidence[-1]
+    found = one(tmp_path, request(history[:5], edit), message(applied=[cleared(1, 2000)]), name="only-excluded.yaml")
+    assert found.verdict == "inconsistent"  # (the one result there is the excluded tool's)
+
+
 def test_loose_fit_states_its_tolerance(tmp_path: Path) -> None:
     found = one(tmp_path, request(HISTORY, tool_edit(keep=1)), message(applied=[cleared(2, 4500)]))
     assert found.verdict == "cannot-tell"  # loosely, [a1, b1] and [a2, b1] fit 4500 tokens too

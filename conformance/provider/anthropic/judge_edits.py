@@ -180,7 +180,11 @@ def clear_tool_uses(edit: Mapping[str, Any], cleared: int, tokens: int, messages
     def label(subset: Sequence[sem.ToolStep]) -> str:
         return "[" + ", ".join(s.tool_use_id for s in subset) + "]"
 
-    sets, used = candidates(steps, cleared, tokens, weight)
+    sets, used = candidates(documented_pool, cleared, tokens, weight)  # (what exclude_tools names is never cleared)
+    if not sets and len(documented_pool) < len(steps):
+        sets, used = candidates(steps, cleared, tokens, weight)
+        if sets:
+            problems.append("only sets holding a result of a tool exclude_tools names fit the reported tokens")
     documented = tuple(documented_pool[:cleared]) if cleared <= len(documented_pool) else None
     found = decide(sets, documented, touches, label, what, used, any(s.tool_use_id in live for s in steps))
     if problems and found.verdict != "reached-live-task":
