@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx2
 
+from ..provider.recordings import BodyError
+from ..provider.recordings.bodies import inflate
 from .judge import Guard
 from .policies import LOG, in_caller
 from .worker import Worker
@@ -75,10 +77,22 @@ class _AsyncTee(_Kept, httpx2.AsyncByteStream):
             await self.inner.aclose()
 
 
+def _plain(request: httpx2.Request) -> bytes:
+    """Returns the request's body as sent before its ``content-encoding`` (a compressing client or
+    gateway), or as it is where it does not decompress (the judge then says it is not JSON)."""
+    encoding = request.headers.get("content-encoding", "")
+    if not encoding or encoding.lower() == "identity":
+        return request.content
+    try:
+        return inflate(request.content, encoding)
+    except BodyError:
+        return request.content
+
+
 def _watch(run: Callable[..., None], request: httpx2.Request, response: httpx2.Response, tee: type) -> None:
     """Tees the response's stream to ``run`` (the judge's arguments); a response the inner transport
     already read whole (a mock's, a cache's) is handed on at once, from its decoded content."""
-    body, url, method = request.content, str(request.url), request.method
+    body, url, method = _plain(request), str(request.url), request.method
     kind = response.headers.get("content-type", "")
     try:
         content = response.content

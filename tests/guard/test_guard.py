@@ -442,3 +442,15 @@ def test_an_async_stream_left_early_is_judged() -> None:
 
     asyncio.run(run())
     assert [j.verdict for j in seen] == ["cannot-tell"]
+
+
+def test_a_compressed_request_is_judged_as_sent() -> None:
+    import gzip
+
+    seen: list[Judgement] = []
+    transport = Transport(httpx2.MockTransport(Served((json.dumps(REACHED).encode(), JSON))), on_judgement=seen.append)
+    packed = gzip.compress(json.dumps(request(HISTORY, tool_edit(keep=1))).encode())
+    with httpx2.Client(transport=transport) as client:
+        client.post("http://127.0.0.1:9/v1/messages", content=packed,
+                    headers={"content-encoding": "gzip", "content-type": JSON}).read()
+    assert [j.verdict for j in seen] == ["reached-live-task"]
