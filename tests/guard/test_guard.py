@@ -454,3 +454,28 @@ def test_a_compressed_request_is_judged_as_sent() -> None:
         client.post("http://127.0.0.1:9/v1/messages", content=packed,
                     headers={"content-encoding": "gzip", "content-type": JSON}).read()
     assert [j.verdict for j in seen] == ["reached-live-task"]
+
+
+@pytest.mark.parametrize("platform", ["vertex", "vertex-streamed", "bedrock"])
+def test_the_messages_api_on_vertex_and_bedrock_is_judged(platform: str) -> None:
+    import anthropic
+
+    streamed = platform.endswith("streamed")
+    served = Served((messages_stream(REACHED), EVENTS) if streamed else (json.dumps(REACHED).encode(), JSON))
+    seen: list[Judgement] = []
+    http = httpx2.Client(transport=Transport(httpx2.MockTransport(served), on_judgement=seen.append))
+    client: Any
+    if platform.startswith("vertex"):
+        client = anthropic.AnthropicVertex(region="us-east5", project_id="p", access_token="t",
+                                           base_url="http://127.0.0.1:9/v1", http_client=http)
+        model = "claude-sonnet-4-6@20260101"
+    else:
+        client = anthropic.AnthropicBedrock(aws_access_key="AKIAEXAMPLE", aws_secret_key="s", aws_region="us-east-1",
+                                            base_url="http://127.0.0.1:9", http_client=http)
+        model = "anthropic.claude-sonnet-4-6-v1:0"
+    body = {k: v for k, v in request(HISTORY, tool_edit(keep=1)).items() if k != "model"}
+    answer = client.beta.messages.create(**body, model=model, betas=[BETA], stream=streamed)
+    if streamed:
+        list(answer)
+    assert [j.verdict for j in seen] == ["reached-live-task"]
+    assert served.seen[0].endswith((":streamRawPredict",) if streamed else (":rawPredict", "/invoke"))

@@ -519,7 +519,10 @@ class AnthropicJudge(RequestJudge):
     # back is noted, so that when a later call's block is dropped for its prefix, or the call refused
     # for it, the verdict can name what the client changed since); unless its answer reports a thinking
     # block dropped or let through with a failed check, or is a rejection.
-    watch = Watch(paths=("/messages", "/messages/count_tokens"), plain=("/messages",),
+    # (the Messages API on Vertex AI, ``:rawPredict`` and ``:streamRawPredict``, and on Bedrock,
+    # ``/invoke``, through the SDK's AnthropicVertex and AnthropicBedrock: the model is in the path)
+    watch = Watch(paths=("/messages", "/messages/count_tokens", ":rawPredict", ":streamRawPredict", "/invoke"),
+                  plain=("/messages",),
                   words=(b"context_management", b"compaction", b"block_binding", b'"thinking"'),
                   reported=(b"thinking_dropped", b"thinking_mismatch_allowed"), tail_word=b"context_management")
     response_only = staticmethod(_judge_response_only)
