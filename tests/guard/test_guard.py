@@ -479,3 +479,12 @@ def test_the_messages_api_on_vertex_and_bedrock_is_judged(platform: str) -> None
         list(answer)
     assert [j.verdict for j in seen] == ["reached-live-task"]
     assert served.seen[0].endswith((":streamRawPredict",) if streamed else (":rawPredict", "/invoke"))
+
+
+def test_a_queued_background_response_cannot_tell() -> None:
+    reached_request, reached_body, _ = recorded("openai-trigger.mid-task")
+    queued = {**json.loads(reached_body), "status": "queued", "output": []}  # background=True answers at once
+    seen: list[Judgement] = []
+    client = _openai(Served((json.dumps(queued).encode(), JSON)), on_judgement=seen.append)
+    client.responses.create(**reached_request, background=True)
+    assert [j.verdict for j in seen] == ["cannot-tell"] and "background mode" in seen[0].evidence[-1]

@@ -443,6 +443,11 @@ class OpenAIJudge(RequestJudge):
             found.verdict = CANNOT_TELL
             found.evidence.append("no response was recorded: what the server did cannot be told")
             return found
+        if raw.get("status") in ("queued", "in_progress") and (item.status or 200) < 400:
+            found.verdict = CANNOT_TELL  # (background mode: the output comes with the response retrieved later)
+            found.evidence.append(f"the response is {raw['status']} (background mode): what the service did comes "
+                                  "with the response retrieved later, so it cannot be told here")
+            return found
         response = {**raw, "output": [dict(o) if o.get("type") not in ALIASES else _aliased(o)
                                       for o in raw.get("output") or [] if _is_mapping(o)]}
         unknown, aliased = _unmodelled(items, response["output"])
