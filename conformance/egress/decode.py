@@ -3,7 +3,7 @@
 A payload is whatever a serializer returned: text, bytes, JSON-like data, objects (read through
 ``model_dump``, ``to_dict``, dataclass fields, else ``repr``) or a list of stream events. ``texts``
 yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
-string, base64 and base64url, gzip and zlib, URL and HTML escaping, JSON string escapes), and for
+string, base64 and base64url, gzip, zlib, xz and bzip2, URL and HTML escaping, JSON string escapes), and for
 the strings that sit at the same place of consecutive items joined in order (a text split across
 stream events). A payload that is a stream (``streams``) is also read event by event, by its
 protocol's schema, each text named by event index, type and field. Plain data in, plain data out; nothing here knows about canaries.
@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bz2
 import dataclasses
-import gzip
 import html
 import json
+import lzma
 import re
 import zlib
 from collections.abc import Iterator
@@ -237,18 +238,30 @@ def _base64(run: str) -> bytes | None:
         return None
 
 
+def _inflated(raw: bytes) -> tuple[str, bytes] | None:
+    """Returns the name of the compression ``raw`` starts with (by its magic bytes: gzip, zlib, xz,
+    bzip2) and as much of it as decompresses (a stream cut short, as a live log file holds, gives
+    what came), or None."""
+    if raw[:2] == b"\x1f\x8b" or raw[:1] == b"\x78":
+        name, opened = ("gzip", zlib.decompressobj(31)) if raw[:1] == b"\x1f" else ("zlib", zlib.decompressobj())
+        try:
+            return name, opened.decompress(raw, MAX_TEXT)
+        except zlib.error:
+            return None
+    if raw[:6] == b"\xfd7zXZ\x00" or raw[:3] == b"BZh":
+        name, unpacked = ("xz", lzma.LZMADecompressor()) if raw[:1] == b"\xfd" else ("bzip2", bz2.BZ2Decompressor())
+        try:
+            return name, unpacked.decompress(raw, MAX_TEXT)
+        except (OSError, EOFError, ValueError):
+            return None
+    return None
+
+
 def _bytes(raw: bytes, where: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
     raw = raw[:MAX_TEXT]
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            yield from _bytes(gzip.decompress(raw)[:MAX_TEXT], f"{where}>gzip", depth + 1, budget)
-        except (OSError, EOFError, zlib.error):
-            pass
-    elif raw[:1] == b"\x78":
-        try:
-            yield from _bytes(zlib.decompress(raw)[:MAX_TEXT], f"{where}>zlib", depth + 1, budget)
-        except zlib.error:
-            pass
+    inflated = _inflated(raw)
+    if inflated is not None:
+        yield from _bytes(inflated[1][:MAX_TEXT], f"{where}>{inflated[0]}", depth + 1, budget)
     text = raw.decode("utf-8", "replace")
     if depth >= MAX_DEPTH:
         yield where, text

@@ -20,6 +20,8 @@ ANTHROPIC_BROKEN = [
     (zoo.json_in_string, "trace", {"egress.no-reasoning-text"}),
     (zoo.base64_thought, "audit", {"egress.no-reasoning-text"}),
     (zoo.gzip_dump, "warehouse", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.xz_dump, "warehouse", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.gzip_cut_short, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.url_escaped, "log", {"egress.no-reasoning-text"}),
     (zoo.html_escaped, "console", {"egress.no-reasoning-text"}),
     (zoo.relabelled, "conversation-store", {"egress.no-reasoning-text"}),

@@ -105,6 +105,22 @@ def gzip_dump(messages: list[dict[str, Any]]) -> bytes:
     return json.dumps({"answer": _answer(messages), "archive": packed}).encode()
 
 
+def xz_dump(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON compressed with xz (lzma), base64 in an envelope."""
+    import lzma
+
+    return {"answer": _answer(messages), "archive": base64.b64encode(lzma.compress(json.dumps(messages).encode())).decode()}
+
+
+def gzip_cut_short(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: a gzip stream flushed but not finished (a live log file's), base64 in an envelope."""
+    import zlib
+
+    packer = zlib.compressobj(wbits=31)
+    packed = packer.compress(json.dumps(messages).encode()) + packer.flush(zlib.Z_SYNC_FLUSH)
+    return {"answer": _answer(messages), "archive": base64.b64encode(packed).decode()}
+
+
 def url_escaped(messages: list[dict[str, Any]]) -> str:
     """no-reasoning-text: the thinking in a query string."""
     return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
