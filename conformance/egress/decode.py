@@ -173,9 +173,17 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
     for match in _HEX_RUN.finditer(text):
         yield from _bytes(bytes.fromhex(match.group()), f"{where}>hex", depth + 1, budget)
     for match in _BASE64_RUN.finditer(text):
-        raw = _base64(match.group())
-        if raw is not None:
-            yield from _bytes(raw, f"{where}>base64", depth + 1, budget)
+        for run in _runs(match.group()):
+            raw = _base64(run)
+            if raw is not None:
+                yield from _bytes(raw, f"{where}>base64", depth + 1, budget)
+
+
+def _runs(run: str) -> list[str]:
+    """Returns a base64 run and, where it begins with a path (``share/<state>``: ``/`` is a base64
+    character), what follows each ``/`` of its first 64 characters."""
+    cuts = [i + 1 for i, c in enumerate(run[:64]) if c == "/"][:4]
+    return [run, *(run[i:] for i in cuts if len(run) - i >= 16)]
 
 
 _BASE64_WHOLE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")

@@ -121,6 +121,12 @@ def gzip_cut_short(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "archive": base64.b64encode(packed).decode()}
 
 
+def share_link(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the conversation as the base64url state of a share link's path."""
+    state = base64.urlsafe_b64encode(json.dumps(messages).encode()).decode().rstrip("=")
+    return {"answer": _answer(messages), "message": f"shared at https://chat.example.com/share/{state}"}
+
+
 def url_escaped(messages: list[dict[str, Any]]) -> str:
     """no-reasoning-text: the thinking in a query string."""
     return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
