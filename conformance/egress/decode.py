@@ -99,7 +99,8 @@ def _walk(value: Any, where: str, depth: int, budget: list[int]) -> Iterator[tup
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _walk(item, f"{where}[{i}]", depth, budget)
-        yield from _joined(value, where)
+        for place, text in _joined(value, where):  # (a text split in pieces is decoded once whole)
+            yield from (_text(text, place, depth + 1, budget) if place.endswith("(joined)") else [(place, text)])
     elif value is not None and not isinstance(value, bool | int | float):
         yield where, str(value)
 

@@ -127,6 +127,13 @@ def share_link(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "message": f"shared at https://chat.example.com/share/{state}"}
 
 
+def base64_in_pieces(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the conversation in base64, cut in pieces of 24 characters (18 bytes, under
+    a fragment) across list items: readable only joined, then decoded."""
+    packed = base64.b64encode(json.dumps(messages).encode()).decode()
+    return {"answer": _answer(messages), "parts": [packed[i:i + 24] for i in range(0, len(packed), 24)]}
+
+
 def url_escaped(messages: list[dict[str, Any]]) -> str:
     """no-reasoning-text: the thinking in a query string."""
     return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
