@@ -44,7 +44,7 @@ def catalog_markdown() -> str:
               "that is one JSON document or one in base64 (an event logged as a JSON line), URL (percent and plus) escaping, HTML entities, "
               "to five decodings deep; objects through `model_dump`, `to_dict`, dataclass fields or `repr`; "
               "an iterator read to its end. Strings at the same place of consecutive items are also joined in "
-              "order, so a text split across stream events reads whole.", "",
+              "order, so a text split across stream events reads whole, and what is joined is decoded as above.", "",
               "A payload that is a stream is also read by its protocol's own schema: server-sent events (`event:`, "
               "`data:`, `id:` frames), AG-UI events, the Vercel AI UI message stream and data stream parts, Anthropic "
               "and OpenAI Responses stream events relayed. Every field of every event is read, named by the event's "
