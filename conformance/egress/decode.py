@@ -3,7 +3,7 @@
 A payload is whatever a serializer returned: text, bytes, JSON-like data, objects (read through
 ``model_dump``, ``to_dict``, dataclass fields, else ``repr``) or a list of stream events. ``texts``
 yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
-string, base64 and base64url, gzip, zlib, xz and bzip2, URL and HTML escaping, JSON string escapes), and for
+string, base64 and base64url, gzip, zlib, xz and bzip2, UTF-16, URL and HTML escaping, JSON string escapes), and for
 the strings that sit at the same place of consecutive items joined in order (a text split across
 stream events). A payload that is a stream (``streams``) is also read event by event, by its
 protocol's schema, each text named by event index, type and field. Plain data in, plain data out; nothing here knows about canaries.
@@ -271,6 +271,10 @@ def _bytes(raw: bytes, where: str, depth: int, budget: list[int]) -> Iterator[tu
     inflated = _inflated(raw)
     if inflated is not None:
         yield from _bytes(inflated[1][:MAX_TEXT], f"{where}>{inflated[0]}", depth + 1, budget)
+    if len(raw) >= 8 and raw.count(0) * 4 >= len(raw):  # (ASCII in UTF-16: every other byte 0, from either byte)
+        for start in (0, 1):
+            yield from _text(raw[start:].decode("utf-16-le", "replace").lstrip("\ufeff"), f"{where}>utf-16",
+                             depth + 1, budget)
     text = raw.decode("utf-8", "replace")
     if depth >= MAX_DEPTH:
         yield where, text

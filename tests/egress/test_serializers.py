@@ -24,6 +24,7 @@ ANTHROPIC_BROKEN = [
     (zoo.gzip_cut_short, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.share_link, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.base64_in_pieces, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.utf16_dump, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.url_escaped, "log", {"egress.no-reasoning-text"}),
     (zoo.html_escaped, "console", {"egress.no-reasoning-text"}),
     (zoo.relabelled, "conversation-store", {"egress.no-reasoning-text"}),

@@ -134,6 +134,11 @@ def base64_in_pieces(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "parts": [packed[i:i + 24] for i in range(0, len(packed), 24)]}
 
 
+def utf16_dump(messages: list[dict[str, Any]]) -> bytes:
+    """no-reasoning-text: the JSON written as UTF-16 (a Windows event log's), beside the answer."""
+    return json.dumps({"answer": _answer(messages)}).encode() + b"\n" + json.dumps(messages).encode("utf-16")
+
+
 def url_escaped(messages: list[dict[str, Any]]) -> str:
     """no-reasoning-text: the thinking in a query string."""
     return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
