@@ -258,3 +258,14 @@ def test_a_target_that_declines_every_call_has_the_loop_checks_skipped_saying_so
         assert by_id[check].outcome == "skip"
         assert by_id[check].message == ("not run: the target declined every call of the agent loop "
                                         "(ValueError: cannot tell where the task begins)")
+
+
+def test_a_crash_after_declined_calls_fails_every_call() -> None:
+    def declines_then_crashes(history: list[Message]) -> list[Message]:
+        if len(history) == 7:
+            return history[len(history)]  # IndexError at a middle call of the loop: a crash
+        raise ValueError("nothing settled to compact")  # a refusal at every other call, the run's own too
+    results = check_scenario(from_callable(declines_then_crashes), _scenario(SCRIPT, True), RunOptions(in_process=True))
+    by_id = {r.invariant: r for r in results}
+    assert by_id["call.completes"].outcome == "pass"  # (the run's call declined, as allowed)
+    assert by_id["loop.every-call"].outcome == "fail" and "crashed with IndexError" in by_id["loop.every-call"].message

@@ -251,10 +251,19 @@ def _inflated(raw: bytes) -> tuple[str, bytes] | None:
     """Returns the name of the compression ``raw`` starts with (by its magic bytes: gzip, zlib, xz,
     bzip2) and as much of it as decompresses (a stream cut short, as a live log file holds, gives
     what came), or None."""
-    if raw[:2] == b"\x1f\x8b" or raw[:1] == b"\x78":
-        name, opened = ("gzip", zlib.decompressobj(31)) if raw[:1] == b"\x1f" else ("zlib", zlib.decompressobj())
+    if raw[:2] == b"\x1f\x8b":  # every member, as in a log appended to in gzip members
+        out = b""
         try:
-            return name, opened.decompress(raw, MAX_TEXT)
+            while raw[:2] == b"\x1f\x8b" and len(out) < MAX_TEXT:
+                member = zlib.decompressobj(31)
+                out += member.decompress(raw, MAX_TEXT - len(out))
+                raw = member.unused_data
+        except zlib.error:
+            pass
+        return ("gzip", out) if out else None
+    if raw[:1] == b"\x78":
+        try:
+            return "zlib", zlib.decompressobj().decompress(raw, MAX_TEXT)
         except zlib.error:
             return None
     if raw[:6] == b"\xfd7zXZ\x00" or raw[:3] == b"BZh":

@@ -1,6 +1,7 @@
 """Task-record stores: the one surface that may hold reasoning, only encrypted, only while the task runs.
 
-A target is a factory (``MODULE:FACTORY``) returning a store with ``put(task_id, messages)``,
+A target is a factory (``MODULE:FACTORY``) returning a store with ``put(task_id, messages)`` (which
+stores the task or replaces it: a task's next step puts it back),
 ``get(task_id) -> messages``, ``finish(task_id)``, ``raw() -> bytes`` (everything it holds at rest)
 and ``export() -> payload`` (what the warehouse copy receives). A factory that takes an argument
 gets a folder the harness made for the conversation, the same in every worker.
@@ -211,10 +212,10 @@ def judge(name: str, conversation: Conversation, steps: list[dict[str, Any]]) ->
                                         + _describe(after.get("still", [])) + _describe(after.get("raw", []))),
     }
     for cid, (ran, lines) in verdicts.items():
-        if not ran:
-            out.append(record(cid, "skip", "not run: a call of the store failed", {"blocked_by": "store.call-completes"}))
-        elif lines:
+        if lines:  # (what a step saw fails, whether or not a later call of the store failed)
             out.append(record(cid, "fail", lines[0], {"diff": lines[1:]} if len(lines) > 1 else {}))
+        elif not ran:
+            out.append(record(cid, "skip", "not run: a call of the store failed", {"blocked_by": "store.call-completes"}))
         else:
             out.append(record(cid, "pass"))
     return withheld(out, conversation.canaries)

@@ -270,7 +270,8 @@ def _checks(target: Target, scenario: Scenario, options: RunOptions, obs: Observ
                                       extra={"blocked_by": CRASH_CHECK.id}))
             continue
         if inv.loop and not any(loop.compacted(p) for p in obs.plays) and (obs.plays or not obs.returned) and not (
-                inv is LOOP_CHECK and obs.returned and any(p.failed for p in obs.plays)):  # (else call.completes says it)
+                inv is LOOP_CHECK and (obs.returned or obs.refused) and any(p.failed for p in obs.plays)):
+            # (a loop call that failed is loop.every-call's to say, unless the run's own call failed: call.completes says it)
             results.append(record("skip", f"not run: {_unplayed(obs)}", extra=None if obs.returned or (
                 scenario.expect.refusal_allowed and obs.refused) else {"blocked_by": CRASH_CHECK.id}))
             continue

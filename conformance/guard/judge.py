@@ -18,7 +18,8 @@ from typing import Any
 from .. import _json
 from ..provider.analyze.earlier import DEFAULT_WINDOW, Earlier
 from ..provider.analyze.judging import judge_one, noted, notes_of
-from ..provider.analyze.model import CANNOT_TELL, FAILING, NO_EDIT, NOT_JUDGED, SETTLED, Judgement, start
+from ..provider.analyze.model import (CANNOT_TELL, FAILING, INCONSISTENT, NO_EDIT, NOT_JUDGED, SETTLED, Judgement,
+                                      start)
 from ..provider.base import Watch
 from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode
@@ -65,7 +66,10 @@ def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
     return decode(raw, encoding)
 
 
-UNSURE_WHEN_CUT = frozenset({NO_EDIT, SETTLED, NOT_JUDGED})  # verdicts the rest of a stream could contradict
+# verdicts the rest of a stream could contradict (what never came may be what makes a report add up)
+UNSURE_WHEN_CUT = frozenset({NO_EDIT, SETTLED, NOT_JUDGED, INCONSISTENT})
+# the events that end a stream: a caller that stops reading after one has read all of it
+STREAM_ENDS = (b'"message_stop"', b'"response.completed"', b'"response.failed"', b'"response.incomplete"')
 
 
 def partial_stream(raw: bytes, encoding: str) -> tuple[bytes, str]:
@@ -133,6 +137,7 @@ class Guard:
         (no edit, settled only, nothing to judge) is then cannot-tell."""
         if not whole:
             response, encoding = partial_stream(response, encoding)
+            whole = not encoding and any(end in response for end in STREAM_ENDS)  # (left after its last event)
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1

@@ -10,6 +10,7 @@ verdict when the response ends; callbacks and the other policies then run on tha
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ import httpx2
 from ..provider.recordings import BodyError
 from ..provider.recordings.bodies import inflate
 from .judge import Guard
-from .policies import LOG, in_caller
+from .policies import LOG, GuardAlert, in_caller
 from .worker import Worker
 
 
@@ -32,11 +33,21 @@ class _Kept:
         self.whole = False  # the inner stream was read to its end
 
     def end(self) -> None:
-        """Judges what came of the stream, once, saying whether it was all of it."""
+        """Judges what came of the stream, once, saying whether it was all of it. While an exception
+        of the caller's unwinds (a ``stream()`` block left by a raise), a ``GuardAlert`` is logged
+        rather than raised in its place."""
         done, self.done = self.done, None
         chunks, self.chunks = self.chunks, []
-        if done is not None:
+        if done is None:
+            return
+        unwinding = sys.exc_info()[1]
+        if unwinding is None or isinstance(unwinding, GeneratorExit):
             done(b"".join(chunks), self.whole)
+            return
+        try:
+            done(b"".join(chunks), self.whole)
+        except GuardAlert as alert:
+            LOG.warning("guard alert while the caller's %s unwinds: %s", type(unwinding).__name__, alert)
 
 
 class _Tee(_Kept, httpx2.SyncByteStream):

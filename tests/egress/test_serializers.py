@@ -21,6 +21,7 @@ ANTHROPIC_BROKEN = [
     (zoo.base64_thought, "audit", {"egress.no-reasoning-text"}),
     (zoo.gzip_dump, "warehouse", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.xz_dump, "warehouse", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.gzip_members, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.gzip_cut_short, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.share_link, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.base64_in_pieces, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),

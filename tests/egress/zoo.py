@@ -112,6 +112,11 @@ def xz_dump(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "archive": base64.b64encode(lzma.compress(json.dumps(messages).encode())).decode()}
 
 
+def gzip_members(messages: list[dict[str, Any]]) -> bytes:
+    """no-reasoning-text: a log of gzip members appended one by one (the answer first, the conversation next)."""
+    return gzip.compress(_answer(messages).encode()) + gzip.compress(json.dumps(messages).encode())
+
+
 def gzip_cut_short(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """no-reasoning-text: a gzip stream flushed but not finished (a live log file's), base64 in an envelope."""
     import zlib
@@ -459,8 +464,21 @@ class JournalStore(_PlainBesideStore):
         super().finish(task_id)
 
 
+class LeakyExportFailsAfterFinishStore(LeakyExportStore):
+    """export-no-reasoning (seen after the put) and call-completes: export() fails once the task is finished."""
+
+    def export(self) -> Any:
+        if not any(self.folder.glob("*.rec")):
+            raise RuntimeError("the warehouse is offline")
+        return super().export()
+
+
 def file_store(folder: str) -> FileStore:
     return FileStore(folder)
+
+
+def leaky_export_fails_after_finish_store(folder: str) -> FileStore:
+    return LeakyExportFailsAfterFinishStore(folder)
 
 
 def exports_finished_store(folder: str) -> FileStore:

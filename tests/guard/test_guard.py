@@ -488,3 +488,35 @@ def test_a_queued_background_response_cannot_tell() -> None:
     client = _openai(Served((json.dumps(queued).encode(), JSON)), on_judgement=seen.append)
     client.responses.create(**reached_request, background=True)
     assert [j.verdict for j in seen] == ["cannot-tell"] and "background mode" in seen[0].evidence[-1]
+
+
+def test_a_stream_left_after_its_last_event_is_whole_and_a_cut_report_cannot_tell() -> None:
+    from conformance.guard import Guard
+
+    seen: list[Judgement] = []
+    client = _anthropic(Served((messages_stream(SETTLED), EVENTS)), on_judgement=seen.append)
+    events = client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA], stream=True)
+    for event in events:
+        if event.type == "message_stop":
+            break
+    events.close()
+    assert [j.verdict for j in seen] == ["settled-only"]
+    # an on-demand compaction left after its block: the stop_reason and usage that make it add up never came
+    start = {"type": "message", "id": "m", "role": "assistant", "model": "claude-sonnet-4-6", "content": [],
+             "stop_reason": None, "usage": {"input_tokens": 900, "output_tokens": 1}}
+    cut = sse([{"type": "message_start", "message": start},
+               {"type": "content_block_start", "index": 0, "content_block": {"type": "compaction", "content": "s"}},
+               {"type": "content_block_stop", "index": 0}])
+    found = Guard("log").judge("https://api.anthropic.com/v1/messages", "POST",
+                               json.dumps(request(HISTORY[:6], compaction={})).encode(), cut, 200, EVENTS, "", False)
+    assert found.verdict == "cannot-tell"
+
+
+def test_an_alert_never_takes_the_place_of_the_callers_own_exception(caplog: pytest.LogCaptureFixture) -> None:
+    client = _anthropic(Served((messages_stream(REACHED), EVENTS)), policy="raise")
+    with caplog.at_level(logging.WARNING, logger="conformance.guard"), pytest.raises(KeyError):
+        with client.beta.messages.stream(**request(HISTORY, tool_edit(keep=1)), betas=[BETA]) as left:
+            for event in left:
+                if event.type == "message_delta":  # (the clearing report has come: it alerts)
+                    raise KeyError("the caller's own bug")
+    assert any("reached-live-task" in r.getMessage() for r in caplog.records)

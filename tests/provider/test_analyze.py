@@ -129,6 +129,20 @@ def test_a_result_of_an_excluded_tool_is_no_candidate(tmp_path: Path) -> None:
     assert found.verdict == "reached-live-task" and "result of b1" in found.evidence[-1]
     found = one(tmp_path, request(history[:5], edit), message(applied=[cleared(1, 2000)]), name="only-excluded.yaml")
     assert found.verdict == "inconsistent"  # (the one result there is the excluded tool's)
+    # a live result of the excluded tool that weighs what a settled one does: a server that broke the
+    # rule cannot pass as settled
+    history = [user("task A"), used("a1", "read"), result("a1", 2000), final(), user("task B"), used("b1", "search"),
+               result("b1", 2000), used("b2", "read"), result("b2", 10)]
+    found = one(tmp_path, request(history, edit), message(applied=[cleared(1, 2000)]), name="live-excluded.yaml")
+    assert found.verdict == "cannot-tell"
+
+
+def test_a_token_count_of_a_finished_conversation_is_settled(tmp_path: Path) -> None:
+    # counting right after the answer: the last assistant message is finished, not continued
+    edit = tool_edit(keep=0, trigger={"type": "input_tokens", "value": 1000})
+    found = one(tmp_path, request([*HISTORY, final("B done")], edit),
+                {"input_tokens": 600, "context_management": {"original_input_tokens": 7600}}, url=COUNT_URL)
+    assert (found.verdict, found.live_start) == ("settled-only", len(HISTORY) + 1)
 
 
 def test_loose_fit_states_its_tolerance(tmp_path: Path) -> None:

@@ -44,8 +44,8 @@ def _known_block(kind: str) -> bool:
 
 
 def is_count_tokens(item: Interaction) -> bool:
-    """Returns whether the interaction is a ``count_tokens`` call."""
-    return item.endpoint.rstrip("/").endswith("/count_tokens")
+    """Returns whether the interaction is a ``count_tokens`` call (``count-tokens:rawPredict`` on Vertex AI)."""
+    return item.endpoint.rstrip("/").endswith(("/count_tokens", "/count-tokens:rawPredict"))
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -95,7 +95,7 @@ LIVE = "anthropic.live_start"  # the note of what a conversation's settled turns
 
 def _live_start(messages: list[Any], resent: Any = None, samples: bool = True) -> int:
     """Returns ``find_live_start(messages)``, where in a request that ``samples`` (not an on-demand
-    compaction, which may end on a finished turn) a last assistant message never settles: the model
+    compaction nor a token count, which may end on a finished turn) a last assistant message never settles: the model
     continues it (``_continued``); with ``resent`` (see ``_positions``), looking only at
     the new messages and the resent ones whose next message the new ones may be.
 
@@ -571,7 +571,7 @@ class AnthropicJudge(RequestJudge):
         found.strategy = strategy(request, counting, positions, managed)
         messages = request["messages"]
         found.live_start, found.history = _live_start(messages, getattr(earlier, "resent", None),
-                                                     samples=request.get("compaction") is None), len(messages)
+                                                     samples=request.get("compaction") is None and not counting), len(messages)
         response = answer
         if response is None:
             found.verdict = CANNOT_TELL

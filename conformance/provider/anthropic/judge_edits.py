@@ -180,11 +180,17 @@ def clear_tool_uses(edit: Mapping[str, Any], cleared: int, tokens: int, messages
     def label(subset: Sequence[sem.ToolStep]) -> str:
         return "[" + ", ".join(s.tool_use_id for s in subset) + "]"
 
-    sets, used = candidates(documented_pool, cleared, tokens, weight)  # (what exclude_tools names is never cleared)
-    if not sets and len(documented_pool) < len(steps):
-        sets, used = candidates(steps, cleared, tokens, weight)
-        if sets:
+    # What exclude_tools names is never cleared by the rule: a set holding such a result is a
+    # candidate only where it reaches the task in flight (the server may not keep to the rule, and
+    # that must not pass as settled) or where no other set fits (the report then does not add up).
+    sets, used = candidates(documented_pool, cleared, tokens, weight)
+    if len(documented_pool) < len(steps):
+        every, used_every = candidates(steps, cleared, tokens, weight)
+        if not sets and every:
+            sets, used = every, used_every
             problems.append("only sets holding a result of a tool exclude_tools names fit the reported tokens")
+        else:
+            sets += [s for s in every if s not in sets and touches(s)]
     documented = tuple(documented_pool[:cleared]) if cleared <= len(documented_pool) else None
     found = decide(sets, documented, touches, label, what, used, any(s.tool_use_id in live for s in steps))
     if problems and found.verdict != "reached-live-task":
