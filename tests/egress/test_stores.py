@@ -18,10 +18,10 @@ ONE = "anthropic.settled.redacted-tool-loop"  # reasoning text, signature and re
     ("leaky_export_store", {"store.export-no-reasoning"}),
     ("memory_store", {"store.reasoning-back-byte-identical"}),
     ("raising_store", {"store.call-completes"}),
-    ("exports_finished_store", {"store.export-no-reasoning"}),  # only once the task is finished
-    ("read_through_cache_store", {"store.encrypted-at-rest"}),  # only after a get
-    ("journal_store", {"store.encrypted-at-rest"}),  # only after the task is put back
-    ("leaky_export_fails_after_finish_store", {"store.export-no-reasoning", "store.call-completes"}),
+    ("ExportsFinishedStore", {"store.export-no-reasoning"}),  # only once the task is finished
+    ("ReadThroughCacheStore", {"store.encrypted-at-rest"}),  # only after a get
+    ("JournalStore", {"store.encrypted-at-rest"}),  # only after the task is put back
+    ("LeakyExportFailsAfterFinishStore", {"store.export-no-reasoning", "store.call-completes"}),
 ])
 def test_each_broken_store_is_caught_by_its_check(conversations, factory, caught, monkeypatch) -> None:
     monkeypatch.chdir(_root())

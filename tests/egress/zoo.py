@@ -477,22 +477,6 @@ def file_store(folder: str) -> FileStore:
     return FileStore(folder)
 
 
-def leaky_export_fails_after_finish_store(folder: str) -> FileStore:
-    return LeakyExportFailsAfterFinishStore(folder)
-
-
-def exports_finished_store(folder: str) -> FileStore:
-    return ExportsFinishedStore(folder)
-
-
-def read_through_cache_store(folder: str) -> FileStore:
-    return ReadThroughCacheStore(folder)
-
-
-def journal_store(folder: str) -> FileStore:
-    return JournalStore(folder)
-
-
 def plain_store(folder: str) -> FileStore:
     return PlainFileStore(folder)
 
