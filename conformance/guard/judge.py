@@ -67,6 +67,7 @@ def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
 
 
 # verdicts the rest of a stream could contradict (what never came may be what makes a report add up)
+UNREAD = ("/invoke-with-response-stream",)  # the Messages API in a framing the guard does not decode
 UNSURE_WHEN_CUT = frozenset({NO_EDIT, SETTLED, NOT_JUDGED, INCONSISTENT})
 # the events that end a stream: a caller that stops reading after one has read all of it
 STREAM_ENDS = (b'"message_stop"', b'"response.completed"', b'"response.failed"', b'"response.incomplete"')
@@ -114,10 +115,17 @@ class Guard:
                        if watch.plain and watch.words]
         self.count = 0
         self._lock = threading.Lock()
+        self._told_unread = False
 
     def watches(self, path: str) -> bool:
-        """Returns whether a request path is one the judges read (their ``Watch.paths``)."""
-        return path.rstrip("/").endswith(self.paths)
+        """Returns whether a request path is one the judges read (their ``Watch.paths``); a call
+        to a path it knows and cannot read (``UNREAD``) is logged once, as not judged."""
+        path = path.rstrip("/")
+        if path.endswith(UNREAD) and not self._told_unread:
+            self._told_unread = True
+            LOG.warning("the guard does not read Bedrock's event stream (invoke-with-response-stream): "
+                        "such calls are not judged")
+        return path.endswith(self.paths)
 
     def passes_unparsed(self, path: str, request: bytes, response: bytes, status: int | None) -> str | None:
         """Returns the provider of a call that plainly has nothing to judge (``Watch``: it passes

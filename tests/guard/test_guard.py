@@ -520,3 +520,13 @@ def test_an_alert_never_takes_the_place_of_the_callers_own_exception(caplog: pyt
                 if event.type == "message_delta":  # (the clearing report has come: it alerts)
                     raise KeyError("the caller's own bug")
     assert any("reached-live-task" in r.getMessage() for r in caplog.records)
+
+
+def test_a_bedrock_event_stream_is_said_to_go_unjudged_once(caplog: pytest.LogCaptureFixture) -> None:
+    from conformance.guard import Guard
+
+    guard = Guard("log")
+    with caplog.at_level(logging.WARNING, logger="conformance.guard"):
+        assert not guard.watches("/model/anthropic.claude-sonnet-4-6-v1:0/invoke-with-response-stream")
+        assert not guard.watches("/model/anthropic.claude-sonnet-4-6-v1:0/invoke-with-response-stream")
+    assert [r.getMessage() for r in caplog.records if "not judged" in r.getMessage()] and len(caplog.records) == 1
