@@ -62,12 +62,12 @@ NOT_READ_WHOLE = "the payload is larger than the search reads, so it cannot be j
 
 
 def _no_reasoning_text(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
-    found = [f.describe() for f in leaks(served, conversation.of(REASONING_TEXT))]
+    found = [f.describe() for f in leaks(served, conversation.secrets(REASONING_TEXT))]
     return found or ([] if served.whole else [NOT_READ_WHOLE])
 
 
 def _no_ciphertext(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
-    found = [f.describe() for f in leaks(served, conversation.of(CIPHERTEXT))]
+    found = [f.describe() for f in leaks(served, conversation.secrets(CIPHERTEXT))]
     return found or ([] if served.whole else [NOT_READ_WHOLE])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 from ..engine._yamlsource import load_document
 from ..errors import SpecError
 from ..engine.spec_files import load_all
-from .canaries import CIPHERTEXT, REASONING_TEXT, Canary
+from .canaries import CIPHERTEXT, REASONING_TEXT, Canary, find
 from .decode import texts
 
 FORMATS = ("anthropic", "openai-responses", "google-genai", "langchain")
@@ -41,6 +41,10 @@ class Conversation:
     stream: list[Any] | None = None
     path: str = ""
     line: int = 0
+    # the reasoning and ciphertext canaries of the conversations loaded beside it that its messages
+    # do not hold (ids prefixed by their conversation's): a payload holding one carries another
+    # conversation's reasoning (state a serializer kept from an earlier call)
+    foreign: tuple[Canary, ...] = ()
 
     @property
     def streamed(self) -> bool:
@@ -50,6 +54,10 @@ class Conversation:
     def of(self, kinds: frozenset[str]) -> list[Canary]:
         """Returns the canaries of the given kinds."""
         return [c for c in self.canaries if c.kind in kinds]
+
+    def secrets(self, kinds: frozenset[str]) -> list[Canary]:
+        """Returns the canaries of the given kinds, its own and those of the conversations beside it."""
+        return [*self.of(kinds), *(c for c in self.foreign if c.kind in kinds)]
 
     @property
     def features(self) -> tuple[str, ...]:
@@ -91,7 +99,21 @@ def load(paths: Sequence[str | Path] | None = None) -> Loaded:
         return loaded.conversations, loaded.errors
 
     conversations, errors = load_all(paths or [shipped_folder()], one, leave_out={SURFACES_FILE})
-    return Loaded(conversations, errors)
+    return Loaded(beside_each_other(conversations), errors)
+
+
+def beside_each_other(conversations: Sequence[Conversation]) -> list[Conversation]:
+    """Returns the conversations, each with the reasoning and ciphertext canaries of the others
+    (``Conversation.foreign``) that it does not hold itself, in its canaries or its messages."""
+    secret = REASONING_TEXT | CIPHERTEXT
+    out = []
+    for conversation in conversations:
+        own = {c.value for c in conversation.canaries}
+        others = {c.value: Canary(f"{other.id}/{c.id}", c.kind, c.value) for other in conversations
+                  if other is not conversation for c in other.of(secret) if c.value not in own}
+        held = {f.canary for f in find(conversation.messages, list(others.values()))}
+        out.append(replace(conversation, foreign=tuple(c for c in others.values() if c.id not in held)))
+    return out
 
 
 def load_file(path: str | Path) -> Loaded:

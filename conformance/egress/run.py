@@ -162,7 +162,7 @@ def records(target: str, conversation: Conversation, surface: Surface, served: S
         else:
             out.append(_record(target, conversation, chk, "fail", violations[0], {"diff": violations[1:]}
                                if len(violations) > 1 else {}))
-    return withheld(out, conversation.canaries)
+    return withheld(out, [*conversation.canaries, *conversation.foreign])
 
 
 def _record(target: str, conversation: Conversation, chk: Check, outcome: Outcome, message: str,

@@ -177,3 +177,13 @@ def test_json_dumps_is_a_target(capsys) -> None:
     assert code == 1  # it logs the reasoning: a MUST fails, the calls do not
     assert ("egress.no-reasoning-text", "fail") in outcomes
     assert {o for i, o in outcomes if i == "egress.call-completes"} == {"pass"}
+
+
+def test_a_payload_carrying_another_conversations_reasoning_is_a_leak(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic"]
+    report = run([from_callable(zoo.keeps_breadcrumbs())], mine, surface("log"), time_limit=5.0)
+    failing = {(r.scenario, r.invariant) for r in report.results if r.level == "MUST" and r.outcome == "fail"}
+    assert (mine[0].id, "egress.no-reasoning-text") not in failing  # (the first call carries nothing earlier)
+    assert (mine[1].id, "egress.no-reasoning-text") in failing
+    assert all(c.value[:20] not in json.dumps([r.message, r.details]) for r in report.results
+               for m in mine for c in m.canaries if c.kind != "answer")

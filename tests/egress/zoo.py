@@ -202,6 +202,20 @@ def relays_bedrock_chunks(messages: list[dict[str, Any]], stream: list[dict[str,
     return {"answer": _answer(messages), "events": chunks}
 
 
+def keeps_breadcrumbs() -> Any:
+    """Returns a serializer that strips the reasoning of the conversation it is given, but carries
+    the raw records of the calls before it (breadcrumbs, an exporter's batch): a leak of other
+    conversations' reasoning."""
+    earlier: list[Any] = []
+
+    def serialize(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        payload = {"answer": _answer(messages), "breadcrumbs": list(earlier)}
+        earlier.append(messages)
+        return payload
+
+    return serialize
+
+
 def interleaves_reasoning(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """no-reasoning-text: a UI message stream (Vercel's parts) of two reasoning parts whose deltas,
     each shorter than a fragment, alternate (two sub-agents): each is whole only joined by its id."""
