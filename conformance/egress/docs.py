@@ -49,14 +49,17 @@ def catalog_markdown() -> str:
               "`data:`, `id:` frames), AG-UI events, the Vercel AI UI message stream and data stream parts, Anthropic "
               "and OpenAI Responses stream events relayed. Every field of every event is read, named by the event's "
               "index, type and field (`ag-ui event 12 (REASONING_MESSAGE_CONTENT) .delta`), and the deltas of one "
-              "field are joined per event type and message (`events 3..11 (reasoning-delta by id) .delta (joined)`), "
+              "field are joined per event type and message (`events 3..11 (reasoning-delta id r1) .delta (joined)`), "
               "so reasoning deltas interleaved with text deltas still read whole.", "",
               f"A canary counts as found whole or as any {FRAGMENT}-character piece of it, so the first 40 "
               "characters of a thought are a leak. Reasoning text is "
               + ", ".join(f"`{k}`" for k in sorted(REASONING_TEXT)) + "; reasoning ciphertext is "
               + ", ".join(f"`{k}`" for k in sorted(CIPHERTEXT)) + " (a canary cannot be read through encryption, "
               "so the ciphertext fields are canaries of their own). A finding names the canary's id, kind, length "
-              "and SHA-256 prefix and where it was found, never its text.", "",
+              "and SHA-256 prefix and where it was found, never its text. A payload is also searched for the "
+              "reasoning and ciphertext canaries of every other conversation loaded beside its own (those its "
+              "messages do not hold, named `<conversation>/<canary>`): a serializer that carries records of "
+              "earlier calls leaks them.", "",
               "## Conversations", "", "| id | format | task | streamed | tool calls | canary kinds |",
               "| --- | --- | --- | --- | --- | --- |"]
     for conv in load().conversations:
