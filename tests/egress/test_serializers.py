@@ -179,6 +179,7 @@ def test_json_dumps_is_a_target(capsys) -> None:
     assert {o for i, o in outcomes if i == "egress.call-completes"} == {"pass"}
 
 
+@pytest.mark.slow
 def test_a_payload_carrying_another_conversations_reasoning_is_a_leak(conversations) -> None:
     mine = [c for c in conversations if c.format == "anthropic"]
     report = run([from_callable(zoo.keeps_breadcrumbs())], mine, surface("log"), time_limit=5.0)
