@@ -67,10 +67,7 @@ def _answer(raw: bytes, encoding: str, streamed: bool) -> Any:
 
 
 # verdicts the rest of a stream could contradict (what never came may be what makes a report add up)
-UNREAD = ("/invoke-with-response-stream",)  # the Messages API in a framing the guard does not decode
 UNSURE_WHEN_CUT = frozenset({NO_EDIT, SETTLED, NOT_JUDGED, INCONSISTENT})
-# the events that end a stream: a caller that stops reading after one has read all of it
-STREAM_ENDS = (b'"message_stop"', b'"response.completed"', b'"response.failed"', b'"response.incomplete"')
 
 
 def partial_stream(raw: bytes, encoding: str) -> tuple[bytes, str]:
@@ -111,6 +108,8 @@ class Guard:
         watches = [(judge.provider, watch) for judge in self.available
                    if isinstance(watch := getattr(judge, "watch", None), Watch)]
         self.paths = tuple(path for _, watch in watches for path in watch.paths)
+        self.unread = tuple(path for _, watch in watches for path in watch.unread)
+        self.ends = tuple(end for _, watch in watches for end in watch.ends)
         self._plain = [_Plain(provider, watch, conversations, prefix_bytes) for provider, watch in watches
                        if watch.plain and watch.words]
         self.count = 0
@@ -119,12 +118,12 @@ class Guard:
 
     def watches(self, path: str) -> bool:
         """Returns whether a request path is one the judges read (their ``Watch.paths``); a call
-        to a path it knows and cannot read (``UNREAD``) is logged once, as not judged."""
+        to a path a judge names and cannot read (``Watch.unread``) is logged once, as not judged."""
         path = path.rstrip("/")
-        if path.endswith(UNREAD) and not self._told_unread:
+        if self.unread and path.endswith(self.unread) and not self._told_unread:
             self._told_unread = True
-            LOG.warning("the guard does not read Bedrock's event stream (invoke-with-response-stream): "
-                        "such calls are not judged")
+            LOG.warning("the guard cannot read calls to %s: they are not judged",
+                        next(end for end in self.unread if path.endswith(end)))
         return path.endswith(self.paths)
 
     def passes_unparsed(self, path: str, request: bytes, response: bytes, status: int | None) -> str | None:
@@ -145,7 +144,7 @@ class Guard:
         (no edit, settled only, nothing to judge) is then cannot-tell."""
         if not whole:
             response, encoding = partial_stream(response, encoding)
-            whole = not encoding and any(end in response for end in STREAM_ENDS)  # (left after its last event)
+            whole = not encoding and any(end in response for end in self.ends)  # (left after its last event)
         with self._lock:
             item = Interaction("guard", self.count, method=method, url=url, status=status)
             self.count += 1

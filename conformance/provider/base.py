@@ -74,13 +74,17 @@ class Watch:
     ``plain`` ones, which pass without being parsed: a request that names none of ``words`` (a
     conversation's resent bytes scanned once) and whose answer is no rejection and names none of
     ``reported``. ``tail_word``, found in a request's last bytes (where the SDKs write it), makes the
-    request worth parsing with no scan."""
+    request worth parsing with no scan. ``unread``: paths of the API the guard cannot read (it
+    says so once). ``ends``: the events that end a response stream, as its bytes name them (a
+    caller that stops reading after one has read it all)."""
 
     paths: tuple[str, ...]
     plain: tuple[str, ...] = ()
     words: tuple[bytes, ...] = ()
     reported: tuple[bytes, ...] = ()
     tail_word: bytes = b""
+    unread: tuple[str, ...] = ()
+    ends: tuple[bytes, ...] = ()
 
 
 class Judge(Protocol):

@@ -524,7 +524,9 @@ class AnthropicJudge(RequestJudge):
     watch = Watch(paths=("/messages", "/messages/count_tokens", ":rawPredict", ":streamRawPredict", "/invoke"),
                   plain=("/messages",),
                   words=(b"context_management", b"compaction", b"block_binding", b'"thinking"'),
-                  reported=(b"thinking_dropped", b"thinking_mismatch_allowed"), tail_word=b"context_management")
+                  reported=(b"thinking_dropped", b"thinking_mismatch_allowed"), tail_word=b"context_management",
+                  unread=("/invoke-with-response-stream",),  # (Bedrock's event stream: AWS framing, not read)
+                  ends=(b'"message_stop"',))
     response_only = staticmethod(_judge_response_only)
 
     def claims(self, item: Interaction) -> bool:

@@ -380,7 +380,8 @@ class OpenAIJudge(RequestJudge):
 
     provider = PROVIDER
     api = "Responses"
-    watch = Watch(paths=("/responses", "/responses/compact", "/responses/input_tokens"))  # every call parsed
+    watch = Watch(paths=("/responses", "/responses/compact", "/responses/input_tokens"),  # every call parsed
+                  ends=(b'"response.completed"', b'"response.failed"', b'"response.incomplete"'))
     response_only = staticmethod(response_only)
 
     def claims(self, item: Interaction) -> bool:
