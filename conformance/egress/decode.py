@@ -3,7 +3,7 @@
 A payload is whatever a serializer returned: text, bytes, JSON-like data, objects (read through
 ``model_dump``, ``to_dict``, dataclass fields, else ``repr``) or a list of stream events. ``texts``
 yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
-string, base64 and base64url, gzip, zlib, xz and bzip2, UTF-16, URL and HTML escaping, JSON string escapes), and for
+string, base64 and base64url, gzip, zlib, xz and bzip2, UTF-16, base32, code points, URL and HTML escaping, JSON string escapes), and for
 the strings that sit at the same place of consecutive items joined in order (a text split across
 stream events). A payload that is a stream (``streams``) is also read event by event, by its
 protocol's schema, each text named by event index, type and field. Plain data in, plain data out; nothing here knows about canaries.
@@ -31,6 +31,8 @@ MAX_TEXT = 4_000_000  # characters of one decoded text read at most
 MAX_NODES = 200_000  # values of one payload walked at most
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){20,}")
+_BASE32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
+_NUMBER = re.compile(r"\d+")
 _JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\[\"\\/bfnrt]")
 _ESCAPES = {'\\"': '"', "\\\\": "\\", "\\/": "/", "\\b": "\b", "\\f": "\f", "\\n": "\n", "\\r": "\r", "\\t": "\t"}
 
@@ -61,6 +63,13 @@ def plain(value: Any, depth: int = 0) -> Any:
         return {f.name: plain(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)}
     if hasattr(value, "__dict__") and not isinstance(value, type):
         return {"__repr__": repr(value), **{str(k): plain(v, depth + 1) for k, v in vars(value).items()}}
+    declared = [getattr(cls, "__slots__", ()) for cls in type(value).__mro__]
+    slots = [name for names in declared for name in ((names,) if isinstance(names, str) else names)
+             if isinstance(name, str) and not name.startswith("__")]
+    if slots:  # an object whose fields are slots: its repr may say nothing of them
+        return {"__repr__": repr(value), **{name: plain(getattr(value, name, None), depth + 1) for name in slots}}
+    if isinstance(value, Iterator):  # a generator inside the payload: read as the list it gives
+        return [plain(item, depth + 1) for item, _ in zip(value, range(MAX_NODES))]
     return repr(value)
 
 
@@ -96,13 +105,31 @@ def _walk(value: Any, where: str, depth: int, budget: list[int]) -> Iterator[tup
         for key, item in value.items():
             yield from _text(key, f"{where}.<key>", depth, budget)
             yield from _walk(item, f"{where}.{key}", depth, budget)
+        for place, text in _numbered(value, where):
+            yield from _text(text, place, depth + 1, budget)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _walk(item, f"{where}[{i}]", depth, budget)
+        if len(value) >= 20 and all(type(v) is int and 0 <= v < 0x110000 for v in value):
+            yield from _text("".join(map(chr, value)), f"{where}>code-points", depth + 1, budget)
         for place, text in _joined(value, where):  # (a text split in pieces is decoded once whole)
             yield from (_text(text, place, depth + 1, budget) if place.endswith("(joined)") else [(place, text)])
     elif value is not None and not isinstance(value, bool | int | float):
         yield where, str(value)
+
+
+def _numbered(mapping: dict[str, Any], where: str) -> Iterator[tuple[str, str]]:
+    """Yields, per family of keys that differ only by a number (``content.0``, ``content.1``: a
+    text spread over flattened attributes), their string values joined in the numbers' order."""
+    families: dict[str, list[tuple[int, str]]] = {}
+    for key, item in mapping.items():
+        if isinstance(item, str):
+            number = _NUMBER.search(key)
+            if number is not None:
+                families.setdefault(_NUMBER.sub("#", key, count=1), []).append((int(number.group()), item))
+    for family, parts in families.items():
+        if len(parts) > 1:
+            yield f"{where}.{family} (joined)", "".join(text for _, text in sorted(parts))
 
 
 def _joined(items: list[Any], where: str) -> Iterator[tuple[str, str]]:
@@ -173,6 +200,14 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
             yield from _text(unescaped, f"{where}>html-unescaped", depth + 1, budget)
     for match in _HEX_RUN.finditer(text):
         yield from _bytes(bytes.fromhex(match.group()), f"{where}>hex", depth + 1, budget)
+    for match in _BASE32_RUN.finditer(text):
+        run = match.group()
+        try:
+            raw32 = base64.b32decode(run + "=" * (-len(run) % 8) if "=" not in run else run)
+        except (binascii.Error, ValueError):
+            raw32 = None
+        if raw32 is not None:
+            yield from _bytes(raw32, f"{where}>base32", depth + 1, budget)
     for match in _BASE64_RUN.finditer(text):
         for run in _runs(match.group()):
             raw = _base64(run)

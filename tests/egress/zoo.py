@@ -144,6 +144,42 @@ def utf16_dump(messages: list[dict[str, Any]]) -> bytes:
     return json.dumps({"answer": _answer(messages)}).encode() + b"\n" + json.dumps(messages).encode("utf-16")
 
 
+class _Slotted:
+    __slots__ = ("body",)
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+    def __repr__(self) -> str:
+        return "<record>"
+
+
+def slotted_record(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON held by an object with slots whose repr says nothing of it."""
+    return {"answer": _answer(messages), "record": _Slotted(json.dumps(messages))}
+
+
+def code_points(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON as a list of code points (as token ids are logged)."""
+    return {"answer": _answer(messages), "context": [ord(ch) for ch in json.dumps(messages)]}
+
+
+def numbered_attributes(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON in pieces of 16 characters under numbered keys (flattened span attributes)."""
+    text = json.dumps(messages)
+    return {"answer": _answer(messages), **{f"gen_ai.context.{n}": text[i:i + 16] for n, i in enumerate(range(0, len(text), 16))}}
+
+
+def lazy_context(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the messages behind a generator nested in the payload."""
+    return {"answer": _answer(messages), "context": (m for m in messages)}
+
+
+def base32_dump(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON in base32."""
+    return {"answer": _answer(messages), "context": base64.b32encode(json.dumps(messages).encode()).decode()}
+
+
 def url_escaped(messages: list[dict[str, Any]]) -> str:
     """no-reasoning-text: the thinking in a query string."""
     return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
