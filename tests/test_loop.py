@@ -269,3 +269,10 @@ def test_a_crash_after_declined_calls_fails_every_call() -> None:
     by_id = {r.invariant: r for r in results}
     assert by_id["call.completes"].outcome == "pass"  # (the run's call declined, as allowed)
     assert by_id["loop.every-call"].outcome == "fail" and "crashed with IndexError" in by_id["loop.every-call"].message
+
+
+def test_a_history_that_cannot_be_given_to_the_target_ends_the_loop() -> None:
+    # (a prefix its message format cannot carry: no answer of the target, so nothing to send on)
+    played = loop.play(SCRIPT[:4], "stateless", lambda messages: loop.Answer(None, "NotExpressible", not_given=True),
+                       final=loop.Answer(list(SCRIPT[:4])))
+    assert played.steps == () and played.stopped and not played.failed

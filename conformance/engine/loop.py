@@ -35,6 +35,7 @@ class Answer:
     # what the call fails, ``<invariant id>: <problem>``, when it crashed, hung or returned no
     # readable list ('' for a request or a deliberate refusal)
     failed: str = ""
+    not_given: bool = False  # the history could not be given to the target (``target.NotGiven``)
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,8 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
     """Returns the loop of ``mode`` over ``history``: ``call(messages)`` compacts what the agent
     keeps before each assistant turn and once more at the end (``final``, when given, stands for
     that last stateless call, which is the history itself). The loop stops at the first call that
-    gives no request: later turns would answer a request the agent could not send (``Play.failed``
-    names that call when it failed). A call the target declines does not stop it: the agent sends
+    gives no request, or whose history could not be given to the target: later turns would answer a
+    request the agent could not send (``Play.failed`` names that call when it failed). A call the target declines does not stop it: the agent sends
     its last request and the messages that came after it (``Step.declined``), as a stateful agent
     keeps them, so the refusal changes no prefix and the calls after it are judged."""
     turns = answer_turns(history)
@@ -152,7 +153,7 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
         stands_in = final if (index is None and mode == "stateless") else None  # (the run's own call)
         answer = stands_in if stands_in is not None else call(kept)
         request = answer.request
-        if request is None and not answer.failed and not answer.timed_out:  # a deliberate refusal
+        if request is None and not (answer.failed or answer.timed_out or answer.not_given):  # a deliberate refusal
             request = [*(steps[-1].request if steps else ()), *history[previous:end]]
             steps.append(Step(number, index, request, answer.problem or "declined"))
         elif request is None:

@@ -26,7 +26,8 @@ from .command_report import Report
 from .results import DECLINED, CheckResult, Outcome
 from .spec import Scenario
 from .stop_rules import ItemSummary, walk
-from .target import DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Observation, Target, call_guarded, is_crash, resolve
+from .target import (DEFAULT_TARGET, DEFAULT_TIME_LIMIT, NotGiven, Observation, Target, call_guarded, is_crash,
+                     resolve)
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
 from .transcript import Snapshot
 from .wellformed import longest_output, new_malformations
@@ -199,7 +200,7 @@ def _answer(obs: Observation, given: list[Any]) -> loop.Answer:
         return loop.Answer(None, f"it {problem}", failed=f"{OUTPUT_GUARD.id}: {problem}")
     failed = call_problem(obs, refusal_allowed=True)
     return loop.Answer(None, obs.error if obs.timed_out else f"{obs.error_type}: {obs.error}", obs.timed_out,
-                       failed=f"{CRASH_CHECK.id}: {failed}" if failed else "")
+                       failed=f"{CRASH_CHECK.id}: {failed}" if failed else "", not_given=obs.not_given)
 
 
 def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation,
@@ -218,8 +219,8 @@ def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Obse
         try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy
             return _answer(Observation(output=target.func(messages, **kwargs)), messages)
         except Exception as exc:  # noqa: BLE001 - a refusal is an answer of the loop like any other
-            return _answer(Observation(error_type=type(exc).__name__, error=str(exc),
-                                       crashed=is_crash(exc)), messages)
+            return _answer(Observation(error_type=type(exc).__name__, error=str(exc), crashed=is_crash(exc),
+                                       not_given=isinstance(exc, NotGiven)), messages)
 
     if runs_here(target, options):
         call = call_reference

@@ -133,6 +133,11 @@ PROGRAMMING_ERRORS: tuple[type[BaseException], ...] = (
     UnicodeError, StopIteration, StopAsyncIteration, SyntaxError, ImportError, MemoryError, SystemError)
 
 
+class NotGiven(Exception):
+    """Raised in place of a target's call when its history cannot be given to it (a message format
+    that cannot carry it): neither a refusal nor a crash of the target."""
+
+
 def is_crash(exc: BaseException) -> bool:
     """Returns whether an exception a target raised is a crash rather than a refusal.
 
@@ -155,6 +160,7 @@ class Observation:
     error_traceback: str | None = None
     timed_out: bool = False
     crashed: bool = False  # the target raised a programming error, never a refusal (see ``is_crash``)
+    not_given: bool = False  # the history could not be given to the target at all (``NotGiven``)
     mutated: bool = False
     elapsed: float = 0.0
     second: Observation | None = None  # the call on this call's output, for idempotence
@@ -245,7 +251,8 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
-                           crashed=is_crash(exc), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing)
+                           crashed=is_crash(exc), not_given=isinstance(exc, NotGiven), mutated=mutated,
+                           elapsed=elapsed, mutation=mutation, timing=timing)
     return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing,
                        summarized=tuple(summarizer.prompts) if summarizer is not None else ())
 

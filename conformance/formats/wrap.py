@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import UsageError
 from ..engine.invariants import CATALOG
 from ..engine.spec import Scenario
-from ..engine.target import Target, originals, resolve
+from ..engine.target import NotGiven, Target, originals, resolve
 from ..engine.transcript import Snapshot, deep_copy
 from . import FORMATS, get
 from .base import Format, FormatError
@@ -23,7 +23,7 @@ from .base import Format, FormatError
 History = list[dict[str, Any]]
 
 
-class NotExpressible(Exception):
+class NotExpressible(NotGiven):
     """Raised instead of calling a target on a history its format cannot express."""
 
 
