@@ -137,9 +137,10 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
     keeps before each assistant turn and once more at the end (``final``, when given, stands for
     that last stateless call, which is the history itself). The loop stops at the first call that
     gives no request, or whose history could not be given to the target: later turns would answer a
-    request the agent could not send (``Play.failed`` names that call when it failed). A call the target declines does not stop it: the agent sends
-    its last request and the messages that came after it (``Step.declined``), as a stateful agent
-    keeps them, so the refusal changes no prefix and the calls after it are judged."""
+    request the agent could not send (``Play.failed`` names that call when it failed). A call the
+    target declines does not stop it: the agent sends its last request and the messages that came
+    after it (``Step.declined``), as a stateful agent keeps them, so the refusal changes no prefix
+    and the calls after it are judged."""
     turns = answer_turns(history)
     steps: list[Step] = []
     kept: list[Any] = []

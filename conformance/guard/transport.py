@@ -41,12 +41,11 @@ class _Kept:
         if done is None:
             return
         unwinding = sys.exc_info()[1]
-        if unwinding is None or isinstance(unwinding, GeneratorExit):
-            done(b"".join(chunks), self.whole)
-            return
         try:
             done(b"".join(chunks), self.whole)
         except GuardAlert as alert:
+            if unwinding is None or isinstance(unwinding, GeneratorExit):
+                raise
             LOG.warning("guard alert while the caller's %s unwinds: %s", type(unwinding).__name__, alert)
 
 
