@@ -45,16 +45,22 @@ def test_each_instrumentation_has_a_leaking_default_and_a_row_that_loses_the_ans
     for library in LIBRARIES:
         rows = [row for row in published if row["library"] == library]
         assert any("egress.no-reasoning-text" in row["failures"] for row in rows), library
-        assert any(set(row["failures"]) == {"egress.answer-kept"} for row in rows), library
+        assert any(set(row["failures"]) - {"egress.call-completes"} == {"egress.answer-kept"} for row in rows), library
     fixed = {row["component"]: row for row in published
              if row["component"].endswith((".span_only_rewrite", ".hide_reasoning"))}
-    assert len(fixed) == 2 and all(row["failures"] == {} and row["conversations"] > 0 for row in fixed.values())
+    assert len(fixed) == 2 and all(row["conversations"] > 0 for row in fixed.values())
+    assert fixed["opentelemetry-instrumentation-genai-anthropic.span_only_rewrite"]["failures"] == {}
+    # langsmith's reduction of a streamed Anthropic reply raises (it calls the SDK's accumulate_event
+    # without the json_bufs argument the SDK now requires): the streamed conversation fails to complete
+    streamed = fixed["langsmith.wrap_anthropic.hide_reasoning"]
+    assert streamed["failures"] == {"egress.call-completes": 1}
+    assert streamed["smallest"] == {"egress.call-completes": "anthropic.settled.streamed"}
 
 
 @pytest.mark.slow
 def test_langsmith_keeps_thinking_on_a_text_reply_and_drops_it_on_a_tool_call(conversations) -> None:
     published = {row["component"]: row for row in json.loads((DOCS / "egress-matrix.json").read_text("utf-8"))["rows"]}
-    assert published["langsmith.wrap_anthropic"]["failures"]["egress.no-reasoning-text"] == 3
+    assert published["langsmith.wrap_anthropic"]["failures"]["egress.no-reasoning-text"] == 2
     report = run(["conformance.egress.adapters.langsmith_anthropic:default"],
                  [c for c in conversations if c.id == "anthropic.in-flight.tool-call"], surface("trace"),
                  in_process=True, time_limit=TIME_LIMIT)
@@ -67,3 +73,38 @@ def test_environment_restores_what_it_set(monkeypatch: pytest.MonkeyPatch) -> No
     with environment(CONFORMANCE_PROBE_A="during", CONFORMANCE_PROBE_B="during"):
         assert os.environ["CONFORMANCE_PROBE_A"] == os.environ["CONFORMANCE_PROBE_B"] == "during"
     assert os.environ["CONFORMANCE_PROBE_A"] == "before" and "CONFORMANCE_PROBE_B" not in os.environ
+
+
+def test_a_streamed_reply_is_asked_for_as_a_stream_and_read_to_its_end(conversations) -> None:
+    from conformance.egress.adapters import anthropic_replay, openai_replay
+    from conformance.egress.run import given_messages
+
+    def spied(asked: list, read: list):
+        def wrap(client):
+            create = client.messages.create if hasattr(client, "messages") else client.responses.create
+
+            def recorded(**kwargs):
+                asked.append(kwargs.get("stream", False))
+                answer = create(**kwargs)
+                if kwargs.get("stream"):
+                    return iter(read.append(event) or event for event in answer)
+                return answer
+
+            import types
+            return types.SimpleNamespace(messages=types.SimpleNamespace(create=recorded),
+                                         responses=types.SimpleNamespace(create=recorded))
+        return wrap
+
+    by_id = {c.id: c for c in conversations}
+    for cid, replay, last in (("anthropic.settled.streamed", anthropic_replay.replay, "message_stop"),
+                              ("openai-responses.settled.streamed", openai_replay.replay, "response.completed")):
+        asked: list = []
+        read: list = []
+        replay(given_messages(by_id[cid]), wrap=spied(asked, read), streamed=True)
+        assert asked[-1] is True and not any(asked[:-1]), cid
+        assert read[-1].type == last, cid  # read to its end
+        if last == "response.completed":  # the end carries the whole turn, as the API's does
+            assert [item.type for item in read[-1].response.output] == ["reasoning", "message"]
+        asked.clear()
+        replay(given_messages(by_id[cid]), wrap=spied(asked, read), streamed=False)
+        assert not any(asked), cid

@@ -10,24 +10,36 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 
-def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None) -> None:
+def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None, streamed: bool = False) -> None:
     """Calls ``messages.create`` once per assistant message of ``history`` through a client whose
     transport answers with that message (``wrap(client)`` when given, for a library that wraps the
-    client); returns nothing (the instrumentation records the calls)."""
+    client); when the last reply was ``streamed``, the last call asks for ``stream=True``, is
+    answered with the events the API sends for that message (``stream_events``) and is read to its
+    end, as an agent streaming its replies does. Returns nothing (the instrumentation records the calls)."""
     import anthropic
     import httpx2
 
-    replies: list[dict[str, Any]] = []
+    replies: list[Any] = []
 
     def handler(request: Any) -> Any:
-        return httpx2.Response(200, json=replies.pop(0))
+        reply = replies.pop(0)
+        if isinstance(reply, list):
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(reply))
+        return httpx2.Response(200, json=reply)
 
     client = anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     if wrap is not None:
         client = wrap(client)
+    last = max((i for i, message in enumerate(history) if message["role"] == "assistant"), default=-1)
     for i, message in enumerate(history):
         if message["role"] != "assistant":
+            continue
+        if streamed and i == last:
+            replies.append(stream_events(message, i))
+            for _ in client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=history[:i],
+                                            stream=True):
+                pass
             continue
         content = message["content"] if isinstance(message["content"], list) else [
             {"type": "text", "text": message["content"]}]

@@ -13,6 +13,7 @@ from typing import Any
 from .anthropic_replay import replay as replay_anthropic
 from .anthropic_replay import span_attributes
 from .base import Component
+from .openai_replay import answer
 from .openai_replay import replay as replay_openai
 
 _CLIENTS: dict[str, tuple[Any, Any]] = {}
@@ -51,7 +52,7 @@ def _client(masked: bool) -> tuple[Any, str]:
     return client, key
 
 
-def _openai(items: list[dict[str, Any]], masked: bool) -> list[dict[str, Any]]:
+def _openai(items: list[dict[str, Any]], masked: bool, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     import httpx2
     from langfuse import openai as dropin
 
@@ -59,7 +60,7 @@ def _openai(items: list[dict[str, Any]], masked: bool) -> list[dict[str, Any]]:
 
     def make(replies: list[dict[str, Any]]) -> Any:
         def handler(request: Any) -> Any:
-            return httpx2.Response(200, json=replies.pop(0))
+            return answer(replies.pop(0))
 
         made = dropin.OpenAI(api_key="offline", base_url="http://127.0.0.1:9/v1", max_retries=0,
                              http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
@@ -67,12 +68,12 @@ def _openai(items: list[dict[str, Any]], masked: bool) -> list[dict[str, Any]]:
         made.responses = types.SimpleNamespace(create=lambda **kw: create(**kw, langfuse_public_key=key))
         return made
 
-    replay_openai(items, make=make)
+    replay_openai(items, streamed=stream is not None, make=make)
     client.flush()
     return span_attributes(_CLIENTS[key][1])
 
 
-def _anthropic(history: list[dict[str, Any]], masked: bool) -> list[dict[str, Any]]:
+def _anthropic(history: list[dict[str, Any]], masked: bool, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     from langfuse import observe
 
     client, key = _client(masked)
@@ -87,29 +88,29 @@ def _anthropic(history: list[dict[str, Any]], masked: bool) -> list[dict[str, An
 
         return types.SimpleNamespace(messages=types.SimpleNamespace(create=traced))
 
-    replay_anthropic(history, wrap=wrap)
+    replay_anthropic(history, streamed=stream is not None, wrap=wrap)
     client.flush()
     return span_attributes(_CLIENTS[key][1])
 
 
-def openai_default(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openai_default(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of the ``langfuse.openai`` drop-in, ``Langfuse()`` defaults."""
-    return _openai(items, masked=False)
+    return _openai(items, masked=False, stream=stream)
 
 
-def openai_masked(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openai_masked(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of the ``langfuse.openai`` drop-in with ``Langfuse(mask=drop_reasoning)``."""
-    return _openai(items, masked=True)
+    return _openai(items, masked=True, stream=stream)
 
 
-def anthropic_default(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_default(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``@observe(as_type="generation")`` around ``messages.create``, defaults."""
-    return _anthropic(history, masked=False)
+    return _anthropic(history, masked=False, stream=stream)
 
 
-def anthropic_masked(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_masked(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the same spans with ``Langfuse(mask=drop_reasoning)``."""
-    return _anthropic(history, masked=True)
+    return _anthropic(history, masked=True, stream=stream)
 
 
 _LIB = "langfuse"

@@ -26,7 +26,7 @@ def without_reasoning(value: Any) -> Any:
     return value
 
 
-def _posted(history: list[dict[str, Any]], **settings: Any) -> list[Any]:
+def _posted(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None, **settings: Any) -> list[Any]:
     import requests
     from langsmith import Client, tracing_context
 
@@ -52,25 +52,25 @@ def _posted(history: list[dict[str, Any]], **settings: Any) -> list[Any]:
     client = Client(api_url="http://127.0.0.1:9", api_key="offline", session=LocalSession(), info={},
                     auto_batch_tracing=False, **settings)
     with tracing_context(enabled=True, client=client, project_name="egress"):
-        replay(history, wrap=wrap_anthropic)
+        replay(history, streamed=stream is not None, wrap=wrap_anthropic)
     client.flush()
     return bodies
 
 
-def default(history: list[dict[str, Any]]) -> list[Any]:
+def default(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[Any]:
     """Returns the posted run bodies with ``Client()`` defaults."""
-    return _posted(history)
+    return _posted(history, stream=stream)
 
 
-def hide_all(history: list[dict[str, Any]]) -> list[Any]:
+def hide_all(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[Any]:
     """Returns the posted run bodies with ``Client(hide_inputs=True, hide_outputs=True)``."""
-    return _posted(history, hide_inputs=True, hide_outputs=True)
+    return _posted(history, hide_inputs=True, hide_outputs=True, stream=stream)
 
 
-def hide_reasoning(history: list[dict[str, Any]]) -> list[Any]:
+def hide_reasoning(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[Any]:
     """Returns the posted run bodies with ``hide_inputs`` and ``hide_outputs`` callables that drop
     reasoning blocks."""
-    return _posted(history, hide_inputs=without_reasoning, hide_outputs=without_reasoning)
+    return _posted(history, hide_inputs=without_reasoning, hide_outputs=without_reasoning, stream=stream)
 
 
 _NAME = "langsmith"

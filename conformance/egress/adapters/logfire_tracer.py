@@ -30,30 +30,30 @@ def _exporter() -> Any:
     return _EXPORTER[0]
 
 
-def _anthropic(history: list[dict[str, Any]], version: int) -> list[dict[str, Any]]:
+def _anthropic(history: list[dict[str, Any]], version: int, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     import logfire
 
     exporter = _exporter()
-    replay_anthropic(history, wrap=lambda client: (logfire.instrument_anthropic(client, version=version), client)[1])
+    replay_anthropic(history, streamed=stream is not None, wrap=lambda client: (logfire.instrument_anthropic(client, version=version), client)[1])
     return span_attributes(exporter)
 
 
-def anthropic_v2(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_v2(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``instrument_anthropic`` with its defaults (``version=2``)."""
-    return _anthropic(history, 2)
+    return _anthropic(history, 2, stream=stream)
 
 
-def anthropic_v1(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_v1(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``instrument_anthropic(version=1)``."""
-    return _anthropic(history, 1)
+    return _anthropic(history, 1, stream=stream)
 
 
-def openai_v2(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openai_v2(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``instrument_openai`` with its defaults (``version=2``) on Responses calls."""
     import logfire
 
     exporter = _exporter()
-    replay_openai(items, wrap=lambda client: (logfire.instrument_openai(client), client)[1])
+    replay_openai(items, streamed=stream is not None, wrap=lambda client: (logfire.instrument_openai(client), client)[1])
     return span_attributes(exporter)
 
 

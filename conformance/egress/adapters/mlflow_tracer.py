@@ -65,24 +65,24 @@ def _traced(run: Any, masked: bool) -> list[dict[str, Any]]:
     return otlp_sink.spans()
 
 
-def anthropic_default(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_default(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``mlflow.anthropic.autolog()``, defaults."""
-    return _traced(lambda: replay_anthropic(history), masked=False)
+    return _traced(lambda: replay_anthropic(history, streamed=stream is not None), masked=False)
 
 
-def anthropic_masked(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_masked(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``mlflow.anthropic.autolog()`` with the reasoning-dropping span processor."""
-    return _traced(lambda: replay_anthropic(history), masked=True)
+    return _traced(lambda: replay_anthropic(history, streamed=stream is not None), masked=True)
 
 
-def openai_default(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openai_default(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``mlflow.openai.autolog()`` on Responses calls, defaults."""
-    return _traced(lambda: replay_openai(items), masked=False)
+    return _traced(lambda: replay_openai(items, streamed=stream is not None), masked=False)
 
 
-def openai_masked(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openai_masked(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of ``mlflow.openai.autolog()`` with the reasoning-dropping span processor."""
-    return _traced(lambda: replay_openai(items), masked=True)
+    return _traced(lambda: replay_openai(items, streamed=stream is not None), masked=True)
 
 
 _LIB = "mlflow-tracing"

@@ -9,14 +9,12 @@ raw item, an agent update's agent name."""
 
 from __future__ import annotations
 
-import json
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from .base import Component
+from .openai_replay import sse, turn_events
 
-PIECE = 13
 _MODEL_ITEMS = ("reasoning", "function_call")
 
 
@@ -37,54 +35,6 @@ def _turns(items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[list
     return items[:first], [t for t in turns if t]
 
 
-def _pieces(text: str) -> list[str]:
-    return [text[i:i + PIECE] for i in range(0, len(text), PIECE)]
-
-
-def _response(n: int, status: str, output: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"id": f"resp_{n}_{uuid.uuid4().hex[:12]}", "object": "response", "created_at": 1_700_000_000, "model": "gpt-5",
-            "status": status, "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-            "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
-                      "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 5}}}
-
-
-def turn_events(n: int, output: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Returns the Responses stream events one model turn with ``output`` items arrives as."""
-    events: list[dict[str, Any]] = [{"type": "response.created", "response": _response(n, "in_progress", [])}]
-    full: list[dict[str, Any]] = []
-    for k, raw in enumerate(output):
-        item = {**raw, "id": raw.get("id") or f"fc_{n}_{k}"}
-        if item["type"] == "message":
-            item.setdefault("status", "completed")
-        kind = item["type"]
-        empty = {**item, "summary": [], "content": []} if kind == "reasoning" else \
-            {**item, "content": []} if kind == "message" else {**item, "arguments": ""}
-        events.append({"type": "response.output_item.added", "output_index": k, "item": empty})
-        where = {"item_id": item["id"], "output_index": k}
-        if kind == "reasoning":
-            for s, part in enumerate(item.get("summary") or []):
-                events.append({"type": "response.reasoning_summary_part.added", **where, "summary_index": s,
-                               "part": {"type": "summary_text", "text": ""}})
-                events += [{"type": "response.reasoning_summary_text.delta", **where, "summary_index": s, "delta": p}
-                           for p in _pieces(part["text"])]
-            for c, part in enumerate(item.get("content") or []):
-                events += [{"type": "response.reasoning_text.delta", **where, "content_index": c, "delta": p}
-                           for p in _pieces(part["text"])]
-        elif kind == "message":
-            for c, part in enumerate(item.get("content") or []):
-                events.append({"type": "response.content_part.added", **where, "content_index": c,
-                               "part": {"type": "output_text", "text": "", "annotations": []}})
-                events += [{"type": "response.output_text.delta", **where, "content_index": c, "delta": p,
-                            "logprobs": []} for p in _pieces(part.get("text", ""))]
-        elif kind == "function_call":
-            events += [{"type": "response.function_call_arguments.delta", **where, "delta": p}
-                       for p in _pieces(item.get("arguments", ""))]
-        events.append({"type": "response.output_item.done", "output_index": k, "item": item})
-        full.append(item)
-    events.append({"type": "response.completed", "response": _response(n, "completed", full)})
-    return [{**e, "sequence_number": i} for i, e in enumerate(events)]
-
-
 def _agent(items: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
     import httpx2
     from agents import Agent, FunctionTool
@@ -98,8 +48,7 @@ def _agent(items: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
     def handler(request: Any) -> Any:
         events = replies.pop(0) if replies else turn_events(99, [{"type": "message", "role": "assistant",
                                                                   "id": "msg_end", "content": []}])
-        body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(events))
 
     client = AsyncOpenAI(api_key="offline", base_url="http://127.0.0.1:9/v1", max_retries=0,
                          http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))

@@ -13,7 +13,7 @@ from .base import Component
 from .openai_replay import replay
 
 
-def _traced(items: list[dict[str, Any]], instrumentor: Any, **settings: Any) -> list[dict[str, Any]]:
+def _traced(items: list[dict[str, Any]], instrumentor: Any, stream: list[dict[str, Any]] | None = None, **settings: Any) -> list[dict[str, Any]]:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -23,7 +23,7 @@ def _traced(items: list[dict[str, Any]], instrumentor: Any, **settings: Any) -> 
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     instrumentor.instrument(tracer_provider=provider, **settings)
     try:
-        replay(items)
+        replay(items, streamed=stream is not None)
     finally:
         instrumentor.uninstrument()
     return span_attributes(exporter)
@@ -32,7 +32,7 @@ def _traced(items: list[dict[str, Any]], instrumentor: Any, **settings: Any) -> 
 _OPENLLMETRY: list[Any] = []
 
 
-def _openllmetry(items: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
+def _openllmetry(items: list[dict[str, Any]], content: str, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of OpenLLMetry's ``OpenAIInstrumentor``, instrumented once per process
     into one in-memory exporter, cleared before each conversation."""
     if not _OPENLLMETRY:
@@ -49,35 +49,35 @@ def _openllmetry(items: list[dict[str, Any]], content: str) -> list[dict[str, An
     exporter = _OPENLLMETRY[0]
     exporter.clear()
     with environment(TRACELOOP_TRACE_CONTENT=content):
-        replay(items)
+        replay(items, streamed=stream is not None)
     return span_attributes(exporter)
 
 
-def openllmetry(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openllmetry(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of OpenLLMetry's ``OpenAIInstrumentor`` with ``TRACELOOP_TRACE_CONTENT=true``
     (its default)."""
-    return _openllmetry(items, "true")
+    return _openllmetry(items, "true", stream=stream)
 
 
-def openllmetry_no_content(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openllmetry_no_content(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of OpenLLMetry's ``OpenAIInstrumentor`` with ``TRACELOOP_TRACE_CONTENT=false``."""
-    return _openllmetry(items, "false")
+    return _openllmetry(items, "false", stream=stream)
 
 
-def openinference(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openinference(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans of OpenInference's ``OpenAIInstrumentor`` with ``TraceConfig()``."""
     from openinference.instrumentation import TraceConfig
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
-    return _traced(items, OpenAIInstrumentor(), config=TraceConfig())
+    return _traced(items, OpenAIInstrumentor(), config=TraceConfig(), stream=stream)
 
 
-def openinference_hide_text(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openinference_hide_text(items: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with ``TraceConfig(hide_input_text=True, hide_output_text=True)``."""
     from openinference.instrumentation import TraceConfig
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
-    return _traced(items, OpenAIInstrumentor(), config=TraceConfig(hide_input_text=True, hide_output_text=True))
+    return _traced(items, OpenAIInstrumentor(), config=TraceConfig(hide_input_text=True, hide_output_text=True), stream=stream)
 
 
 _LL = "opentelemetry-instrumentation-openai"

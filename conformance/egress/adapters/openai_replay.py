@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 _MODEL_ITEMS = ("reasoning", "function_call")
+PIECE = 13  # characters of one synthesized delta: shorter than a canary fragment
 
 
 def from_model(item: dict[str, Any]) -> bool:
@@ -45,28 +46,95 @@ def response(n: int, output: list[dict[str, Any]], status: str = "completed") ->
                       "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 5}}}
 
 
-def client(replies: list[dict[str, Any]]) -> Any:
+def _pieces(text: str) -> list[str]:
+    return [text[i:i + PIECE] for i in range(0, len(text), PIECE)]
+
+
+def turn_events(n: int, output: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Returns the Responses stream events one model turn with ``output`` items arrives as."""
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": response(n, [], "in_progress")}]
+    full: list[dict[str, Any]] = []
+    for k, raw in enumerate(output):
+        item = {**raw, "id": raw.get("id") or f"fc_{n}_{k}"}
+        if item["type"] == "message":
+            item.setdefault("status", "completed")
+        kind = item["type"]
+        empty = {**item, "summary": [], "content": []} if kind == "reasoning" else \
+            {**item, "content": []} if kind == "message" else {**item, "arguments": ""}
+        events.append({"type": "response.output_item.added", "output_index": k, "item": empty})
+        where = {"item_id": item["id"], "output_index": k}
+        if kind == "reasoning":
+            for s, part in enumerate(item.get("summary") or []):
+                events.append({"type": "response.reasoning_summary_part.added", **where, "summary_index": s,
+                               "part": {"type": "summary_text", "text": ""}})
+                events += [{"type": "response.reasoning_summary_text.delta", **where, "summary_index": s, "delta": p}
+                           for p in _pieces(part["text"])]
+            for c, part in enumerate(item.get("content") or []):
+                events += [{"type": "response.reasoning_text.delta", **where, "content_index": c, "delta": p}
+                           for p in _pieces(part["text"])]
+        elif kind == "message":
+            for c, part in enumerate(item.get("content") or []):
+                events.append({"type": "response.content_part.added", **where, "content_index": c,
+                               "part": {"type": "output_text", "text": "", "annotations": []}})
+                events += [{"type": "response.output_text.delta", **where, "content_index": c, "delta": p,
+                            "logprobs": []} for p in _pieces(part.get("text", ""))]
+        elif kind == "function_call":
+            events += [{"type": "response.function_call_arguments.delta", **where, "delta": p}
+                       for p in _pieces(item.get("arguments", ""))]
+        events.append({"type": "response.output_item.done", "output_index": k, "item": item})
+        full.append(item)
+    events.append({"type": "response.completed", "response": response(n, full)})
+    return [{**e, "sequence_number": i} for i, e in enumerate(events)]
+
+
+def client(replies: list[Any]) -> Any:
     """Returns an ``openai.OpenAI`` client whose transport answers each request with the next of
-    ``replies`` (response bodies)."""
+    ``replies``: a response body, or a list of stream events sent as server-sent events."""
     import httpx2
     import openai
 
     def handler(request: Any) -> Any:
-        return httpx2.Response(200, json=replies.pop(0))
+        return answer(replies.pop(0))
 
     return openai.OpenAI(api_key="offline", base_url="http://127.0.0.1:9/v1", max_retries=0,
                          http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
 
 
-def replay(items: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None, make: Any = None) -> None:
+def answer(reply: Any) -> Any:
+    """Returns the ``httpx2.Response`` of one reply: a response body as JSON, a list of stream
+    events as the Responses API's server-sent events."""
+    import httpx2
+
+    if isinstance(reply, list):
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(reply))
+    return httpx2.Response(200, json=reply)
+
+
+def sse(events: list[dict[str, Any]]) -> bytes:
+    """Returns ``events`` as the Responses API's server-sent events."""
+    import json
+
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def replay(items: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None, make: Any = None,
+           streamed: bool = False) -> None:
     """Calls ``responses.create`` once per model turn of ``items`` through a client whose transport
     answers with that turn (``wrap(client)`` when given; ``make(replies)`` builds the client when
-    a library brings its own client class); returns nothing (the tracer records the calls)."""
+    a library brings its own client class); when the last turn was ``streamed``, the last call asks
+    for ``stream=True``, is answered with the events the API sends for that turn (``turn_events``)
+    and is read to its end. Returns nothing (the tracer records the calls)."""
     found = turns(items)
-    replies = [response(n, turn) for n, (_, turn) in enumerate(found)]
+    replies: list[Any] = [response(n, turn) for n, (_, turn) in enumerate(found)]
+    if streamed and found:
+        replies[-1] = turn_events(len(found) - 1, found[-1][1])
     made = (make or client)(replies)
     if wrap is not None:
         made = wrap(made)
-    for start, _ in found:
-        made.responses.create(model="gpt-5", input=items[:start], include=["reasoning.encrypted_content"],
-                              store=False)
+    for n, (start, _) in enumerate(found):
+        last = streamed and n == len(found) - 1
+        answered = made.responses.create(model="gpt-5", input=items[:start], include=["reasoning.encrypted_content"],
+                                         store=False, **({"stream": True} if last else {}))
+        if last:
+            for _ in answered:
+                pass

@@ -11,7 +11,7 @@ from .anthropic_replay import replay
 from .base import Component
 
 
-def _traced(history: list[dict[str, Any]], **config: bool) -> list[dict[str, Any]]:
+def _traced(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None, **config: bool) -> list[dict[str, Any]]:
     """Returns the attributes of every span the instrumentor recorded for ``history``'s calls."""
     from openinference.instrumentation import TraceConfig
     from openinference.instrumentation.anthropic import AnthropicInstrumentor
@@ -25,25 +25,25 @@ def _traced(history: list[dict[str, Any]], **config: bool) -> list[dict[str, Any
     instrumentor = AnthropicInstrumentor()
     instrumentor.instrument(tracer_provider=provider, config=TraceConfig(**config))
     try:
-        replay(history)
+        replay(history, streamed=stream is not None)
     finally:
         instrumentor.uninstrument()
     return [dict(span.attributes or {}) for span in exporter.get_finished_spans()]
 
 
-def default(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def default(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with ``TraceConfig()``."""
-    return _traced(history)
+    return _traced(history, stream=stream)
 
 
-def hide_text(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def hide_text(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with ``TraceConfig(hide_input_text=True, hide_output_text=True)``."""
-    return _traced(history, hide_input_text=True, hide_output_text=True)
+    return _traced(history, hide_input_text=True, hide_output_text=True, stream=stream)
 
 
-def hide_all(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def hide_all(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with ``TraceConfig(hide_inputs=True, hide_outputs=True)``."""
-    return _traced(history, hide_inputs=True, hide_outputs=True)
+    return _traced(history, hide_inputs=True, hide_outputs=True, stream=stream)
 
 
 _NAME = "openinference-instrumentation-anthropic"

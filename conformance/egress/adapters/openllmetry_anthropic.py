@@ -13,7 +13,7 @@ from .anthropic_replay import environment, replay, span_attributes
 from .base import Component
 
 
-def _spans(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
+def _spans(history: list[dict[str, Any]], content: str, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -26,13 +26,13 @@ def _spans(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
     with environment(TRACELOOP_TRACE_CONTENT=content):
         instrumentor.instrument(tracer_provider=provider)
         try:
-            replay(history)
+            replay(history, streamed=stream is not None)
         finally:
             instrumentor.uninstrument()
     return span_attributes(exporter)
 
 
-def _events(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]:
+def _events(history: list[dict[str, Any]], content: str, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
@@ -45,7 +45,7 @@ def _events(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]
     with environment(TRACELOOP_TRACE_CONTENT=content):
         instrumentor.instrument(tracer_provider=TracerProvider(), logger_provider=logs)
         try:
-            replay(history)
+            replay(history, streamed=stream is not None)
         finally:
             instrumentor.uninstrument()
     records = []
@@ -56,19 +56,19 @@ def _events(history: list[dict[str, Any]], content: str) -> list[dict[str, Any]]
     return records
 
 
-def spans(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def spans(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the span attributes with ``TRACELOOP_TRACE_CONTENT=true`` (its default)."""
-    return _spans(history, "true")
+    return _spans(history, "true", stream=stream)
 
 
-def spans_no_content(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def spans_no_content(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the span attributes with ``TRACELOOP_TRACE_CONTENT=false``."""
-    return _spans(history, "false")
+    return _spans(history, "false", stream=stream)
 
 
-def events(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def events(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the log events of ``use_attributes=False`` with ``TRACELOOP_TRACE_CONTENT=true``."""
-    return _events(history, "true")
+    return _events(history, "true", stream=stream)
 
 
 _NAME = "opentelemetry-instrumentation-anthropic"

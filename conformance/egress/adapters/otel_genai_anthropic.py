@@ -43,7 +43,7 @@ class RewriteSpanHook:
             span.set_attribute(key, json.dumps(messages))
 
 
-def _traced(history: list[dict[str, Any]], capture: str, hook: Any = None) -> list[dict[str, Any]]:
+def _traced(history: list[dict[str, Any]], capture: str, hook: Any = None, stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     from opentelemetry.instrumentation.genai.anthropic import AnthropicInstrumentor
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -56,32 +56,32 @@ def _traced(history: list[dict[str, Any]], capture: str, hook: Any = None) -> li
     with environment(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=capture):
         instrumentor.instrument(tracer_provider=provider, completion_hook=hook)
         try:
-            replay(history)
+            replay(history, streamed=stream is not None)
         finally:
             instrumentor.uninstrument()
     return span_attributes(exporter)
 
 
-def span_only(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def span_only(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with content capture ``SPAN_ONLY``."""
-    return _traced(history, "SPAN_ONLY")
+    return _traced(history, "SPAN_ONLY", stream=stream)
 
 
-def span_only_hook(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def span_only_hook(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with content capture ``SPAN_ONLY`` and a completion hook that drops
     reasoning parts."""
-    return _traced(history, "SPAN_ONLY", DropReasoningHook())
+    return _traced(history, "SPAN_ONLY", DropReasoningHook(), stream=stream)
 
 
-def span_only_rewrite(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def span_only_rewrite(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with content capture ``SPAN_ONLY`` and a completion hook that rewrites the
     span's message attributes without reasoning parts."""
-    return _traced(history, "SPAN_ONLY", RewriteSpanHook())
+    return _traced(history, "SPAN_ONLY", RewriteSpanHook(), stream=stream)
 
 
-def no_content(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def no_content(history: list[dict[str, Any]], stream: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Returns the spans with content capture ``NO_CONTENT`` (the default)."""
-    return _traced(history, "NO_CONTENT")
+    return _traced(history, "NO_CONTENT", stream=stream)
 
 
 _NAME = "opentelemetry-instrumentation-genai-anthropic"
