@@ -202,6 +202,58 @@ def test_reasoning_given_to_the_summarizer_any_way_fails_summary_no_reasoning(gi
     assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]
 
 
+SUMMARY = "[conversation summary] "
+
+
+def _running_summary(history: list[dict[str, Any]], summarize: Any = None) -> list[dict[str, Any]]:
+    """A running summary: the first compaction summarises the settled turns without their reasoning;
+    a history that opens on its summary has the summary and the turns settled since summarised
+    again, and that path forgets to strip their thinking (only the agent loop's calls take it)."""
+    from .zoo._history import live_start, without_reasoning
+
+    start = live_start(history)
+    settled, live = history[:start], history[start:]
+    if summarize is None or not settled:
+        return list(history)
+    if isinstance(settled[0].get("content"), str) and settled[0]["content"].startswith(SUMMARY):
+        if len(settled) <= 2:
+            return list(history)
+        prompt = settled  # (the turns settled since keep their thinking)
+    else:
+        prompt = [m for m in (without_reasoning(m) for m in settled) if m is not None]
+    return [{"role": "user", "content": SUMMARY + summarize(prompt)}, {"role": "assistant", "content": "Noted."}, *live]
+
+
+def test_reasoning_given_to_the_summarizer_on_a_call_of_the_agent_loop_fails_summary_no_reasoning() -> None:
+    target = from_callable(_running_summary, "running_summary")
+    caught = []
+    for scenario in _scenarios():
+        results = check_scenario(target, scenario, IN_PROCESS)
+        caught += [r for r in results if r.invariant == "summary.no-reasoning" and r.outcome == "fail"]
+        if caught:
+            break
+    assert caught, "a running summary leaking reasoning on the loop's calls passed"
+    assert "agent loop" in caught[0].message  # (the run's own call gave the summarizer no reasoning)
+
+
+def test_a_summarizer_kept_from_an_earlier_call_still_has_its_prompts_judged() -> None:
+    from conformance.engine.target import RecordingSummarizer
+
+    from .zoo._history import live_start
+
+    made_once = RecordingSummarizer()  # the stand-in an earlier call gave a target that keeps its client
+
+    def keeps_its_client(history: list[dict[str, Any]], summarize: Any = None) -> list[dict[str, Any]]:
+        start = live_start(history)
+        if start:
+            made_once(history[:start])  # (the settled turns, reasoning and all)
+        return list(history)
+
+    results = check_scenario(from_callable(keeps_its_client, "keeps_its_client"), _settled_reasoning_scenario(),
+                             IN_PROCESS)
+    assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]
+
+
 def test_a_summarizer_given_what_cannot_be_copied_does_not_break_the_call() -> None:
     import threading
 

@@ -840,19 +840,31 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+def summarizer_prompts(obs: Observation) -> list[tuple[str, Any]]:
+    """Returns ``(which call, prompt)`` for every prompt the target gave the harness's summarizer: on
+    the run's call, on its output (idempotence) and on each call of the agent loop."""
+    found = [("the run's call", prompt) for prompt in obs.summarized]
+    if obs.second is not None:
+        found += [("the call on its output", prompt) for prompt in obs.second.summarized]
+    for played in obs.plays:
+        found += [(f"the {played.mode} agent loop", prompt) for prompt in played.prompts()]
+    return found
+
+
 @checks("summary.no-reasoning")
 def summary_no_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
-    if not obs.summarized:
+    prompts = summarizer_prompts(obs)
+    if not prompts:
         return []
     texts = {t for t in secrets_in(scenario.history) if len(t) >= 8}  # (shorter ones match by chance)
     problems = []
-    for k, prompt in enumerate(obs.summarized):
+    for k, (call, prompt) in enumerate(prompts):
         held = _held(texts, _strings(prompt))
         if held:  # (a thinking text the visible history holds already proves nothing)
             held -= _held(held, of_history(_visible_set, scenario.history))
         if held:
             shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
-            problems.append(f"summarizer prompt {k + 1} of {len(obs.summarized)} holds the reasoning of "
+            problems.append(f"summarizer prompt {k + 1} of {len(prompts)} ({call}) holds the reasoning of "
                             f"{plural(len(held), 'block')} of the history: {shown}; strip thinking and "
                             "redacted_thinking before summarising")
     return problems

@@ -36,6 +36,7 @@ class Answer:
     # readable list ('' for a request or a deliberate refusal)
     failed: str = ""
     not_given: bool = False  # the history could not be given to the target (``target.NotGiven``)
+    summarized: tuple[Any, ...] = ()  # the prompts the call gave the harness's summarizer
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Step:
     # why the target declined this call ('' when it compacted): the agent sent its last request and
     # the messages since as they came, which changes no prefix, so the call judges nothing of the target
     declined: str = ""
+    summarized: tuple[Any, ...] = ()  # the prompts the call gave the harness's summarizer (they left all the same)
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,11 @@ class Play:
     timed_out: bool = False
     cache: CacheUse = CacheUse()
     failed: str = ""  # the call that stopped the loop, when it failed (``Answer.failed``), named by number and mode
+    summarized: tuple[Any, ...] = ()  # the prompts the call that stopped the loop gave the summarizer
+
+    def prompts(self) -> tuple[Any, ...]:
+        """Returns every prompt the loop's calls gave the harness's summarizer, in call order."""
+        return (*(prompt for step in self.steps for prompt in step.summarized), *self.summarized)
 
 
 def cache_use(steps: Sequence[Step]) -> CacheUse:
@@ -156,15 +163,15 @@ def play(history: list[dict[str, Any]], mode: str, call: Call, final: Answer | N
         request = answer.request
         if request is None and not (answer.failed or answer.timed_out or answer.not_given):  # a deliberate refusal
             request = [*(steps[-1].request if steps else ()), *history[previous:end]]
-            steps.append(Step(number, index, request, answer.problem or "declined"))
+            steps.append(Step(number, index, request, answer.problem or "declined", answer.summarized))
         elif request is None:
             where = "the last request" if index is None else f"the request before messages[{index}]"
             # (the call ``final`` stands for is judged by the one-call checks already)
             failed = f"call {number} ({mode}, {where}) fails {answer.failed}" if answer.failed and stands_in is None else ""
             return Play(mode, tuple(steps), f"call {number} ({where}) gave no request: {answer.problem}",
-                        answer.timed_out, cache_use(steps), failed)
+                        answer.timed_out, cache_use(steps), failed, answer.summarized if stands_in is None else ())
         else:
-            steps.append(Step(number, index, request))
+            steps.append(Step(number, index, request, summarized=answer.summarized if stands_in is None else ()))
         if index is not None:
             kept = list(request)
             previous = index

@@ -194,13 +194,14 @@ def _answer(obs: Observation, given: list[Any]) -> loop.Answer:
     compaction returns, which is not read further), what it fails. A deliberate refusal fails
     nothing here, whatever the scenario allows: the loop's calls hold a prefix of its history."""
     if obs.returned and isinstance(obs.output, list) and len(obs.output) <= longest_output(len(given)):
-        return loop.Answer(obs.output)
+        return loop.Answer(obs.output, summarized=obs.summarized)
     if obs.returned:
         _, problem, _ = next(new_malformations(given, obs.output))  # (not a list, or too long: the first)
-        return loop.Answer(None, f"it {problem}", failed=f"{OUTPUT_GUARD.id}: {problem}")
+        return loop.Answer(None, f"it {problem}", failed=f"{OUTPUT_GUARD.id}: {problem}", summarized=obs.summarized)
     failed = call_problem(obs, refusal_allowed=True)
     return loop.Answer(None, obs.error if obs.timed_out else f"{obs.error_type}: {obs.error}", obs.timed_out,
-                       failed=f"{CRASH_CHECK.id}: {failed}" if failed else "", not_given=obs.not_given)
+                       failed=f"{CRASH_CHECK.id}: {failed}" if failed else "", not_given=obs.not_given,
+                       summarized=obs.summarized)
 
 
 def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation,

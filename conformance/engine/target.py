@@ -187,7 +187,10 @@ SUMMARIZER = "summarize"  # the keyword a target names to be given the harness's
 class RecordingSummarizer:
     """The stand-in for the model call of a target that summarises: it keeps what every call gives
     it and answers a summary that depends on the prompt alone (so an unchanged prompt gets the
-    same summary, as a cached one would)."""
+    same summary, as a cached one would). A target that keeps the stand-in of an earlier call (a
+    model client made once) still has its prompts credited to the call under way (``under_way``)."""
+
+    under_way: RecordingSummarizer | None = None  # the stand-in of the call under way in this process
 
     def __init__(self) -> None:
         self.prompts: list[Any] = []
@@ -195,9 +198,12 @@ class RecordingSummarizer:
     def __call__(self, prompt: Any, *args: Any, **kwargs: Any) -> str:
         """Returns a summary text naming the prompt's fingerprint; records the prompt, or, when the
         call gives more than a prompt, the list of everything it gives (each argument and keyword
-        value: a model call reads them all)."""
+        value: a model call reads them all), here and in the stand-in of the call under way."""
         given = [_kept(value) for value in (prompt, *args, *kwargs.values())]
         self.prompts.append(given if args or kwargs else given[0])
+        current = RecordingSummarizer.under_way
+        if current is not None and current is not self:
+            current.prompts.append(self.prompts[-1])
         return f"[summary {transcript.fingerprint(transcript.canonical(prompt))}]"
 
 
@@ -226,7 +232,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     kwargs = target.params_for(params)
     summarizer = RecordingSummarizer() if target.accepts is not None and SUMMARIZER in target.accepts else None
     if summarizer is not None:
-        kwargs[SUMMARIZER] = summarizer
+        kwargs[SUMMARIZER] = RecordingSummarizer.under_way = summarizer
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -248,13 +254,14 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
         if output is not box["output"]:
             box["output"] = output
             kept.append(snapshot)
+    summarized = tuple(summarizer.prompts) if summarizer is not None else ()  # (sent before it raised, they left too)
     if "exc" in box:
         exc = box["exc"]
         return Observation(error_type=type(exc).__name__, error=str(exc), error_traceback=box["tb"],
                            crashed=is_crash(exc), not_given=isinstance(exc, NotGiven), mutated=mutated,
-                           elapsed=elapsed, mutation=mutation, timing=timing)
+                           elapsed=elapsed, mutation=mutation, timing=timing, summarized=summarized)
     return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing,
-                       summarized=tuple(summarizer.prompts) if summarizer is not None else ())
+                       summarized=summarized)
 
 
 def _too_long(output: Any, history: list[Any]) -> bool:
