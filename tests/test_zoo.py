@@ -172,13 +172,13 @@ def _family_results(family: str, name: str) -> tuple[CheckResult, ...]:
     return tuple(r for s in _scenarios() if s.family == family for r in check_scenario(target, s, IN_PROCESS))
 
 
-def _settled_reasoning_scenario() -> Scenario:
-    """Returns the first shipped scenario whose settled history holds a thinking text of 8 characters or more."""
+def _settled_reasoning_scenario(shortest: int = 8) -> Scenario:
+    """Returns the first shipped scenario whose settled history holds a thinking text of ``shortest`` characters or more."""
     from .zoo._history import live_start
 
     for scenario in _scenarios():
         settled = scenario.history[:live_start(scenario.history)]
-        if any(isinstance(m.get("content"), list) and any(b.get("type") == "thinking" and len(b.get("thinking", "")) >= 8
+        if any(isinstance(m.get("content"), list) and any(b.get("type") == "thinking" and len(b.get("thinking", "")) >= shortest
                                                         for b in m["content"]) for m in settled):
             return scenario
     raise AssertionError("no shipped scenario holds settled reasoning")
@@ -251,6 +251,44 @@ def test_a_summarizer_kept_from_an_earlier_call_still_has_its_prompts_judged() -
 
     results = check_scenario(from_callable(keeps_its_client, "keeps_its_client"), _settled_reasoning_scenario(),
                              IN_PROCESS)
+    assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]
+
+
+def _excerpts(history: list[dict[str, Any]], share: float) -> list[str]:
+    """Returns the first ``share`` of each settled thinking text (24 characters at least)."""
+    from .zoo._history import live_start
+
+    return [b["thinking"][:max(24, int(len(b["thinking"]) * share))] for m in history[:live_start(history)]
+            if isinstance(m.get("content"), list) for b in m["content"] if b.get("type") == "thinking"]
+
+
+def test_an_excerpt_of_reasoning_written_as_text_fails_reasoning_not_transcribed() -> None:
+    from .zoo._history import live_start, without_reasoning
+
+    def notes_excerpts(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        start = live_start(history)
+        kept = [m for m in (without_reasoning(m) for m in history[:start]) if m is not None]
+        notes = [e for e, t in zip(_excerpts(history, 0.6), _excerpts(history, 1.0)) if len(e) < len(t)]
+        if not notes:
+            return list(history)
+        note = {"role": "user", "content": "(notes from earlier reasoning: " + " | ".join(notes) + ")"}
+        return [note, {"role": "assistant", "content": "Noted."}, *kept, *history[start:]]
+
+    scenario = _settled_reasoning_scenario(shortest=80)
+    assert any(len(e) < len(t) for e, t in zip(_excerpts(scenario.history, 0.6), _excerpts(scenario.history, 1.0)))
+    results = check_scenario(from_callable(notes_excerpts, "notes_excerpts"), scenario, IN_PROCESS)
+    assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] == ["fail"]
+
+
+def test_an_excerpt_of_reasoning_given_to_the_summarizer_fails_summary_no_reasoning() -> None:
+    def summarises_excerpts(history: list[dict[str, Any]], summarize: Any = None) -> list[dict[str, Any]]:
+        if summarize is not None:
+            summarize("Summarise: " + " ".join(e for e, t in zip(_excerpts(history, 0.5), _excerpts(history, 1.0))
+                                               if len(e) < len(t)))
+        return list(history)
+
+    results = check_scenario(from_callable(summarises_excerpts, "summarises_excerpts"),
+                             _settled_reasoning_scenario(shortest=80), IN_PROCESS)
     assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]
 
 

@@ -787,10 +787,6 @@ def _visible_strings(value: Any) -> Iterator[str]:
         yield from _strings(value)
 
 
-def _visible_set(history: Any) -> frozenset[str]:
-    return frozenset(_visible_strings(history))
-
-
 def _reasoning_texts(history: Any) -> frozenset[str]:
     """Returns the reasoning texts of the history's reasoning blocks long enough to look for (``_TRANSCRIBED``)."""
     messages = [m for m in history if isinstance(m, Mapping)] if isinstance(history, list) else []
@@ -798,11 +794,38 @@ def _reasoning_texts(history: Any) -> frozenset[str]:
                      if (text := tx.reasoning_text(block)) is not None and len(text) >= _TRANSCRIBED)
 
 
-def _held(texts: Iterable[str], strings: Iterable[str]) -> set[str]:
-    """Returns those of ``texts`` some of ``strings`` holds, raw or escaped (``forms_of``: as JSON or
-    ``repr`` write them)."""
+_PIECE, _STRIDE = 20, 4  # a quoted piece of reasoning: 20 characters, looked for from every 4th one
+
+
+def _pieces(text: str) -> list[str]:
+    """Returns the ``_PIECE``-character pieces of ``text`` that start every ``_STRIDE`` characters,
+    and its last piece (``text`` itself when shorter): a copy of any ``_PIECE + _STRIDE - 1``
+    consecutive characters of it holds one of them whole."""
+    if len(text) <= _PIECE:
+        return [text]
+    return [*(text[i:i + _PIECE] for i in range(0, len(text) - _PIECE + 1, _STRIDE)), text[-_PIECE:]]
+
+
+def _visible_blob(history: Any) -> str:
+    return "\x00".join(_visible_strings(history))
+
+
+def _quoted(texts: Iterable[str], strings: Iterable[str], before: str) -> set[str]:
+    """Returns those of ``texts`` of which ``strings`` hold a piece (``_pieces``: the text whole, or
+    an excerpt of it), raw or escaped (``forms_of``), that ``before`` (the text the history showed
+    already) does not hold: a piece the visible history holds proves nothing."""
     blob = "\x00".join(strings)
-    return {t for t in texts if any(form in blob for form in forms_of(t))} if blob else set()
+    if not blob:
+        return set()
+    found = set()
+    for text in texts:
+        plain = len(set(forms_of(text))) == 1  # (no character a writer escapes: each piece has one form)
+        for piece in _pieces(text):
+            forms = (piece,) if plain else forms_of(piece)
+            if any(form in blob for form in forms) and not any(form in before for form in forms):
+                found.add(text)
+                break
+    return found
 
 
 @checks("reasoning.not-transcribed")
@@ -813,9 +836,8 @@ def reasoning_not_transcribed(scenario: Scenario, obs: Observation) -> list[str]
     if not texts:
         return []
     keys = of_history(_input_keys, scenario.history)  # (a message written again as it was adds nothing)
-    held = _held(texts, _visible_strings([m for m in written if tx.canonical(m) not in keys]))
-    if held:  # a thinking text the visible history holds already (one repeating the request) proves nothing
-        held -= _held(held, of_history(_visible_set, scenario.history))
+    held = _quoted(texts, _visible_strings([m for m in written if tx.canonical(m) not in keys]),
+                   of_history(_visible_blob, scenario.history))  # (a piece the request repeats proves nothing)
     if not held:
         return []
     shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
@@ -859,9 +881,7 @@ def summary_no_reasoning(scenario: Scenario, obs: Observation) -> list[str]:
     texts = {t for t in secrets_in(scenario.history) if len(t) >= 8}  # (shorter ones match by chance)
     problems = []
     for k, (call, prompt) in enumerate(prompts):
-        held = _held(texts, _strings(prompt))
-        if held:  # (a thinking text the visible history holds already proves nothing)
-            held -= _held(held, of_history(_visible_set, scenario.history))
+        held = _quoted(texts, _strings(prompt), of_history(_visible_blob, scenario.history))
         if held:
             shown = ", ".join(f"{tx.fingerprint(t)} ({len(t)} characters)" for t in sorted(held)[:3])
             problems.append(f"summarizer prompt {k + 1} of {len(prompts)} ({call}) holds the reasoning of "
