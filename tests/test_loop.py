@@ -163,6 +163,19 @@ def test_the_newest_compaction_block_restarts_the_comparison() -> None:
     assert "thinking.prefix-unchanged" in problems(edit_after, history)
 
 
+def test_turns_cut_after_the_compaction_block_that_stood_before_the_thinking_at_birth_fail() -> None:
+    summary = {"role": "assistant", "content": [{"type": "compaction", "content": "summary", "encrypted_content": "x"}]}
+    history = [user("Start."), summary, user("Settled request."), answer("SIG_A", "Settled answer."),
+               user("Fix the test."), *step("SIG_B", 1), *step("SIG_C", 2), *step("SIG_D", 3)]
+
+    def pinned_window(h: list[Message]) -> list[Message]:  # the compaction block pinned, then the last 6 messages
+        at = next((i for i, m in enumerate(h) if m is summary), None)
+        return [h[at], *h[-6:]] if at is not None and len(h) > at + 7 else list(h)
+    # the thinking of the task's steps was produced with the same compaction block before it: cutting
+    # the turns between that block and the task is a client's edit, not the API's summary
+    assert "thinking.prefix-unchanged" in problems(pinned_window, history)
+
+
 def _scenario(history: list[Message], refusal_allowed: bool) -> Scenario:
     return Scenario("loop.refuses-last", "test", "loop", history, Truth(LIVE),
                     expect=Expectations(refusal_allowed=refusal_allowed))

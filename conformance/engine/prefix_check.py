@@ -161,6 +161,13 @@ class _Walks:
         restart, count = hit[2].get((i, j), (0, 0))
         return hit[1][restart:count]
 
+    def compaction(self, messages: Sequence[Any], i: int, j: int) -> str | None:
+        """Returns the normal form of the newest compaction block before block ``j`` of
+        ``messages[i]`` (None when there is none)."""
+        self.before(messages, i, j)
+        restart, _ = self._seen[id(messages)][2].get((i, j), (0, 0))
+        return self._seen[id(messages)][1][restart - 1].text if restart else None
+
 
 # --- the check's fast path: each message's part of a prefix hash, computed once per message object --
 
@@ -319,12 +326,17 @@ def _label(step: Step, mode: str) -> str:
 
 def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int, walks: _Walks) -> bool:
     """Returns whether a block's prefix now is its prefix at birth: equal, or after a compaction
-    block, equal to the tail of what preceded it then (the kept turns of an API-written summary)."""
+    block written since (a newer one than stood before the block at birth), equal to the tail of what
+    preceded it then (the kept turns of an API-written summary). Behind the very compaction block that
+    stood before it at birth, what follows that block is compared whole: turns cut from there are a
+    client's edit."""
     span_hash, span_len = scan.span()
     if scan.restart[1] == 0 and not scan.restart[2]:
         return span_len == birth.length and span_hash == birth.hash
     now = [item.text for item in walks.before(request, i, j)]  # rare: compared item by item
     then = [item.text for item in birth.prefix(walks)]
+    if walks.compaction(request, i, j) == walks.compaction(birth.source, len(birth.source) - 1, birth.block):
+        return now == then
     return _is_suffix(now, then)
 
 
@@ -335,7 +347,8 @@ def _changed(label: str, where: str, birth: Birth, request: Sequence[Any], i: in
 
     def write() -> str:
         items, then = walks.before(request, i, j), birth.prefix(walks)
-        if restarted:
+        if restarted and walks.compaction(request, i, j) != walks.compaction(birth.source, len(birth.source) - 1,
+                                                                            birth.block):
             then = then[len(then) - len(items):]
         return (f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
                 f".content[{birth.block}]; what precedes it changed since then: "
