@@ -1,6 +1,6 @@
 """Turn a recorded interaction into plain comparable data.
 
-Bodies become parsed JSON, a streamed (SSE) response becomes the final message it assembles to,
+Bodies become parsed JSON, a streamed (SSE) response becomes the final object it assembles to,
 and volatile values are set aside: scrubbed placeholders (and any reasoning text), ids, dates and
 token counts are replaced by fixed stand-ins of the same type, so a change of type or a missing key
 still shows.
@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from ..provider.recordings import BodyError, sse
 
 SCRUBBED = re.compile(r"^\[scrubbed:[0-9a-f]{12}\]$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
@@ -61,30 +63,6 @@ def mask(value: Any, key: str = "", in_usage: bool = False, in_reasoning: bool =
     return value
 
 
-def _merge(into: dict[str, Any], delta: Mapping[str, Any]) -> None:
-    for key, value in delta.items():
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
-
-
-def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], partial: dict[int, str], index: int) -> None:
-    kind = delta.get("type")
-    if kind == "text_delta":
-        block["text"] = block.get("text", "") + str(delta.get("text", ""))
-    elif kind == "thinking_delta":
-        block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
-    elif kind == "signature_delta":
-        block["signature"] = delta.get("signature")
-    elif kind == "input_json_delta":
-        partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
-    elif kind == "citations_delta":
-        block.setdefault("citations", []).append(delta.get("citation"))
-    else:  # compaction_delta and any later kind: its fields land on the block
-        _merge(block, {k: v for k, v in delta.items() if k != "type"})
-
-
 def events(text: str) -> list[tuple[str, Any]]:
     """Returns the ``(event, data)`` pairs of a server-sent-events body; data parsed as JSON when it is."""
     found = []
@@ -105,46 +83,18 @@ def events(text: str) -> list[tuple[str, Any]]:
 
 
 def reassemble(text: str) -> dict[str, Any]:
-    """Returns the final message a stream assembles to (or the error event it carried)."""
-    message: dict[str, Any] = {}
-    partial: dict[int, str] = {}
-    for name, data in events(text):
-        if not isinstance(data, dict):
-            continue
-        kind = data.get("type", name)
-        if kind == "error":
-            return {"type": "error", "error": data.get("error")}
-        if kind == "message_start":
-            message = dict(data.get("message") or {})
-            message["content"] = list(message.get("content") or [])
-        elif kind == "content_block_start":
-            index = int(data.get("index", len(message.setdefault("content", []))))
-            content = message.setdefault("content", [])
-            while len(content) <= index:
-                content.append({})
-            content[index] = dict(data.get("content_block") or {})
-        elif kind == "content_block_delta":
-            index = int(data.get("index", 0))
-            content = message.setdefault("content", [])
-            if index < len(content):
-                _apply_delta(content[index], data.get("delta") or {}, partial, index)
-        elif kind == "content_block_stop":
-            index = int(data.get("index", 0))
-            if index in partial and index < len(message.get("content", [])):
-                try:
-                    message["content"][index]["input"] = json.loads(partial.pop(index) or "{}")
-                except ValueError:
-                    message["content"][index]["input"] = {"<unparsed>": True}
-        elif kind == "message_delta":
-            _merge(message, data.get("delta") or {})
-            for extra in ("usage", "context_management"):
-                if extra in data:
-                    current = message.get(extra)
-                    if isinstance(current, dict) and isinstance(data[extra], Mapping):
-                        _merge(current, data[extra])
-                    else:
-                        message[extra] = data[extra]
-    return message
+    """Returns the final object a stream assembles to, read as ``conformance verify`` reads it
+    (``recordings.sse``): the message of a Messages stream, the response of a Responses stream, or
+    the error event it carried. A stream that reader cannot put together, or of another shape,
+    comes back as ``{"object": "event-stream", "events": [...]}``: its events are compared, never
+    an empty body."""
+    try:
+        stream = sse.events(text)
+        if all(isinstance(data, dict) for _, data in stream):
+            return sse.from_events(stream)
+    except BodyError:
+        pass
+    return {"object": "event-stream", "events": [data for _, data in events(text)]}
 
 
 def body(raw: Any, content_type: str = "") -> Any:
