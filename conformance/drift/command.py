@@ -25,24 +25,26 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Raises ``UsageError`` for an output that is unusable or would write over an input or into
-    the baseline or current folder (``outputs.check_outputs``); returns None."""
+    the baseline or current folder or a spec folder (``outputs.check_outputs``); returns None."""
     check_outputs([json_output(args.json, make_folders=True),
                    Output("--markdown", args.markdown, suffixes=MARKDOWN_SUFFIXES, make_folders=True),
                    Output("--update-baseline-delta", args.update_baseline_delta, suffixes=JSON_SUFFIXES,
                           make_folders=True),
-                   report_output(args.report)], [args.baseline, args.current])
+                   report_output(args.report)], [args.baseline, args.current, *(args.specs or [])])
 
 
 def run(args: argparse.Namespace) -> int:
     """Returns 1 on any breaking change, 0 otherwise, 2 when a folder, a recording of the baseline,
-    a probe spec or an output path is unusable (the message names it). ``args.open_report`` writes
-    the ``--report`` folder (the command layer above hands it down)."""
+    a probe spec or an output path is unusable (the message names it). Recordings are judged under
+    the probe specs of ``args.specs`` (default: the shipped ones); ``args.open_report`` writes the
+    ``--report`` folder (the command layer above hands it down)."""
     try:
         _check_outputs(args)
     except UsageError as exc:
         return _fail(str(exc))
     try:
-        drift = compare.compare_dirs(args.baseline, args.current)
+        drift = compare.compare_dirs(args.baseline, args.current,
+                                     probe_specs=[Path(p) for p in args.specs] if args.specs else None)
     except SpecError as exc:
         return _fail(str(exc))
     report = Report("drift", drift=drift, code=drift["exit_code"])

@@ -2,7 +2,8 @@
 
 Each recording is replayed through ``conformance.provider.verify.check_cassette`` (the same replay and
 analyzer ``conformance verify`` runs). From two judgements of one probe, breaking is: a recording
-that passed its prediction and now contradicts it (or can no longer be judged), a changed verdict,
+that passed its prediction and now contradicts it (or can no longer be judged), one that contradicts
+it where the baseline recording could not be judged, a changed verdict,
 any change in which items of the task in flight are cleared or summarised, any change in what the
 prefix check of preserved thinking did to the thinking sent back (a 400 that became a drop, a block
 dropped that now passes, ...), and a rejection whose reason changed (error type or code; the message when no code names the reason). Across a folder, a
@@ -17,17 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from .._paths import shipped
+from ..errors import SpecError
 
 Judgement = dict[str, Any]
 
 
 def load_probes(spec_paths: Iterable[Path] | None = None) -> dict[str, Any]:
-    """Returns the probe specs by id; raises ``SpecError`` (the first one) when a spec fails to load."""
+    """Returns the probe specs by id; raises ``SpecError`` (the first one) when a spec fails to load,
+    or when the spec paths given hold no probe (nothing would be judged)."""
     from ..provider.probes import load_probes as load
 
-    probes, errors = load(list(spec_paths) if spec_paths else [shipped("specs") / "provider"])
+    given = list(spec_paths) if spec_paths else []
+    probes, errors = load(given or [shipped("specs") / "provider"])
     if errors:
         raise errors[0]
+    if given and not probes:
+        raise SpecError(", ".join(map(str, given)), None, "--specs", "holds no probe spec: nothing would be judged")
     return probes
 
 
@@ -71,6 +77,9 @@ def changes(before: Judgement | None, after: Judgement | None) -> list[tuple[str
     if before["outcome"] == "pass" and after["outcome"] != "pass" and after["verdict"] is not None:
         found.append(("prediction_contradicted", "it passed its prediction and now contradicts it", "pass",
                       f"{after['outcome']}: {after['message']}"))
+    elif before["verdict"] is None and after["verdict"] is not None and after["outcome"] != "pass":
+        found.append(("prediction_contradicted", "it contradicts its prediction (the baseline recording could not "
+                      "be judged)", f"{before['outcome']}: {before['message']}", f"{after['outcome']}: {after['message']}"))
     elif before["verdict"] and not after["verdict"]:
         found.append(("judgement_lost", "the recording can no longer be judged", before["verdict"],
                       f"{after['outcome']}: {after['message']}"))

@@ -83,6 +83,7 @@ def register(subparsers: Any) -> None:
     d = subparsers.add_parser("drift", help="compare two sets of provider recordings and classify the changes")
     d.add_argument("--baseline", required=True, metavar="DIR", help="the committed recordings")
     d.add_argument("--current", required=True, metavar="DIR", help="the fresh recordings")
+    d.add_argument("--specs", nargs="+", metavar="PATH", help="probe spec files or folders (default: specs/provider)")
     d.add_argument("--json", metavar="FILE", help="write the classified changes as JSON to FILE "
                                                   "('-': print them instead of the summary)")
     d.add_argument("--markdown", metavar="PATH", help="write the Markdown drift report")

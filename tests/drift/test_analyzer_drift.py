@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from conformance.cli import main
 from conformance.drift import verdicts
@@ -242,3 +243,61 @@ def test_a_recording_changed_in_place_is_judged_again(tmp_path: Path, probes: di
 
     _edit_answer(current / f"{probe}.yaml", clear_five)
     assert _breaking(compare_dirs(SHIPPED, current))["prediction_contradicted"] == {probe}
+
+
+def _own_probe_spec(tmp_path: Path, shipped_id: str, own_id: str) -> Path:
+    """Returns a spec file holding one shipped probe under another id, as a user's own probe."""
+    spec = load_yaml((SPECS / f"{shipped_id.split('.')[0]}.yaml").read_text(encoding="utf-8"))
+    [probe] = [p for p in spec["probes"] if p["id"] == shipped_id]
+    spec["probes"] = [{**probe, "id": own_id}]
+    path = tmp_path / "specs" / "own.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_drift_judges_a_users_own_probes_under_the_specs_given(tmp_path: Path, probes: dict[str, Any],
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    shipped, own = "clear-tool-uses.keep-below-live-task", "acme.keep-below-live-task"
+    spec = _own_probe_spec(tmp_path, shipped, own)
+    baseline, current = tmp_path / "baseline" / "emulator", tmp_path / "current" / "emulator"
+    recording = load_yaml((SHIPPED / f"{shipped}.yaml").read_text(encoding="utf-8"))
+    assert recording["metadata"]["probe"] == shipped
+    recording["metadata"]["probe"] = own
+    for folder in (baseline, current):
+        folder.mkdir(parents=True)
+        (folder / f"{own}.yaml").write_text(cassettes.dump(recording), encoding="utf-8")
+    tokens = _result_tokens(probes[shipped], ["toolu_a1", "toolu_a2", "toolu_b1", "toolu_b2", "toolu_b3"])
+
+    def clear_five(body: dict[str, Any]) -> None:  # two more results of the task in flight
+        [edit] = body["context_management"]["applied_edits"]
+        edit.update(cleared_tool_uses=5, cleared_input_tokens=tokens)
+
+    _edit_answer(current / f"{own}.yaml", clear_five)
+    assert main(["verify", str(current), "--specs", str(spec)]) == 1  # the recording contradicts its prediction
+    capsys.readouterr()
+    assert main(["drift", "--baseline", str(baseline), "--current", str(current), "--specs", str(spec)]) == 1
+    drift = compare_dirs(baseline, current, probe_specs=[spec])
+    assert _breaking(drift) == {"prediction_contradicted": {own}, "live_items_changed": {own}}
+    assert drift["unjudged_baseline"] == []
+
+
+def test_a_current_recording_that_contradicts_its_prediction_is_breaking_when_the_baseline_was_not_judged() -> None:
+    unjudged = {"outcome": "error", "verdict": None, "message": "no probe spec has id 'x'"}
+    failed = _judgement("reached-live-task", 3, "fail")
+    [(kind, _, was, now)] = verdicts.changes(unjudged, failed)
+    assert kind == "prediction_contradicted" and was.startswith("error") and now.startswith("fail")
+    assert verdicts.changes(unjudged, _judgement("reached-live-task", 3)) == []  # it keeps its prediction
+    assert verdicts.changes(unjudged, dict(unjudged)) == []  # neither side judged: the bodies alone speak
+
+
+def test_specs_that_hold_no_probe_stop_drift_instead_of_judging_nothing(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "specs"
+    empty.mkdir()
+    with pytest.raises(SpecError) as caught:
+        compare_dirs(SHIPPED, SHIPPED, probe_specs=[empty])
+    assert "holds no probe spec" in str(caught.value)
+    assert main(["drift", "--baseline", str(SHIPPED), "--current", str(SHIPPED), "--specs", str(empty)]) == 2
+    assert "holds no probe spec" in capsys.readouterr().err
