@@ -2,7 +2,8 @@
 
 Breaking: a type changed, a key disappeared, a block or edit type disappeared, the order of block
 or edit types changed (thinking no longer first, say), an enum value (``type``, ``stop_reason``,
-``role``, ...) changed, the status changed or an error appeared.
+``role``, ``object``, ``reason``, ``truncation``, ...) or a true/false flag flipped (outside a tool
+call's ``input``, which the model writes), the status changed or an error appeared.
 Additive: a new key, a new block or edit type, a new interaction. Noise: everything else (free
 text, counts, more or fewer blocks of types already present).
 """
@@ -16,7 +17,11 @@ from typing import Any
 from deepdiff import DeepDiff, extract
 from deepdiff.helper import CannotCompare
 
-ENUM_KEYS = frozenset({"type", "stop_reason", "role", "stop_sequence_type", "status", "error_code", "code"})
+ENUM_KEYS = frozenset({"type", "stop_reason", "role", "stop_sequence_type", "status", "error_code", "code", "object",
+                       "reason", "truncation"})
+# Keys under which the model writes its own values (a tool call's arguments): those vary from one
+# answer to the next, so neither an enum key nor a flag there is the provider's.
+MODEL_WRITTEN_KEYS = frozenset({"input"})
 # The request is the probe's own: compared by digest elsewhere, never diffed as provider drift.
 EXCLUDE_REGEX_PATHS = (r"^root\[\d+\]\['request'\]",)
 MAX_VALUE = 160
@@ -79,6 +84,11 @@ def _key(path: Sequence[Any]) -> str:
     return next((str(p) for p in reversed(path) if isinstance(p, str)), "")
 
 
+def _model_written(path: Sequence[Any]) -> bool:
+    """Returns whether ``path`` runs inside a value the model wrote (a tool call's ``input``)."""
+    return any(isinstance(part, str) and part in MODEL_WRITTEN_KEYS for part in path[2:])
+
+
 def classify_level(probe: str, kind: str, level: Any, before: Any, after: Any) -> dict[str, Any]:
     """Returns the classified change for one deepdiff tree level of report type ``kind``."""
     path = level.path(output_format="list")
@@ -99,7 +109,9 @@ def classify_level(probe: str, kind: str, level: Any, before: Any, after: Any) -
         if _typed(level.t1) and _typed(level.t2) and level.t1["type"] != level.t2["type"]:
             return change(probe, "breaking", kind, where + "['type']", "enum value 'type' changed",
                            level.t1["type"], level.t2["type"])
-        if key in ENUM_KEYS and not isinstance(level.t1, bool):
+        if isinstance(level.t1, bool) and isinstance(level.t2, bool) and not _model_written(path):
+            return change(probe, "breaking", kind, where, f"flag {key or 'item'!r} flipped", level.t1, level.t2)
+        if key in ENUM_KEYS and not _model_written(path):
             return change(probe, "breaking", kind, where, f"enum value {key!r} changed", level.t1, level.t2)
         return change(probe, "noise", kind, where, f"value of {key or 'item'!r} changed", level.t1, level.t2)
     if kind in ("iterable_item_removed", "iterable_item_added"):
