@@ -36,14 +36,22 @@ def is_token_count(key: str) -> bool:
     return key.endswith("_tokens") or key == "tokens"
 
 
+def _is_reasoning(block: Mapping[str, Any]) -> bool:
+    """Returns whether a block, item or stream event carries reasoning: a thinking block, or a
+    ``type`` naming reasoning (a reasoning item, a reasoning summary or text event)."""
+    kind = block.get("type")
+    return kind in REASONING_BLOCKS or (isinstance(kind, str) and "reasoning" in kind)
+
+
 def mask(value: Any, key: str = "", in_usage: bool = False, in_reasoning: bool = False) -> Any:
     """Returns a copy of ``value`` with volatile values replaced by stand-ins of the same type.
 
-    Every string of a reasoning block except its ``type`` and ``signature`` (a field added later
-    included) and every ``thinking`` string reads as the reasoning stand-in.
+    Every string of a reasoning block, item or event (``_is_reasoning``) except its ``type`` and
+    ``signature`` (a field added later included) and every ``thinking`` string reads as the
+    reasoning stand-in.
     """
     if isinstance(value, Mapping):
-        block = value.get("type") in REASONING_BLOCKS
+        block = _is_reasoning(value)
         return {k: mask(v, str(k), in_usage or k == "usage",
                         in_reasoning or (block and k not in ("type", "signature"))) for k, v in value.items()}
     if isinstance(value, list):

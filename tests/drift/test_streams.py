@@ -98,3 +98,30 @@ def test_a_stream_with_an_event_that_is_not_json_keeps_its_events() -> None:
     text = 'event: response.created\ndata: {"type": "response.created", "response": {}}\n\nevent: x\ndata: {oops\n\n'
     body = normalise.body(text, "text/event-stream")
     assert body == {"object": "event-stream", "events": [{"type": "response.created", "response": {}}, "{oops"]}
+
+
+def _with_reasoning(summary: str) -> Callable[[list[Event]], list[Event]]:
+    """Returns an edit that puts a reasoning item with ``summary`` first in the streamed response."""
+    item = {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": summary}],
+            "encrypted_content": f"enc-{summary}"}
+
+    def edit(events: list[Event]) -> list[Event]:
+        out = []
+        for name, data in events:
+            if name == "response.completed":
+                data = {**data, "response": {**data["response"], "output": [item, *data["response"]["output"]]}}
+            out.append((name, data))
+        return out
+    return edit
+
+
+def test_no_reasoning_text_of_a_streamed_response_reaches_the_changes(tmp_path: Path) -> None:
+    baseline = _copy_with_stream_edit(tmp_path / "b", _with_reasoning("PLAN-ALPHA check the replica"))
+    current = _copy_with_stream_edit(tmp_path / "c", _with_reasoning("PLAN-BETA check the pager"))
+    drift = compare_dirs(baseline, current)
+    assert "PLAN-" not in json.dumps(drift)
+    # no response.created nor a terminal event: the stream cannot be put together, its events are kept
+    events = [("response.reasoning_summary_text.delta", {"type": "response.reasoning_summary_text.delta",
+                                                         "delta": "PLAN-GAMMA"})]
+    kept = normalise.mask(normalise.body(_stream(events), "text/event-stream"))
+    assert kept["object"] == "event-stream" and "PLAN-" not in json.dumps(kept)
