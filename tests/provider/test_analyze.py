@@ -343,6 +343,24 @@ def test_count_tokens_with_edits(tmp_path: Path, history: list[dict[str, Any]], 
     assert found.verdict == verdict and found.strategy.startswith("count_tokens")
 
 
+@pytest.mark.parametrize("history, original, now, verdict", [
+    (HISTORY, 8000, 8000, "no-edit"),
+    (HISTORY[:7], 8000, 5000, "settled-only"),
+    (HISTORY, 8000, 1000, "reached-live-task"),
+])
+def test_count_tokens_told_by_its_answer_without_the_url(tmp_path: Path, history: list[dict[str, Any]],
+                                                         original: int, now: int, verdict: str) -> None:
+    """A log that redacts the URL (or keeps none) still holds a token count's answer: its shape tells it."""
+    edit = tool_edit(keep=0, trigger={"type": "input_tokens", "value": 1000})
+    req, resp = request(history, edit), {"input_tokens": now, "context_management": {"original_input_tokens": original}}
+    redacted = one(tmp_path, req, resp, url="**REDACTED**")
+    lines = tmp_path / "log.jsonl"
+    lines.write_text(json.dumps({"request": req, "response": resp}) + "\n")
+    (unnamed,) = judged(lines)
+    for found in (redacted, unnamed):
+        assert found.verdict == verdict and found.strategy.startswith("count_tokens"), found
+
+
 def test_a_rejected_request(tmp_path: Path) -> None:
     found = one(tmp_path, request(HISTORY, tool_edit()), {"type": "error", "error": {"type": "invalid_request_error",
                                                                                       "message": "bad"}}, status=400)

@@ -48,6 +48,14 @@ def is_count_tokens(item: Interaction) -> bool:
     return item.endpoint.rstrip("/").endswith(("/count_tokens", "/count-tokens:rawPredict"))
 
 
+def is_count_tokens_answer(response: Any) -> bool:
+    """Returns whether the response has the shape of a ``count_tokens`` answer (``{"input_tokens": N,
+    ...}``: a top-level integer count, no content and no message type), which tells a token count
+    whose URL was redacted or not recorded."""
+    return (_is_mapping(response) and isinstance(response.get("input_tokens"), int) and "content" not in response
+            and response.get("type") != "message")
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     """Returns ``value`` when it is a mapping, else an empty one."""
     return value if _is_mapping(value) else {}
@@ -478,8 +486,7 @@ def _judge_response_only(item: Interaction, response: Mapping[str, Any]) -> Judg
         found.verdict = NOT_JUDGED
         found.evidence = [f"{where}; an error answer alone says nothing about context management"]
         return found
-    if response.get("type") != "message" and not (isinstance(response.get("input_tokens"), int)
-                                                  and "content" not in response):
+    if response.get("type") != "message" and not is_count_tokens_answer(response):
         found.verdict = NOT_JUDGED  # a batch, a file, a model listing: not an answer to judge
         found.evidence = [f"{where}; the response is not a Messages API message "
                           f"(type {response.get('type', response.get('object'))!r})"]
@@ -569,7 +576,7 @@ class AnthropicJudge(RequestJudge):
         if problem:
             return failed(item, PROVIDER, problem)
         found = start(item, PROVIDER)
-        counting = is_count_tokens(item)
+        counting = is_count_tokens(item) or is_count_tokens_answer(answer)  # (a log may redact or omit the URL)
         found.strategy = strategy(request, counting, positions, managed)
         messages = request["messages"]
         found.live_start, found.history = _live_start(messages, getattr(earlier, "resent", None),
