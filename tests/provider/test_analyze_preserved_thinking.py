@@ -252,6 +252,16 @@ REJECTIONS = [
     ("messages.3.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is "
      "enabled, a final `assistant` message must start with a thinking block.",
      "final assistant message without its thinking", "messages.3.content.0"),
+    ("messages.1.content.1: `tool_use` ids must be unique", "duplicate tool_use id",
+     "messages.1.content.1 (tool_use toolu_019ETtGZ) in settled history"),
+    ("messages.1.content.1: tool_use ids must be unique", "duplicate tool_use id",
+     "messages.1.content.1 (tool_use toolu_019ETtGZ) in settled history"),
+    ("messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following "
+     "`tool_use` blocks must begin with a matching number of `tool_result` blocks.", "tool_use without tool_result",
+     "messages.2 (user message) in settled history"),
+    ("messages.2: Did not find 1 tool_result block(s) at the beginning of this message. Messages following tool_use "
+     "blocks must begin with a matching number of tool_result blocks.", "tool_use without tool_result",
+     "messages.2 (user message) in settled history"),
 ]
 
 

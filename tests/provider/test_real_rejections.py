@@ -31,6 +31,9 @@ REPORTED = {
                                              "messages.12.content.0", "error.metadata.raw"),
     "antigravity_manager_654_platform_envelope.json": ("tool_use without tool_result (bash-uOQIdN0O)", "messages.243",
                                                        "error.message"),
+    "claude_code_20700_duplicate_tool_use_id.json": ("duplicate tool_use id", "messages.5.content.1", None),
+    "claude_code_21317_duplicate_tool_use_id_quoted.json": ("duplicate tool_use id", "messages.1.content.1", None),
+    "claude_code_37_tool_results_not_first.json": ("tool_use without tool_result", "messages.224", None),
 }
 FILES = pytest.mark.parametrize("name", sorted(REPORTED))
 
@@ -60,6 +63,12 @@ def test_explain_shows_it_and_fails(name: str, capsys: pytest.CaptureFixture[str
     assert rule.split(" (")[0] in " ".join(text.split())
     assert main(["explain", str(REJECTIONS / name), "--interaction", "0"]) == 1  # a broken history fails
     assert "broken-history" in capsys.readouterr().out
+
+
+def test_the_count_of_missing_results_is_said() -> None:
+    [found] = analyze_file(REJECTIONS / "claude_code_37_tool_results_not_first.json").judgements
+    assert ("the service says the message it points at does not begin with the 1 tool_result block(s) the tool_use "
+            "blocks before it ask for") in found.evidence
 
 
 def _history(path: str, in_flight: bool) -> list[dict[str, Any]]:

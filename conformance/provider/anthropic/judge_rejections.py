@@ -41,8 +41,14 @@ RULES = (
     Rule("orphaned tool_result", "every tool result answers a tool use: a client tool_result one in the message just "
          "before it, a server tool's result a server_tool_use before it",
          re.compile(r"unexpected `tool_use_id` found in `(?P<kind>\w+)` blocks?: (?P<ids>[\w, -]+)")),
+    # (the service's two wordings: one points at the assistant message and lists the ids, the other,
+    # "Did not find N `tool_result` block(s) at the beginning of this message", with or without the
+    # backticks, at the message after it)
     Rule("tool_use without tool_result", "every client tool_use is answered by a tool_result in the next message",
-         re.compile(r"`tool_use` ids were found without `tool_result` blocks immediately after: (?P<ids>[\w, -]+)")),
+         re.compile(r"`tool_use` ids were found without `tool_result` blocks immediately after: (?P<ids>[\w, -]+)"
+                    r"|Did not find \d+ `?tool_result`? block\(s\) at the beginning of this message")),
+    Rule("duplicate tool_use id", "every tool_use id appears once in the request",
+         re.compile(r"`?tool_use`? ids must be unique")),
     Rule("server tool use without its result", "every server tool use is followed by its result block",
          re.compile(r"tool use with id `(?P<ids>[\w-]+)` was found without a corresponding `\w+` block")),
     Rule("missing source tool of a caller", "a tool use whose `caller` names a server tool use comes with that "
@@ -70,8 +76,11 @@ COMPACTION = {
                                   "result yet",
 }
 POINTS_AT = re.compile(r"\s*(messages\.(\d+)(?:\.content\.(\d+))?)")
-# What the service says changed before a block bound to another conversation (the end of its message).
+# What else the service's message says: for a block bound to another conversation, what changed before
+# it (the end of its message); for a message that lacks its tool results, how many it should begin with.
 CHANGED = (
+    (re.compile(r"Did not find (\d+) `?tool_result`? block"),
+     "the message it points at does not begin with the {0} tool_result block(s) the tool_use blocks before it ask for"),
     (re.compile(r"first at `(messages\.\d+(?:\.content\.\d+)?)`"), "the content before it first differs at {0}"),
     (re.compile(r"The `system` prompt differs"), "`system` differs from when the block was produced"),
     (re.compile(r"`tools` differ"), "`tools` differ from when the block was produced"),
