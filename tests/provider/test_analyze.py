@@ -367,6 +367,22 @@ def test_a_rejected_request(tmp_path: Path) -> None:
     assert found.verdict == "rejected" and found.evidence == ["status 400: invalid_request_error"]
 
 
+@pytest.mark.parametrize("extra, label", [
+    ({}, ""),
+    ({"thinking": {"type": "disabled"}}, ""),
+    ({"thinking": {"type": "enabled", "budget_tokens": 2048}}, "preserved thinking"),
+    ({"thinking": {"type": "adaptive"}}, "preserved thinking"),
+], ids=["no-thinking", "thinking-off", "thinking-on", "adaptive"])
+def test_a_broken_history_is_labelled_by_what_the_request_asks_for(tmp_path: Path, extra: dict[str, Any],
+                                                                  label: str) -> None:
+    """A rejection judged without context management names preserved thinking only where the request turns it on."""
+    refused = {"type": "error", "error": {"type": "invalid_request_error",
+                                          "message": "messages.8: `tool_use` ids were found without `tool_result` "
+                                                     "blocks immediately after: b1."}}
+    found = one(tmp_path, request([*HISTORY[:8], user("any news?")], **extra), refused, status=400)
+    assert found.verdict == "broken-history" and found.strategy == label
+
+
 def test_without_context_management_counted_not_judged(tmp_path: Path) -> None:
     found = one(tmp_path, request(HISTORY), message())
     assert found.verdict == "not-judged" and not found.judged

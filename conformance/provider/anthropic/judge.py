@@ -158,7 +158,8 @@ def strategy(request: Mapping[str, Any], count_tokens: bool, positions: list[tup
              managed: bool = True) -> str:
     """Returns a short label of what the request asks for, e.g. ``compact_20260112+carried block`` or
     ``block_binding drop_block`` (``positions``: the request's ``compaction_positions``, when known;
-    ``managed``: whether it uses context management, else the label names its thinking binding)."""
+    ``managed``: whether it uses context management, else the label names its thinking binding, or
+    preserved thinking when it turns thinking on; empty when it asks for none of these)."""
     parts = [str(e.get("type")) for e in sem.edits_of(request) if _is_mapping(e)]
     if request.get("compaction") is not None:
         parts.append("on-demand compaction")
@@ -167,8 +168,9 @@ def strategy(request: Mapping[str, Any], count_tokens: bool, positions: list[tup
     behavior = binding(request)
     if behavior is not None:
         parts.append(f"block_binding {behavior}")
-    label = "+".join(parts) or ("context_management (no edits)" if managed else "preserved thinking")
-    return f"count_tokens {label}" if count_tokens else label
+    thinking = _is_mapping(request.get("thinking")) and sem.thinking_enabled(request)
+    label = "+".join(parts) or ("context_management (no edits)" if managed else "preserved thinking" if thinking else "")
+    return f"count_tokens {label}".rstrip() if count_tokens else label
 
 
 SOURCES = "anthropic.compaction"  # the Earlier space: a compaction block's digest -> the interaction that returned it
