@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,31 @@ def test_har_log(tmp_path: Path) -> None:
     path.write_text(json.dumps(har))
     item = _only(path)
     assert item.request == REQUEST and item.response == RESPONSE and item.status == 200
+
+
+WIRE = {"br": brotli.compress, "deflate": zlib.compress, "gzip": gzip.compress,
+        "zstd": zstandard.ZstdCompressor().compress}
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE))
+@pytest.mark.parametrize("stored", ["decoded", "as sent"])
+def test_har_base64_text_is_read_whatever_the_wire_encoding(tmp_path: Path, wire: str, stored: str) -> None:
+    """HAR 1.2 keeps a body decoded, base64 being only how its text is written, while the headers
+    still name the wire's content-encoding; an exporter may keep the bytes as sent instead."""
+    def text(body: str) -> str:
+        raw = body.encode()
+        return base64.b64encode(raw if stored == "decoded" else WIRE[wire](raw)).decode()
+
+    encoded = [{"name": "Content-Type", "value": "application/json"}, {"name": "Content-Encoding", "value": wire}]
+    har = {"log": {"version": "1.2", "creator": {"name": "proxy", "version": "1"}, "entries": [{
+        "request": {"method": "POST", "url": URL, "headers": encoded,
+                    "postData": {"mimeType": "application/json", "encoding": "base64", "text": text(json.dumps(REQUEST))}},
+        "response": {"status": 200, "headers": encoded,
+                     "content": {"mimeType": "application/json", "encoding": "base64", "text": text(_text())}}}]}}
+    path = tmp_path / "export.har"
+    path.write_text(json.dumps(har))
+    item = _only(path)
+    assert item.request == REQUEST and item.response == RESPONSE
 
 
 def test_json_lines(tmp_path: Path) -> None:

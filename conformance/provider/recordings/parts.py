@@ -24,8 +24,22 @@ WRAPPER_KEYS = frozenset({"headers", "method", "uri", "url", "status", "status_c
 STATUS = re.compile(r"\s*(\d{3})\b")
 
 
+def har_encoding(data: bytes, encoding: str) -> str:
+    """Returns the content-encoding to apply to the bytes of HAR text marked base64: none when they
+    are UTF-8 text, as HAR 1.2 writes a body (decoded, "decompressed & unchunked", base64 being
+    only how the text is written), else ``encoding`` (bytes as they crossed the wire, which Polly.JS's
+    node-http adapter keeps). Compressed bytes are all but never valid UTF-8, and gzip and zstd are
+    told by their magic bytes either way."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return encoding
+    return ""
+
+
 def part_body(part: Mapping[str, Any]) -> tuple[Any, str]:
-    """Returns (raw body, content-encoding) of a request or response mapping of any recorder.
+    """Returns (raw body, content-encoding) of a request or response mapping of any recorder (for
+    HAR text marked base64, the encoding ``har_encoding`` gives).
 
     Raises ``BodyError`` for HAR text marked base64 that does not decode.
     """
@@ -40,9 +54,10 @@ def part_body(part: Mapping[str, Any]) -> tuple[Any, str]:
                 text = value.get("text")  # HAR: {"mimeType", "text", "encoding": "base64"?}
                 if value.get("encoding") == "base64" and isinstance(text, str):
                     try:
-                        return base64.b64decode(text, validate=True), encoding
+                        data = base64.b64decode(text, validate=True)
                     except ValueError as exc:
                         raise BodyError(f"HAR text marked base64 does not decode: {exc}") from None
+                    return data, har_encoding(data, encoding)
                 return text, "" if value.get("encoding") != "base64" else encoding
             return value, encoding
     return None, encoding
