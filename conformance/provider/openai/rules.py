@@ -113,7 +113,7 @@ def _folded_by_position(items: Sequence[dict[str, Any]], output: Sequence[dict[s
     judgement.evidence.update(compaction_at=k, output_types=[o.get("type") for o in output], open_calls=open_calls)
     judgement.verdict = "reached-live-task" if judgement.reached else "settled-only"
     where = "after the response's final answer" if not judgement.reached else (
-        "after a function call whose output was not sent" if open_calls else
+        "after a tool call whose output was not sent" if open_calls else
         "before the task in flight settled")
     judgement.reasons.append(f"the compaction item sits at output[{k}], {where}")
     return judgement

@@ -29,10 +29,20 @@ TRIGGER = "compaction_trigger"
 NO_TOOL_OUTPUT = "No tool output found for function call"
 TRIGGER_NOT_LAST = "The 'compaction_trigger' item must be the final input item."
 CONTEXT_EXCEEDED = "context_length_exceeded"
-# Items the server runs itself inside one response (no client output follows them).
+# Calls the server runs itself inside one response (no client output follows them); a
+# ``tool_search_call`` is one unless its ``execution`` is ``"client"``.
 HOSTED_CALLS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
-                          "mcp_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call",
-                          "tool_search_call", "custom_tool_call"})
+                          "mcp_call", "tool_search_call"})
+# Calls the client runs or answers: the response ends at them and the client sends back the item
+# named here, with the call's id, in a later input (the SDK's ``*_call_output`` input items; an MCP
+# approval request waits for the client's approval response). A client-run ``tool_search_call``
+# (``execution: "client"``) is answered by a ``tool_search_output`` that says the same.
+CLIENT_CALLS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output",
+                "computer_call": "computer_call_output", "local_shell_call": "local_shell_call_output",
+                "shell_call": "shell_call_output", "apply_patch_call": "apply_patch_call_output",
+                "mcp_approval_request": "mcp_approval_response", "tool_search_call": "tool_search_output"}
+CALL_OUTPUTS = frozenset(CLIENT_CALLS.values())
+_CLIENT_EXECUTED = frozenset({"tool_search_call", "tool_search_output"})  # client-run only with execution "client"
 # Context windows and the largest output allowance the API subtracts from them ("auto" truncation).
 CONTEXT_WINDOWS = {"gpt-4o-mini": (128_000, 16_384), "gpt-4o": (128_000, 16_384),
                    "gpt-4.1": (1_047_576, 32_768), "gpt-4.1-mini": (1_047_576, 32_768),
@@ -58,6 +68,31 @@ def estimate_text(text: str) -> int:
     return sum(count * -(-n // 4) for n, count in lengths.items())
 
 
+def client_side(item: Item) -> str | None:
+    """Returns ``"call"`` for a call the client runs or answers (``CLIENT_CALLS``), ``"output"`` for
+    the item that answers one, None for any other item (a hosted call included)."""
+    kind = item.get("type")
+    if not isinstance(kind, str) or kind in _CLIENT_EXECUTED and item.get("execution") != "client":
+        return None
+    if kind in CLIENT_CALLS:
+        return "call"
+    return "output" if kind in CALL_OUTPUTS else None
+
+
+def call_key(item: Item) -> Any:
+    """Returns the id that pairs a client call with its output (None when it has none): ``call_id``;
+    an MCP approval request's ``id`` and its response's ``approval_request_id``; a local shell
+    output's ``id`` when it has no ``call_id`` (the SDK's input form names the call so)."""
+    kind = item.get("type")
+    if kind == "mcp_approval_request":
+        return item.get("id")
+    if kind == "mcp_approval_response":
+        return item.get("approval_request_id")
+    if kind == "local_shell_call_output" and "call_id" not in item:
+        return item.get("id")
+    return item.get("call_id")
+
+
 def item_text(item: Item) -> str:
     """Returns the text an item carries (message parts, call arguments, call output, reasoning text)."""
     kind = item.get("type", "message")
@@ -73,6 +108,13 @@ def item_text(item: Item) -> str:
         return body if isinstance(body, str) else " ".join(str(p.get("text", "")) for p in body or [])
     if kind == "reasoning":
         return " ".join(str(p.get("text", "")) for p in (item.get("summary") or []) + (item.get("content") or []))
+    if kind == "custom_tool_call":  # (freeform input: a string, not JSON arguments)
+        return f"{item.get('name', '')} {item.get('input', '')}"
+    if client_side(item) == "output":  # (a screenshot or other object: no text)
+        body = item.get("output")
+        if isinstance(body, list):
+            return " ".join(str(p.get("text", "")) for p in body if isinstance(p, Mapping))
+        return body if isinstance(body, str) else ""
     return ""
 
 
@@ -103,6 +145,11 @@ def _normalised(item: Item) -> dict[str, Any] | None:
         return {"type": "message", "role": item["role"], "content": content if content is not None else []}
     if kind in ("function_call", "function_call_output"):
         return dict(item)
+    side = client_side(item)  # another call the client runs, or its output: read as a function call's
+    if side == "call":
+        return {"type": "function_call", "call_id": str(call_key(item)), "name": str(kind), "arguments": "{}"}
+    if side == "output":
+        return {"type": "function_call_output", "call_id": str(call_key(item)), "output": ""}
     if kind == "reasoning":  # opaque to the rule: a reasoning block without text
         return {"type": "reasoning", "encrypted_content": "opaque"}
     if kind in HOSTED_CALLS:  # the server ran it within the response: reads like reasoning, not an open call
@@ -184,6 +231,8 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
                     isinstance(p, dict) and "text" in p for p in output)):
                 return None
             side, block = "user", _TOOL_RESULT
+        elif (client := client_side(item)) is not None:  # another call the client runs, or its output
+            side, block = ("assistant", _TOOL_USE) if client == "call" else ("user", _TOOL_RESULT)
         elif kind == "reasoning" or isinstance(kind, str) and kind in HOSTED_CALLS:
             side, block = "assistant", _OPAQUE
         elif kind is None or isinstance(kind, str):
@@ -211,9 +260,9 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
 
 
 def open_calls(items: Sequence[Item]) -> list[str]:
-    """Returns the ``call_id`` of every function call with no output among the items, in order."""
-    answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
-    return [str(i.get("call_id")) for i in items if i.get("type") == "function_call" and i.get("call_id") not in answered]
+    """Returns the id (``call_key``) of every call the client runs with no output among the items, in order."""
+    answered = {call_key(i) for i in items if client_side(i) == "output"}
+    return [str(call_key(i)) for i in items if client_side(i) == "call" and call_key(i) not in answered]
 
 
 def fingerprint(item: Item) -> tuple[str, str, str]:
@@ -224,8 +273,8 @@ def fingerprint(item: Item) -> tuple[str, str, str]:
         texts = [content] if isinstance(content, str) else [str(p.get("text", "")) for p in content or []
                                                               if isinstance(p, Mapping)]
         return kind, str(item.get("role")), _json_texts(texts)
-    if kind in ("function_call", "function_call_output"):
-        return kind, str(item.get("call_id")), item_text(item)
+    if kind in ("function_call", "function_call_output") or client_side(item) is not None:
+        return kind, str(call_key(item)), item_text(item)
     return kind, "", str(item.get("encrypted_content") or item_text(item))
 
 

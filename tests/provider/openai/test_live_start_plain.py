@@ -41,6 +41,14 @@ ITEM = st.one_of(
     st.sampled_from([{"type": "reasoning", "summary": []}, {"type": "web_search_call", "id": "ws"},
                      {"type": "compaction", "encrypted_content": "x"}, {"type": "compaction_trigger"},
                      {"type": None}, {"type": 5}, {"type": ["message"]}, {"type": "hologram"}, "not an item", 3]),
+    st.sampled_from([  # calls the client runs, and their outputs, in the shapes the SDK gives (and without ids)
+        {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": "not json"},
+        {"type": "custom_tool_call", "input": "x"}, {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"},
+        {"type": "computer_call_output", "call_id": "c1", "output": {"type": "computer_screenshot"}},
+        {"type": "local_shell_call_output", "id": "c1", "output": "ok"}, {"type": "mcp_approval_request", "id": "m"},
+        {"type": "tool_search_call", "call_id": "c1", "execution": "client"},
+        {"type": "tool_search_call", "execution": "server"}, {"type": "tool_search_output", "execution": "server"},
+        {"type": "tool_search_output", "call_id": "c1", "execution": "client"}]),
 )
 
 

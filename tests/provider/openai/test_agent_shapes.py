@@ -1,0 +1,117 @@
+"""Shapes of agent traffic the OpenAI judge must read as it is: calls the client runs that are not
+function calls (Codex's freeform ``apply_patch``, computer use, shell), each answered by its own
+output item. Every recording is built here, and the task in flight starts where the test put the
+new user request; a settled task never reads as one in flight, and the reverse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.provider.analyze import analyze_file
+from conformance.provider.openai import semantics as sem
+from conformance.provider.openai.rules import Exchange, judge
+
+URL = "https://api.openai.com/v1/responses"
+THRESHOLD = {"context_management": [{"type": "compaction", "compact_threshold": 1000}]}
+COMPACTION = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAAopaque"}
+REASONING = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"}
+USAGE = {"input_tokens": 3000, "output_tokens": 40, "total_tokens": 3040}
+
+
+def message(role: str, text: str, **fields: Any) -> dict[str, Any]:
+    part = "input_text" if role == "user" else "output_text"
+    return {"type": "message", "role": role, **fields, "content": [{"type": part, "text": text}]}
+
+
+SETTLED_TASK = [message("user", "Task A: summarise README.md"), message("assistant", "It describes the project.")]
+NEW_REQUEST = message("user", "Task B: fix the failing test")  # the task in flight opens here
+PREAMBLE = message("assistant", "I'll patch the test first.")  # a GPT-5 preamble before its call
+
+# (call, the output the client sends back for it, the id that pairs them): the SDK's input items
+CLIENT_RUN = {
+    "custom_tool_call": ({"type": "custom_tool_call", "call_id": "call_1", "name": "apply_patch",
+                          "input": "*** Begin Patch\n*** End Patch"},
+                         {"type": "custom_tool_call_output", "call_id": "call_1", "output": "Done!"}, "call_1"),
+    "computer_call": ({"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
+                       "action": {"type": "screenshot"}, "pending_safety_checks": []},
+                      {"type": "computer_call_output", "call_id": "call_1",
+                       "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,AAAA"}}, "call_1"),
+    "local_shell_call": ({"type": "local_shell_call", "id": "lsh_1", "call_id": "call_1", "status": "completed",
+                          "action": {"type": "exec", "command": ["pytest", "-q"], "env": {}}},
+                         {"type": "local_shell_call_output", "id": "call_1", "output": "1 failed"}, "call_1"),
+    "shell_call": ({"type": "shell_call", "call_id": "call_1", "action": {"commands": ["pytest -q"]},
+                    "status": "completed"},
+                   {"type": "shell_call_output", "call_id": "call_1",
+                    "output": [{"stdout": "1 failed", "stderr": "", "outcome": {"type": "exit", "exit_code": 1}}]},
+                   "call_1"),
+    "apply_patch_call": ({"type": "apply_patch_call", "call_id": "call_1", "status": "completed",
+                          "operation": {"type": "update_file", "path": "tests/test_x.py", "diff": "@@\n-a\n+b"}},
+                         {"type": "apply_patch_call_output", "call_id": "call_1", "status": "completed"}, "call_1"),
+    "mcp_approval_request": ({"type": "mcp_approval_request", "id": "mcpr_1", "server_label": "deploy",
+                              "name": "restart", "arguments": "{}"},
+                             {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
+                             "mcpr_1"),
+    "tool_search_call": ({"type": "tool_search_call", "call_id": "call_1", "execution": "client",
+                          "arguments": {"query": "patch"}, "status": "completed"},
+                         {"type": "tool_search_output", "call_id": "call_1", "execution": "client", "tools": [],
+                          "status": "completed"}, "call_1"),
+}
+
+
+def _log(tmp_path: Path, exchanges: list[tuple[dict[str, Any], dict[str, Any]]]) -> Path:
+    """Returns a JSON-lines recording of the (request, response) pairs."""
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps({"url": URL, "request": q, "response": r, "status": 200}) + "\n"
+                            for q, r in exchanges))
+    return path
+
+
+def _response(output: list[dict[str, Any]], n: int = 0) -> dict[str, Any]:
+    return {"id": f"resp_{n}", "object": "response", "status": "completed", "model": "gpt-5-codex",
+            "output": output, "usage": USAGE}
+
+
+@pytest.mark.parametrize("kind", sorted(CLIENT_RUN))
+def test_a_call_the_client_runs_keeps_its_task_in_flight(kind: str) -> None:
+    call, output, key = CLIENT_RUN[kind]
+    items = [*SETTLED_TASK, NEW_REQUEST, REASONING, PREAMBLE, call, output]
+    assert sem.live_start(items) == 2 == sem.live_start_converted(items)
+    assert sem.open_calls(items[:-1]) == [key] and sem.open_calls(items) == []
+    # the call and its output tell apart from another call's of the same kind (compact matches by them)
+    assert sem.fingerprint(call) != sem.fingerprint({**call, "call_id": "call_2", "id": "other"})
+
+
+@pytest.mark.parametrize("kind", sorted(CLIENT_RUN))
+def test_threshold_compaction_over_a_client_run_call_reaches_the_task(kind: str, tmp_path: Path) -> None:
+    call, output, _ = CLIENT_RUN[kind]
+    request = {"model": "gpt-5-codex", "store": False, **THRESHOLD,
+               "input": [*SETTLED_TASK, NEW_REQUEST, REASONING, PREAMBLE, call, output]}
+    [found] = analyze_file(_log(tmp_path, [(request, _response([COMPACTION, message("assistant", "Fixed.")]))])
+                           ).judgements
+    assert found.verdict == "reached-live-task", found.evidence
+    assert found.live_start == 2
+
+
+@pytest.mark.parametrize("kind", sorted(CLIENT_RUN))
+def test_a_compaction_after_a_client_run_call_left_open_reaches_the_task(kind: str) -> None:
+    call, _, _ = CLIENT_RUN[kind]
+    found = judge(Exchange("responses", THRESHOLD, [*SETTLED_TASK, NEW_REQUEST],
+                           {"output": [PREAMBLE, call, COMPACTION], "usage": USAGE}))
+    assert found.verdict == "reached-live-task"
+    assert "a tool call whose output was not sent" in found.reasons[-1]
+
+
+def test_hosted_calls_stay_assistant_work_that_settles_with_the_answer() -> None:
+    hosted = [{"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}},
+              {"type": "tool_search_call", "id": "ts_1", "execution": "server", "arguments": {}, "status": "completed"},
+              {"type": "tool_search_output", "id": "tso_1", "execution": "server", "tools": [], "status": "completed"}]
+    items = [*SETTLED_TASK, NEW_REQUEST, PREAMBLE, *hosted, message("assistant", "Fixed.")]
+    assert sem.live_start(items) == len(items) == sem.live_start_converted(items)
+    assert sem.open_calls(items) == []
+    found = judge(Exchange("responses", THRESHOLD, [*SETTLED_TASK, NEW_REQUEST],
+                           {"output": [PREAMBLE, *hosted, message("assistant", "Fixed."), COMPACTION], "usage": USAGE}))
+    assert found.verdict == "settled-only", found.reasons
