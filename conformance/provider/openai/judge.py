@@ -350,8 +350,10 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
     elif positions:
         k = positions[0]
         before = output[:k]
+        goes_on = [n for n in range(k + 1, len(output)) if sem.continues_work(output[n])]
         answered = bool(before) and before[-1].get("type", "message") == "message" \
-            and before[-1].get("role", "assistant") == "assistant" and not sem.open_calls(before)
+            and before[-1].get("role", "assistant") == "assistant" and not sem.open_calls(before) \
+            and not goes_on and not sem.ends_in_commentary(before)
         if answered:
             found.verdict = SETTLED
             lines.append(f"the compaction item at output[{k}] follows the response's own completed answer "
@@ -361,6 +363,11 @@ def response_only(item: Interaction, raw: Mapping[str, Any]) -> Judgement:
             found.verdict = REACHED
             lines.append("the compaction item opens the output, before the answer: it stands for the whole input, "
                          "whose request this response answers (the task in flight)")
+        elif goes_on:
+            found.verdict = REACHED
+            lines.append(f"the response works on after the compaction item at output[{k}] (from output[{goes_on[0]}]): "
+                         "it stands for the whole input and the output before it, whose request this response was "
+                         "still answering (the task in flight)")
         else:
             found.verdict = CANNOT_TELL
             lines.append(f"the compaction item at output[{k}] follows no completed answer: what it folded cannot be "

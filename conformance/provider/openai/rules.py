@@ -106,7 +106,10 @@ def _folded_by_position(items: Sequence[dict[str, Any]], output: Sequence[dict[s
         return judgement
     k = positions[0]
     before = list(items) + list(output[:k])
-    start = sem.live_start(before)
+    # Work after the item, or a commentary message before it, says the answer before it was not the final one.
+    goes_on = [n for n in range(k + 1, len(output)) if sem.continues_work(output[n])]
+    commentary = sem.ends_in_commentary(output[:k])
+    start = sem.live_start_continued(before) if goes_on or commentary else sem.live_start(before)
     judgement.folded = list(range(len(before)))
     judgement.reached = list(range(start, len(before)))
     open_calls = sem.open_calls(before)
@@ -114,6 +117,8 @@ def _folded_by_position(items: Sequence[dict[str, Any]], output: Sequence[dict[s
     judgement.verdict = "reached-live-task" if judgement.reached else "settled-only"
     where = "after the response's final answer" if not judgement.reached else (
         "after a tool call whose output was not sent" if open_calls else
+        f"before the task in flight settled: the response works on after it, from output[{goes_on[0]}]" if goes_on
+        else "after a commentary message (phase commentary), no final answer" if commentary else
         "before the task in flight settled")
     judgement.reasons.append(f"the compaction item sits at output[{k}], {where}")
     return judgement

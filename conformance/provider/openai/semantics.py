@@ -166,6 +166,30 @@ def live_start(items: Sequence[Item]) -> int:
     return found if found is not None else live_start_converted(items)
 
 
+# An assistant call with no output: appended to items, it says that work on their last task goes on.
+_GOES_ON = {"type": "function_call", "call_id": "", "name": "", "arguments": "{}"}
+
+
+def live_start_continued(items: Sequence[Item]) -> int:
+    """Returns where the task in flight starts among ``items`` when the work on it goes on after them
+    (an answer among them was not the final one): ``live_start`` of the items and an unanswered call
+    after them; raises ``FormatError`` as ``live_start`` does."""
+    return live_start([*items, _GOES_ON])
+
+
+def continues_work(item: Item) -> bool:
+    """Returns whether an output item is work on the response's task that the rule reads: a message,
+    reasoning, a call or a call's output (False for a compaction item, an instruction, an unknown type)."""
+    return isinstance(item.get("type", "message"), str) and _normalised(item) is not None
+
+
+def ends_in_commentary(output: Sequence[Item]) -> bool:
+    """Returns whether the last assistant message among output items is labelled intermediate
+    commentary (``phase: "commentary"``, which the SDK sets apart from ``"final_answer"``)."""
+    messages = [o for o in output if o.get("type", "message") == "message" and o.get("role", "assistant") == "assistant"]
+    return bool(messages) and messages[-1].get("phase") == "commentary"
+
+
 def live_start_converted(items: Sequence[Item]) -> int:
     """Returns what ``live_start`` returns, by converting every item (``_normalised``, then
     ``from_format``) and asking ``find_live_start``; raises ``FormatError`` as ``live_start`` does."""

@@ -1,6 +1,7 @@
 """Shapes of agent traffic the OpenAI judge must read as it is: calls the client runs that are not
 function calls (Codex's freeform ``apply_patch``, computer use, shell), each answered by its own
-output item. Every recording is built here, and the task in flight starts where the test put the
+output item; a compaction item in the middle of one response, after a preamble, with the work going
+on after it. Every recording is built here, and the task in flight starts where the test put the
 new user request; a settled task never reads as one in flight, and the reverse."""
 
 from __future__ import annotations
@@ -115,3 +116,39 @@ def test_hosted_calls_stay_assistant_work_that_settles_with_the_answer() -> None
     found = judge(Exchange("responses", THRESHOLD, [*SETTLED_TASK, NEW_REQUEST],
                            {"output": [PREAMBLE, *hosted, message("assistant", "Fixed."), COMPACTION], "usage": USAGE}))
     assert found.verdict == "settled-only", found.reasons
+
+
+CALL = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read_log", "arguments": "{}"}
+SEARCH = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}}
+COMMENTARY = message("assistant", "I'll read the log first.", phase="commentary")
+ANSWER = message("assistant", "The PSP had an outage.", phase="final_answer")
+
+
+@pytest.mark.parametrize(("out", "verdict"), [
+    ([PREAMBLE, COMPACTION, CALL], "reached-live-task"),  # a call follows the item: the preamble was no answer
+    ([COMMENTARY, COMPACTION, SEARCH, ANSWER], "reached-live-task"),  # the answer comes after the item
+    ([REASONING, PREAMBLE, COMPACTION, REASONING, ANSWER], "reached-live-task"),
+    ([COMMENTARY, COMPACTION], "reached-live-task"),  # commentary is no final answer
+    ([COMMENTARY, SEARCH, ANSWER, COMPACTION], "settled-only"),  # the item follows the final answer
+    ([PREAMBLE, COMPACTION], "settled-only"),  # an unlabelled last message before the item is the answer
+    ([ANSWER, COMPACTION, {"type": "hologram"}], "settled-only"),  # nothing the rule reads after it
+])
+def test_a_compaction_item_mid_response_is_judged_by_what_follows_it_too(out: list[dict[str, Any]],
+                                                                         verdict: str) -> None:
+    found = judge(Exchange("responses", THRESHOLD, [*SETTLED_TASK, NEW_REQUEST], {"output": out, "usage": USAGE}))
+    assert found.verdict == verdict, found.reasons
+    assert found.reached == (list(range(2, 3 + out.index(COMPACTION))) if verdict == "reached-live-task" else [])
+
+
+@pytest.mark.parametrize(("out", "verdict"), [
+    ([COMMENTARY, COMPACTION, CALL], "reached-live-task"),
+    ([PREAMBLE, COMPACTION, SEARCH, ANSWER], "reached-live-task"),
+    ([COMMENTARY, COMPACTION], "cannot-tell"),  # no answer before it, nothing after: what it folded is unknown
+    ([ANSWER, COMPACTION], "settled-only"),
+])
+def test_a_response_recorded_alone_is_judged_by_what_follows_its_compaction_item(
+        out: list[dict[str, Any]], verdict: str, tmp_path: Path) -> None:
+    path = tmp_path / "response.json"
+    path.write_text(json.dumps(_response(out)))
+    [found] = analyze_file(path).judgements
+    assert found.verdict == verdict, found.evidence
