@@ -3,7 +3,9 @@
 
 Per interaction: a ``previous_response_id`` chain is followed through the earlier interactions of
 the same recording to rebuild the whole input; a compaction item carried in the input stands for
-what precedes it (reached when part of the task in flight lies before it); then the request's own
+what precedes it (reached when part of the task in flight lies before it; when no new request
+follows it, the task in flight starts at it, and it is followed back to the interaction that
+returned it, to what it stands for there); then the request's own
 mechanism (threshold compaction, ``/responses/compact``, a ``compaction_trigger``, ``truncation:
 "auto"`` with the ``input_tokens`` counts of its suffixes found earlier in the recording) is judged
 by ``rules``. The worst finding is the verdict. Evidence names indices, item types and counts, never
@@ -104,16 +106,22 @@ def _unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str
     return lines, aliased
 
 
-def origin(item: Mapping[str, Any], earlier: Earlier | Sequence[Interaction]) -> str:
-    """Returns where a carried compaction item came from: the earlier interaction that returned it, or
-    that it was not produced in this recording."""
-    earlier = indexed(earlier, remember)
+def producer(item: Mapping[str, Any], earlier: Earlier) -> tuple[int, list[dict[str, Any]] | None] | None:
+    """Returns the latest earlier interaction that returned a compaction item (by id or by
+    ciphertext), with the ``semantics.skeleton`` of what the item stands for there (None when that
+    cannot be told: no request, a chain not in the recording); None, the keys noted as misses, when
+    no interaction of this recording returned it."""
     keys = _origin_keys(item)
-    found = [at for at in (earlier.index_of(space, key) for space, key in keys) if at is not None]
-    if not found:
-        earlier.misses += keys
-        return "not produced in this recording"
-    return f"returned by interaction {max(found)}"  # by id or by ciphertext
+    found: tuple[int, Any] | None = None
+    for space, key in keys:
+        entry = earlier.lookup(space, key)
+        if entry is not None and (found is None or entry[0] > found[0]):
+            found = entry
+    if found is None:
+        return None
+    earlier.misses = [m for m in earlier.misses if m not in keys]  # (one key found it: neither is a miss)
+    span = found[1].get("span") if isinstance(found[1], dict) else None
+    return found[0], span if isinstance(span, list) else None
 
 
 def _origin_keys(item: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -159,8 +167,8 @@ def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
 COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
-ORIGINS = "openai.compaction"  # a returned compaction item's id -> nothing (its index)
-CIPHERTEXTS = "openai.compaction.ciphertext"  # a returned compaction item's ciphertext -> nothing (its index)
+ORIGINS = "openai.compaction"  # a returned compaction item's id -> {"span": what it stands for (_stands_for)}
+CIPHERTEXTS = "openai.compaction.ciphertext"  # a returned compaction item's ciphertext -> the same
 
 
 def suffix_keys(items: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -181,12 +189,13 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     if not _is_mapping(response):
         return  # (no answer: nothing a later call may follow back to)
     output = response.get("output")
-    if isinstance(output, list):
-        for o in output:
-            if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
-                for space, key in _origin_keys(o):
-                    earlier.put(space, key, None)
     endpoint = _endpoint(item)
+    if isinstance(output, list):
+        for pos, o in enumerate(output):
+            if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
+                span = _stands_for(item, output[:pos] if endpoint != "/responses/compact" else [], earlier)
+                for space, key in _origin_keys(o):
+                    earlier.put(space, key, {"span": span})
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
     if endpoint == "/responses" or not endpoint and response.get("object") == "response":
         request = item.request if _is_mapping(item.request) else {}
@@ -202,6 +211,22 @@ def remember(item: Interaction, earlier: Earlier) -> None:
         counted = _own_input(item.request)
         if counted:
             earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
+
+
+def _stands_for(item: Interaction, before: Sequence[Any], earlier: Earlier) -> list[dict[str, Any]] | None:
+    """Returns the ``semantics.skeleton`` of what a compaction item the interaction returned stands
+    for: its whole input (a chain rebuilt, a trigger left out), then the output items ``before`` it
+    (none for ``/responses/compact``, whose output re-emits input); None without a request, or when
+    the chain is not in the recording."""
+    request = item.request
+    if not _is_mapping(request):
+        return None
+    try:
+        items = resolved_input(request, earlier)
+    except ChainMissing:
+        return None
+    return sem.skeleton([*(i for i in items if i.get("type") != sem.TRIGGER),
+                         *(_aliased(o) for o in before if _is_mapping(o))])
 
 
 def _noted_items(items: Sequence[Any]) -> list[Mapping[str, Any]]:
@@ -270,11 +295,26 @@ def _carried(items: list[dict[str, Any]], live_start: int,
     if not positions:
         return None
     k = positions[-1]
-    where = f"the input carries a compaction item at item {k} ({origin(items[k], earlier)})"
+    found = producer(items[k], indexed(earlier, remember))
+    where = (f"the input carries a compaction item at item {k} "
+             f"({'not produced in this recording' if found is None else f'returned by interaction {found[0]}'})")
     live_before = [n for n in range(live_start, k) if items[n].get("type") != sem.COMPACTION]
     if live_before:
         return REACHED, [f"{where}; {items_label(live_before)} of the task in flight lie before it"]
-    return SETTLED, [f"{where}; what it stands for precedes the task in flight (item {live_start})"]
+    if not sem.continues_before(items[k + 1:]):
+        return SETTLED, [f"{where}; what it stands for precedes the task in flight (item {live_start})"]
+    # No new request follows the item: the task in flight starts at it, its request in what it stands for.
+    starts = f"{where}; no new request follows it, so the task in flight starts at it"
+    if found is None or found[1] is None:
+        return CANNOT_TELL, [f"{starts}: whether it folds that task's request cannot be told without "
+                             + ("the interaction that produced it" if found is None else
+                                f"interaction {found[0]}'s input, which was not recorded whole")]
+    span = found[1]
+    first = sem.live_start([*span, *items[k + 1:]])
+    if first < len(span):
+        return REACHED, [f"{starts}: it stands for interaction {found[0]}'s input and output before it, where "
+                         "that task (its request included) is still in flight"]
+    return SETTLED, [f"{starts}: it stands for interaction {found[0]}'s input and output before it, all settled"]
 
 
 def _asks(request: Mapping[str, Any], endpoint: str) -> bool:

@@ -190,6 +190,41 @@ def ends_in_commentary(output: Sequence[Item]) -> bool:
     return bool(messages) and messages[-1].get("phase") == "commentary"
 
 
+# A settled exchange in the rule's terms: read before items, it tells whether they open a task of their own.
+_SETTLED_EXCHANGE = ({"type": "message", "role": "user", "content": ""},
+                     {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": ""}]})
+
+
+def continues_before(items: Sequence[Item]) -> bool:
+    """Returns whether ``items`` carry on a task begun before them (they open with assistant work or
+    a call's output, not with a new request): read after a settled exchange, their task in flight
+    starts inside it. Raises ``FormatError`` as ``live_start`` does."""
+    return live_start([*_SETTLED_EXCHANGE, *items]) < len(_SETTLED_EXCHANGE)
+
+
+def skeleton(items: Sequence[Item]) -> list[dict[str, Any]] | None:
+    """Returns what the rule reads of ``items``, without their text or ids (``live_start`` of the
+    skeleton followed by more items is that of the items followed by them, counted in skeleton
+    items); None when the items cannot be read."""
+    try:
+        live_start(items)
+    except FormatError:
+        return None
+    bare: list[dict[str, Any]] = []
+    for n in (_normalised(i) for i in items if isinstance(i, Mapping)):
+        if n is None:
+            continue
+        kind = n["type"]
+        if kind == "message":
+            content = n["content"]
+            n = {"type": "message", "role": n["role"], "content": "" if isinstance(content, str) else
+                 [{"type": "output_text", "text": ""}] if content else []}
+        bare.append(n if kind == "message" else _GOES_ON if kind == "function_call" else
+                    {"type": "function_call_output", "call_id": "", "output": ""} if kind == "function_call_output"
+                    else {"type": "reasoning", "encrypted_content": ""})
+    return bare
+
+
 def live_start_converted(items: Sequence[Item]) -> int:
     """Returns what ``live_start`` returns, by converting every item (``_normalised``, then
     ``from_format``) and asking ``find_live_start``; raises ``FormatError`` as ``live_start`` does."""

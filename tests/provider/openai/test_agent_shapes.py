@@ -1,7 +1,8 @@
 """Shapes of agent traffic the OpenAI judge must read as it is: calls the client runs that are not
 function calls (Codex's freeform ``apply_patch``, computer use, shell), each answered by its own
 output item; a compaction item in the middle of one response, after a preamble, with the work going
-on after it. Every recording is built here, and the task in flight starts where the test put the
+on after it; a stateless loop that carries back a compaction item standing for its task's own
+request. Every recording is built here, and the task in flight starts where the test put the
 new user request; a settled task never reads as one in flight, and the reverse."""
 
 from __future__ import annotations
@@ -152,3 +153,62 @@ def test_a_response_recorded_alone_is_judged_by_what_follows_its_compaction_item
     path.write_text(json.dumps(_response(out)))
     [found] = analyze_file(path).judgements
     assert found.verdict == verdict, found.evidence
+
+
+CALL_OUTPUT = {"type": "function_call_output", "call_id": "call_1", "output": "ERROR psp timeout"}
+
+
+def _loop(first_output: list[dict[str, Any]], carried: dict[str, Any] = COMPACTION,
+          **first_request: Any) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Returns a stateless (store false) loop of two calls: the first asks task B and gets
+    ``first_output``; the second carries back ``carried`` (the client drops what precedes it) and,
+    after it, what followed the compaction item in the first output and the call's output."""
+    after = first_output[first_output.index(COMPACTION) + 1:]
+    first = {"model": "gpt-5.4", "store": False, **THRESHOLD, "input": [*SETTLED_TASK, NEW_REQUEST], **first_request}
+    second = {"model": "gpt-5.4", "store": False, **THRESHOLD,
+              "input": [carried, *after, *([CALL_OUTPUT] if CALL in after else [NEW_REQUEST])]}
+    return [(first, _response(first_output, 0)), (second, _response([ANSWER], 1))]
+
+
+def _verdicts(path: Path) -> list[tuple[str, int | None]]:
+    return [(j.verdict, j.live_start) for j in analyze_file(path).judgements]
+
+
+def test_a_carried_item_that_stands_for_its_tasks_request_is_followed_back_to_where_it_was_made(
+        tmp_path: Path) -> None:
+    loop = _loop([COMPACTION, CALL])  # compacted mid-task: the item holds task B's request
+    assert _verdicts(_log(tmp_path, loop)) == [("reached-live-task", 2), ("reached-live-task", 1)]
+    [found] = analyze_file(_log(tmp_path, loop[1:])).judgements  # the call that made the item not recorded
+    assert found.verdict == "cannot-tell", found.evidence
+    assert "not produced in this recording" in found.evidence[0]
+
+
+def test_a_carried_item_is_followed_back_by_its_ciphertext_when_the_id_is_dropped(tmp_path: Path) -> None:
+    loop = _loop([COMPACTION, CALL], carried={"type": "compaction", "encrypted_content": COMPACTION["encrypted_content"]})
+    assert [v for v, _ in _verdicts(_log(tmp_path, loop))] == ["reached-live-task", "reached-live-task"]
+
+
+def test_a_carried_item_whose_making_call_is_not_recorded_whole_cannot_be_told(tmp_path: Path) -> None:
+    loop = _loop([COMPACTION, CALL], previous_response_id="resp_not_recorded")
+    loop[0][0]["store"] = True
+    assert [v for v, _ in _verdicts(_log(tmp_path, loop))] == ["cannot-tell", "cannot-tell"]
+
+
+def test_a_carried_item_of_a_settled_task_stays_settled_only(tmp_path: Path) -> None:
+    # compacted after task B's answer; the next call opens a new request after the item
+    assert [v for v, _ in _verdicts(_log(tmp_path, _loop([ANSWER, COMPACTION])))] == ["settled-only", "settled-only"]
+    # compacted after task A's answer (the first call's input ends in it): task B starts after the item
+    first = {"model": "gpt-5.4", "store": False, **THRESHOLD, "input": SETTLED_TASK[:1]}
+    second = {"model": "gpt-5.4", "store": False, **THRESHOLD, "input": [COMPACTION, NEW_REQUEST, CALL, CALL_OUTPUT]}
+    log = _log(tmp_path, [(first, _response([SETTLED_TASK[1], COMPACTION])), (second, _response([ANSWER], 1))])
+    assert _verdicts(log) == [("settled-only", 0), ("settled-only", 1)]
+
+
+def test_what_a_compaction_item_stands_for_is_kept_without_its_text() -> None:
+    items = [*SETTLED_TASK, NEW_REQUEST, REASONING, PREAMBLE, CALL, CALL_OUTPUT]
+    bare = sem.skeleton(items)
+    assert bare is not None and len(bare) == len(items)
+    assert not any(text in json.dumps(bare) for text in ("Task", "project", "patch", "read_log", "psp", "call_1"))
+    for after in ([], [NEW_REQUEST], [CALL, CALL_OUTPUT], [message("assistant", "Fixed.")]):
+        assert sem.live_start([*bare, *after]) == sem.live_start([*items, *after])
+    assert sem.skeleton([*items, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{"}]) is None
