@@ -109,8 +109,8 @@ def _unmodelled(items: Sequence[Mapping[str, Any]], output: Sequence[Mapping[str
 def producer(item: Mapping[str, Any], earlier: Earlier) -> tuple[int, list[dict[str, Any]] | None] | None:
     """Returns the latest earlier interaction that returned a compaction item (by id or by
     ciphertext), with the ``semantics.skeleton`` of what the item stands for there (None when that
-    cannot be told: no request, a chain not in the recording); None, the keys noted as misses, when
-    no interaction of this recording returned it."""
+    cannot be told: no request, unreadable items, a chain not in the recording); None, the keys
+    noted as misses, when no interaction of this recording returned it."""
     keys = _origin_keys(item)
     found: tuple[int, Any] | None = None
     for space, key in keys:
@@ -120,8 +120,17 @@ def producer(item: Mapping[str, Any], earlier: Earlier) -> tuple[int, list[dict[
     if found is None:
         return None
     earlier.misses = [m for m in earlier.misses if m not in keys]  # (one key found it: neither is a miss)
-    span = found[1].get("span") if isinstance(found[1], dict) else None
-    return found[0], span if isinstance(span, list) else None
+    value = found[1] if isinstance(found[1], dict) else {}
+    span, previous = value.get("span"), value.get("previous")
+    if not isinstance(span, list):
+        return found[0], None
+    if previous:  # (the chain is rebuilt now, so a link past this range is a miss of this interaction)
+        try:
+            chain = sem.skeleton(resolved_input({"previous_response_id": previous}, earlier, at=found[0]))
+        except ChainMissing:
+            return found[0], None
+        return found[0], None if chain is None else chain + span
+    return found[0], span
 
 
 def _origin_keys(item: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -167,7 +176,7 @@ def _own_items(request: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own input, output and previous id
 COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
-ORIGINS = "openai.compaction"  # a returned compaction item's id -> {"span": what it stands for (_stands_for)}
+ORIGINS = "openai.compaction"  # a returned compaction item's id -> what it stands for (_stands_for)
 CIPHERTEXTS = "openai.compaction.ciphertext"  # a returned compaction item's ciphertext -> the same
 
 
@@ -193,9 +202,9 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     if isinstance(output, list):
         for pos, o in enumerate(output):
             if _is_mapping(o) and o.get("type") in RETURNED_COMPACTION:
-                span = _stands_for(item, output[:pos] if endpoint != "/responses/compact" else [], earlier)
+                stands_for = _stands_for(item, output[:pos] if endpoint != "/responses/compact" else [])
                 for space, key in _origin_keys(o):
-                    earlier.put(space, key, {"span": span})
+                    earlier.put(space, key, stands_for)
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
     if endpoint == "/responses" or not endpoint and response.get("object") == "response":
         request = item.request if _is_mapping(item.request) else {}
@@ -213,20 +222,18 @@ def remember(item: Interaction, earlier: Earlier) -> None:
             earlier.put(COUNTS, suffix_keys(counted)[0], response["input_tokens"])
 
 
-def _stands_for(item: Interaction, before: Sequence[Any], earlier: Earlier) -> list[dict[str, Any]] | None:
-    """Returns the ``semantics.skeleton`` of what a compaction item the interaction returned stands
-    for: its whole input (a chain rebuilt, a trigger left out), then the output items ``before`` it
-    (none for ``/responses/compact``, whose output re-emits input); None without a request, or when
-    the chain is not in the recording."""
+def _stands_for(item: Interaction, before: Sequence[Any]) -> dict[str, Any]:
+    """Returns what a compaction item the interaction returned stands for, as a later request that
+    carries it reads it (``producer``): ``span``, the ``semantics.skeleton`` of the request's own
+    input (a trigger left out) and the output items ``before`` it (none for ``/responses/compact``,
+    whose output re-emits input), None without a request or for unreadable items; ``previous``, the
+    ``previous_response_id`` whose chain precedes that input."""
     request = item.request
     if not _is_mapping(request):
-        return None
-    try:
-        items = resolved_input(request, earlier)
-    except ChainMissing:
-        return None
-    return sem.skeleton([*(i for i in items if i.get("type") != sem.TRIGGER),
-                         *(_aliased(o) for o in before if _is_mapping(o))])
+        return {"span": None, "previous": None}
+    own = [i for i in _own_items(request) if i.get("type") != sem.TRIGGER]
+    return {"span": sem.skeleton([*own, *(_aliased(o) for o in before if _is_mapping(o))]),
+            "previous": request.get("previous_response_id")}
 
 
 def _noted_items(items: Sequence[Any]) -> list[Mapping[str, Any]]:
@@ -247,18 +254,18 @@ def _without_reasoning(item: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def resolved_input(request: Mapping[str, Any], earlier: Earlier | Sequence[Interaction],
-                   sources: list[int] | None = None) -> list[dict[str, Any]]:
+                   sources: list[int] | None = None, at: int | None = None) -> list[dict[str, Any]]:
     """Returns the request's whole input: the chain its ``previous_response_id`` names, then its own
     items; raises ``ChainMissing`` when the chain is not in the recording (or past the index's
     window). The indices of the interactions the chain went through are appended to ``sources``,
-    nearest first."""
+    nearest first. ``at``: the index of the request's interaction (default: the one being judged)."""
     if not isinstance(earlier, Earlier):
         earlier = indexed(earlier, remember)
     items = _own_items(request)
     previous = request.get("previous_response_id")
     if not previous:
         return items
-    before, links = earlier.count, []
+    before, links = earlier.count if at is None else at, []
     while previous:
         hit = earlier.lookup(RESPONSES, str(previous), before)  # the latest answer before this link
         if hit is None or hit[1] is None:  # (a miss is noted)

@@ -14,8 +14,11 @@ from typing import Any
 import pytest
 
 from conformance.provider.analyze import analyze_file
+from conformance.provider.analyze.source import splits
 from conformance.provider.openai import semantics as sem
 from conformance.provider.openai.rules import Exchange, judge
+
+from ..test_analyze_stream import events
 
 URL = "https://api.openai.com/v1/responses"
 THRESHOLD = {"context_management": [{"type": "compaction", "compact_threshold": 1000}]}
@@ -188,10 +191,31 @@ def test_a_carried_item_is_followed_back_by_its_ciphertext_when_the_id_is_droppe
     assert [v for v, _ in _verdicts(_log(tmp_path, loop))] == ["reached-live-task", "reached-live-task"]
 
 
-def test_a_carried_item_whose_making_call_is_not_recorded_whole_cannot_be_told(tmp_path: Path) -> None:
-    loop = _loop([COMPACTION, CALL], previous_response_id="resp_not_recorded")
-    loop[0][0]["store"] = True
+def test_a_carried_item_made_by_a_chained_call_is_followed_through_the_chain(tmp_path: Path) -> None:
+    loop = _loop([COMPACTION, CALL], previous_response_id="resp_a")
+    loop[0][0]["input"] = [NEW_REQUEST]  # task A came through the chain
+    opening = ({"model": "gpt-5.4", **THRESHOLD, "input": SETTLED_TASK[:1]}, {**_response(SETTLED_TASK[1:]), "id": "resp_a"})
+    assert [v for v, _ in _verdicts(_log(tmp_path, [opening, *loop]))] == [
+        "no-edit", "reached-live-task", "reached-live-task"]
+    # without the chain's start in the recording, what the item stands for cannot be told
     assert [v for v, _ in _verdicts(_log(tmp_path, loop))] == ["cannot-tell", "cannot-tell"]
+
+
+@pytest.mark.slow
+def test_a_chain_to_an_earlier_range_gives_the_serial_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = _loop([COMPACTION, CALL], previous_response_id="resp_a")
+    loop[0][0]["input"] = [NEW_REQUEST]
+    opening = ({"model": "gpt-5.4", **THRESHOLD, "input": SETTLED_TASK[:1]}, {**_response(SETTLED_TASK[1:]), "id": "resp_a"})
+    untouched = ({"model": "gpt-5.4", "input": "hi"}, _response([message("assistant", "hello")], 9))
+    lines = [json.dumps({"url": URL, "request": q, "response": r, "status": 200}) for q, r in
+             [opening, *[untouched] * 3, *loop, *[untouched] * 6]]
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    split = len("\n".join(lines[:4]))  # the chain's first link alone in the first range
+    assert len(splits(path, split)) >= 2
+    serial = events(path, 1, monkeypatch)
+    assert [e["verdict"] for e in serial if isinstance(e, dict)][4:6] == ["reached-live-task", "reached-live-task"]
+    assert events(path, 2, monkeypatch, split=split) == serial
 
 
 def test_a_carried_item_of_a_settled_task_stays_settled_only(tmp_path: Path) -> None:
