@@ -210,19 +210,21 @@ def skeleton(items: Sequence[Item]) -> list[dict[str, Any]] | None:
         live_start(items)
     except FormatError:
         return None
-    bare: list[dict[str, Any]] = []
-    for n in (_normalised(i) for i in items if isinstance(i, Mapping)):
-        if n is None:
-            continue
-        kind = n["type"]
-        if kind == "message":
-            content = n["content"]
-            n = {"type": "message", "role": n["role"], "content": "" if isinstance(content, str) else
-                 [{"type": "output_text", "text": ""}] if content else []}
-        bare.append(n if kind == "message" else _GOES_ON if kind == "function_call" else
-                    {"type": "function_call_output", "call_id": "", "output": ""} if kind == "function_call_output"
-                    else {"type": "reasoning", "encrypted_content": ""})
-    return bare
+    return [_bare(n) for n in map(_normalised, items) if n is not None]
+
+
+def _bare(item: Mapping[str, Any]) -> dict[str, Any]:
+    """Returns a ``_normalised`` item as the rule reads it, its text and ids emptied."""
+    kind = item["type"]
+    if kind == "message":
+        content = item["content"]
+        return {"type": "message", "role": item["role"], "content": "" if isinstance(content, str) else
+                [{"type": "output_text", "text": ""}] if content else []}
+    if kind == "function_call":
+        return dict(_GOES_ON)
+    if kind == "function_call_output":
+        return {"type": "function_call_output", "call_id": "", "output": ""}
+    return {"type": "reasoning", "encrypted_content": ""}
 
 
 def live_start_converted(items: Sequence[Item]) -> int:
