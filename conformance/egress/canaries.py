@@ -38,8 +38,9 @@ class Canary:
         return hashlib.sha256(self.value.encode("utf-8")).hexdigest()[:12]
 
     def forms(self) -> tuple[str, ...]:
-        """Returns the value and, for ciphertext written as base64, the text its bytes decode to
-        (so a signature re-encoded as hex or raw bytes is still found)."""
+        """Returns the value, for reasoning text also upper- and lower-cased (a log writer that
+        changes the case of what it writes), and, for ciphertext written as base64, the text its
+        bytes decode to (so a signature re-encoded as hex or raw bytes is still found)."""
         return _forms(self.kind, self.value)
 
     def fragments(self) -> frozenset[str]:
@@ -55,6 +56,8 @@ class Canary:
 
 @lru_cache(maxsize=4096)
 def _forms(kind: str, value: str) -> tuple[str, ...]:
+    if kind in REASONING_TEXT:
+        return tuple(dict.fromkeys((value, value.upper(), value.lower())))
     if kind not in CIPHERTEXT:
         return (value,)
     body = value.rstrip("=")

@@ -153,8 +153,8 @@ CATALOG: tuple[Check, ...] = (
           lambda c, s: True, _unmutated, needs_payload=False, surfaces="every serializer surface"),
     Check("egress.no-reasoning-text", "MUST",
           "No reasoning text or summary reaches the payload, whole or as a fragment of "
-          "20 characters, in any string however nested or encoded (JSON inside a string, base64, gzip, "
-          "URL or HTML escaping, JSON escapes), joined across stream events, under any label.",
+          "20 characters, in any string however nested or encoded (JSON inside a string, base64, hex, gzip, "
+          "URL or HTML escaping, JSON escapes, upper- or lower-cased), joined across stream events, under any label.",
           _forbidden, _no_reasoning_text, surfaces="surfaces whose reasoning is forbidden"),
     Check("egress.no-reasoning-ciphertext", "MUST",
           "No reasoning ciphertext (Anthropic signatures and redacted data, OpenAI encrypted_content, "

@@ -3,7 +3,7 @@
 A payload is whatever a serializer returned: text, bytes, JSON-like data, objects (read through
 ``model_dump``, ``to_dict``, dataclass fields, else ``repr``) or a list of stream events. ``texts``
 yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
-string, base64 and base64url, gzip, zlib, xz and bzip2, UTF-16, base32, code points, URL and HTML escaping, JSON string escapes), and for
+string, base64 and base64url, gzip, zlib, xz and bzip2, UTF-16, base32, hex (spaced or not), code points, URL and HTML escaping, JSON string escapes), and for
 the strings that sit at the same place of consecutive items joined in order (a text split across
 stream events). A payload that is a stream (``streams``) is also read event by event, by its
 protocol's schema, each text named by event index, type and field. Plain data in, plain data out; nothing here knows about canaries.
@@ -31,6 +31,7 @@ MAX_TEXT = 4_000_000  # characters of one decoded text read at most
 MAX_NODES = 200_000  # values of one payload walked at most
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){20,}")
+_SPACED_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}[ :-]){19,}[0-9a-fA-F]{2}")  # bytes.hex(" "), a MAC-style dump
 _BASE32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
 _NUMBER = re.compile(r"\d+")
 _JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\[\"\\/bfnrt]")
@@ -200,6 +201,8 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
             yield from _text(unescaped, f"{where}>html-unescaped", depth + 1, budget)
     for match in _HEX_RUN.finditer(text):
         yield from _bytes(bytes.fromhex(match.group()), f"{where}>hex", depth + 1, budget)
+    for match in _SPACED_HEX_RUN.finditer(text):
+        yield from _bytes(bytes.fromhex(re.sub(r"[ :-]", "", match.group())), f"{where}>hex", depth + 1, budget)
     for match in _BASE32_RUN.finditer(text):
         run = match.group()
         try:

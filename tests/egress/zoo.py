@@ -180,6 +180,16 @@ def base32_dump(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "context": base64.b32encode(json.dumps(messages).encode()).decode()}
 
 
+def spaced_hex(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON's bytes as spaced hex (``bytes.hex(" ")``, a debug dump)."""
+    return {"answer": _answer(messages), "context": json.dumps(messages).encode().hex(" ")}
+
+
+def shouting_log(messages: list[dict[str, Any]]) -> str:
+    """no-reasoning-text: the answer as it is, and the thinking upper-cased by the log's formatter."""
+    return f"answer={_answer(messages)} note={' '.join(_thinking(messages)).upper()}"
+
+
 def url_escaped(messages: list[dict[str, Any]]) -> str:
     """no-reasoning-text: the thinking in a query string."""
     return f"https://logs.invalid/ingest?answer={quote(_answer(messages))}&note={quote(' '.join(_thinking(messages)))}"
