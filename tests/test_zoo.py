@@ -274,7 +274,7 @@ def test_an_excerpt_of_reasoning_written_as_text_fails_reasoning_not_transcribed
         note = {"role": "user", "content": "(notes from earlier reasoning: " + " | ".join(notes) + ")"}
         return [note, {"role": "assistant", "content": "Noted."}, *kept, *history[start:]]
 
-    scenario = _settled_reasoning_scenario(shortest=80)
+    scenario = _settled_reasoning_scenario(shortest=100)
     assert any(len(e) < len(t) for e, t in zip(_excerpts(scenario.history, 0.6), _excerpts(scenario.history, 1.0)))
     results = check_scenario(from_callable(notes_excerpts, "notes_excerpts"), scenario, IN_PROCESS)
     assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] == ["fail"]
@@ -288,8 +288,31 @@ def test_an_excerpt_of_reasoning_given_to_the_summarizer_fails_summary_no_reason
         return list(history)
 
     results = check_scenario(from_callable(summarises_excerpts, "summarises_excerpts"),
-                             _settled_reasoning_scenario(shortest=80), IN_PROCESS)
+                             _settled_reasoning_scenario(shortest=100), IN_PROCESS)
     assert [r.outcome for r in results if r.invariant == "summary.no-reasoning"] == ["fail"]
+
+
+def test_a_note_of_the_tool_calls_made_in_its_own_words_is_no_transcribed_reasoning() -> None:
+    """A thinking text naming a call ("I'll call read_file on docker-compose.yml ...") shares a few
+    words with a note a compactor writes from the calls' names and inputs alone: no excerpt."""
+    from .zoo._history import live_start
+
+    def notes_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        start = live_start(history)
+        calls = [f"{b['name']} on {next((v for v in b['input'].values() if isinstance(v, str)), '')}"
+                 for m in history[:start] if m["role"] == "assistant" and isinstance(m["content"], list)
+                 for b in m["content"] if b.get("type") == "tool_use"]
+        if not calls:
+            return list(history)
+        note = {"role": "user", "content": "[earlier work cleared; tool calls made: " + "; ".join(calls) + "]"}
+        return [note, {"role": "assistant", "content": "Noted."}, *history[start:]]
+
+    named = [s for s in _scenarios() if any("read_file on " in b.get("thinking", "") for m in s.history
+                                            if isinstance(m.get("content"), list) for b in m["content"])][:10]
+    assert named
+    for scenario in named:
+        results = check_scenario(from_callable(notes_calls, "notes_calls"), scenario, IN_PROCESS)
+        assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] in (["pass"], []), scenario.id
 
 
 def test_a_summarizer_given_what_cannot_be_copied_does_not_break_the_call() -> None:

@@ -104,13 +104,13 @@ ENTRIES: tuple[Entry, ...] = (
           "call judged with the truth of its own task.", needs_output=False, loop=True, reports_loop=True),
     Entry("reasoning.not-transcribed", "MUST", "The output adds no text that holds the text of a thinking block "
           "or the data of a redacted_thinking block of the history (20 characters or more), whole or an excerpt "
-          "of 23 characters or more, outside a reasoning block: the provider refuses reasoning sent back as prompt "
+          "of 47 characters or more, outside a reasoning block: the provider refuses reasoning sent back as prompt "
           "text (reasoning extraction), and it is a way out for reasoning."),
     Entry("summary.no-reasoning", "MUST", "A target that declares a summarizer (a `summarize` keyword, "
           "given the harness's recording stand-in) never gives it reasoning: nothing any call gives it (the run's, "
           "the call on its output, each call of the agent loop; the prompt, any other argument or keyword value, "
           "bytes read as UTF-8) holds the text of a thinking block or the data of a redacted_thinking block, whole "
-          "or an excerpt of 23 characters or more (the provider refuses it as reasoning extraction, and it is a "
+          "or an excerpt of 47 characters or more (the provider refuses it as reasoning extraction, and it is a "
           "way out for reasoning)."),
     Entry("reasoning.latest-turn-intact", "SHOULD", "When the history ends on an assistant turn that "
           "reasoned, the output ends on that turn unchanged."),

@@ -794,15 +794,15 @@ def _reasoning_texts(history: Any) -> frozenset[str]:
                      if (text := tx.reasoning_text(block)) is not None and len(text) >= _TRANSCRIBED)
 
 
-_PIECE, _STRIDE = 20, 4  # a quoted piece of reasoning: 20 characters, looked for from every 4th one
+_PIECE, _STRIDE = 40, 8  # a quoted excerpt of reasoning: 40 characters, looked for from every 8th one
 
 
 def _pieces(text: str) -> list[str]:
     """Returns the ``_PIECE``-character pieces of ``text`` that start every ``_STRIDE`` characters,
-    and its last piece (``text`` itself when shorter): a copy of any ``_PIECE + _STRIDE - 1``
-    consecutive characters of it holds one of them whole."""
-    if len(text) <= _PIECE:
-        return [text]
+    and its last one (none when it is shorter): a copy of any ``_PIECE + _STRIDE - 1`` consecutive
+    characters of it holds one of them whole."""
+    if len(text) < _PIECE:
+        return []
     return [*(text[i:i + _PIECE] for i in range(0, len(text) - _PIECE + 1, _STRIDE)), text[-_PIECE:]]
 
 
@@ -811,20 +811,25 @@ def _visible_blob(history: Any) -> str:
 
 
 def _quoted(texts: Iterable[str], strings: Iterable[str], before: str) -> set[str]:
-    """Returns those of ``texts`` of which ``strings`` hold a piece (``_pieces``: the text whole, or
-    an excerpt of it), raw or escaped (``forms_of``), that ``before`` (the text the history showed
-    already) does not hold: a piece the visible history holds proves nothing."""
+    """Returns those of ``texts`` that ``strings`` hold whole, raw or escaped (``forms_of``), or of
+    which they hold an excerpt (a piece of ``_pieces``, as written), that ``before`` (the text the
+    history showed already) does not hold: what the visible history holds proves nothing. The
+    output is read once, window by window (its length, not the number of pieces, sets the cost)."""
     blob = "\x00".join(strings)
     if not blob:
         return set()
-    found = set()
+    texts = list(texts)
+    found = {t for t in texts if any(form in blob and form not in before for form in forms_of(t))}
+    pieces: dict[str, str] = {}
     for text in texts:
-        plain = len(set(forms_of(text))) == 1  # (no character a writer escapes: each piece has one form)
-        for piece in _pieces(text):
-            forms = (piece,) if plain else forms_of(piece)
-            if any(form in blob for form in forms) and not any(form in before for form in forms):
-                found.add(text)
-                break
+        if text not in found:
+            for piece in _pieces(text):
+                pieces.setdefault(piece, text)
+    if pieces and len(blob) >= _PIECE:
+        for i in range(len(blob) - _PIECE + 1):
+            quoted = pieces.get(blob[i:i + _PIECE])
+            if quoted is not None and quoted not in found and blob[i:i + _PIECE] not in before:
+                found.add(quoted)
     return found
 
 
