@@ -176,6 +176,21 @@ def test_turns_cut_after_the_compaction_block_that_stood_before_the_thinking_at_
     assert "thinking.prefix-unchanged" in problems(pinned_window, history)
 
 
+def test_a_compaction_block_the_client_rewrote_restarts_nothing() -> None:
+    summary = {"role": "assistant", "content": [{"type": "compaction", "content": "summary", "encrypted_content": "x"}]}
+    history = [user("Start."), summary, user("Settled request."), answer("SIG_A", "Settled answer."),
+               user("Fix the test."), *step("SIG_B", 1), *step("SIG_C", 2), *step("SIG_D", 3)]
+
+    def reworded_window(h: list[Message]) -> list[Message]:  # the block's text changed at each slide
+        at = next((i for i, m in enumerate(h) if m is summary), None)
+        if at is None or len(h) <= at + 7:
+            return list(h)
+        block = {**summary["content"][0], "content": f"summary ({len(h) - 7} turns dropped)"}
+        return [{"role": "assistant", "content": [block]}, *h[-6:]]
+    # only a compaction block the API wrote (one of the script's) starts the provider's comparison anew
+    assert "thinking.prefix-unchanged" in problems(reworded_window, history)
+
+
 def _scenario(history: list[Message], refusal_allowed: bool) -> Scenario:
     return Scenario("loop.refuses-last", "test", "loop", history, Truth(LIVE),
                     expect=Expectations(refusal_allowed=refusal_allowed))

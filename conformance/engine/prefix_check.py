@@ -147,9 +147,9 @@ class _Walks:
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Sequence[Any], list[Item], dict[tuple[int, int], tuple[int, int]]]] = {}
 
-    def before(self, messages: Sequence[Any], i: int, j: int) -> list[Item]:
+    def before(self, messages: Sequence[Any], i: int, j: int, whole: bool = False) -> list[Item]:
         """Returns the items that precede block ``j`` of ``messages[i]``, from the newest compaction
-        block before it on (none when there is no such block)."""
+        block before it on (all of them when there is no such block, or ``whole``)."""
         hit = self._seen.get(id(messages))
         if hit is None or hit[0] is not messages:
             items: list[Item] = []
@@ -159,7 +159,7 @@ class _Walks:
                 spans[(mi, mj)] = (walk.restart, len(walk.items))
             hit = self._seen[id(messages)] = (messages, items, spans)  # held: its id is not reused meanwhile
         restart, count = hit[2].get((i, j), (0, 0))
-        return hit[1][restart:count]
+        return hit[1][0 if whole else restart:count]
 
     def compaction(self, messages: Sequence[Any], i: int, j: int) -> str | None:
         """Returns the normal form of the newest compaction block before block ``j`` of
@@ -308,9 +308,10 @@ def prefix_problems(history: Sequence[Any], played: Play) -> list[Problem]:
     born = _given_births(history, turns[0] if turns else None, seen)
     problems: list[Problem] = []
     walks = _Walks()
+    written = _written(history)
     for step in played.steps:  # in order: a block is judged against the births of earlier calls
         scan = _Scan(seen)
-        problems.extend(_step_problems(step, played.mode, born, scan, walks))
+        problems.extend(_step_problems(step, played.mode, born, scan, walks, written))
         if step.answer is not None:  # the answer's thinking is born after all the request holds
             answer = history[step.answer]
             source = (*step.request, answer)  # (one tuple for all the answer's blocks: walked once)
@@ -324,31 +325,48 @@ def _label(step: Step, mode: str) -> str:
     return f"call {step.number} ({mode}, {where})"
 
 
-def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int, walks: _Walks) -> bool:
+def _matches(scan: _Scan, birth: Birth, request: Sequence[Any], i: int, j: int, walks: _Walks,
+             written: frozenset[str]) -> bool:
     """Returns whether a block's prefix now is its prefix at birth: equal, or after a compaction
     block written since (a newer one than stood before the block at birth), equal to the tail of what
     preceded it then (the kept turns of an API-written summary). Behind the very compaction block that
     stood before it at birth, what follows that block is compared whole: turns cut from there are a
-    client's edit."""
+    client's edit. A compaction block the API did not write (none of the script's, ``written``: one
+    the client made or changed) restarts nothing: the whole prefix is compared."""
     span_hash, span_len = scan.span()
     if scan.restart[1] == 0 and not scan.restart[2]:
         return span_len == birth.length and span_hash == birth.hash
+    head = walks.compaction(request, i, j)
+    if head not in written:
+        now = [item.text for item in walks.before(request, i, j, whole=True)]
+        return now == [item.text for item in walks.before(birth.source, len(birth.source) - 1, birth.block, whole=True)]
     now = [item.text for item in walks.before(request, i, j)]  # rare: compared item by item
     then = [item.text for item in birth.prefix(walks)]
-    if walks.compaction(request, i, j) == walks.compaction(birth.source, len(birth.source) - 1, birth.block):
+    if head == walks.compaction(birth.source, len(birth.source) - 1, birth.block):
         return now == then
     return _is_suffix(now, then)
 
 
+def _written(history: Sequence[Any]) -> frozenset[str]:
+    """Returns the normal form of every compaction block of the script: the ones the API wrote."""
+    return frozenset(_normal(block) for message in history for block in content_blocks(message)
+                     if block_kind(block) == "compaction")
+
+
 def _changed(label: str, where: str, birth: Birth, request: Sequence[Any], i: int, j: int, restarted: bool,
-             walks: _Walks) -> Callable[[], str]:
+             walks: _Walks, written: frozenset[str]) -> Callable[[], str]:
     """Returns what writes a ``thinking.prefix-unchanged`` failure: the block, its birth, and the
-    first change of what precedes it (``restarted``: a compaction block stands before it)."""
+    first change of what precedes it (``restarted``: a compaction block stands before it; one the API
+    did not write, ``written``, is compared with all that precedes it)."""
 
     def write() -> str:
-        items, then = walks.before(request, i, j), birth.prefix(walks)
-        if restarted and walks.compaction(request, i, j) != walks.compaction(birth.source, len(birth.source) - 1,
-                                                                            birth.block):
+        head = walks.compaction(request, i, j)
+        if restarted and head not in written:
+            items = walks.before(request, i, j, whole=True)
+            then = walks.before(birth.source, len(birth.source) - 1, birth.block, whole=True)
+        else:
+            items, then = walks.before(request, i, j), birth.prefix(walks)
+        if restarted and head in written and head != walks.compaction(birth.source, len(birth.source) - 1, birth.block):
             then = then[len(then) - len(items):]
         return (f"{label} replays {where}, produced at call {birth.step} as messages[{birth.answer}]"
                 f".content[{birth.block}]; what precedes it changed since then: "
@@ -358,7 +376,7 @@ def _changed(label: str, where: str, birth: Birth, request: Sequence[Any], i: in
 
 
 def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan: _Scan, walks: _Walks,
-                   ) -> list[Problem]:
+                   written: frozenset[str]) -> list[Problem]:
     out: list[Problem] = []
     label = _label(step, mode)
     for i, j, key, block, text in scan.thinking(step.request):
@@ -377,10 +395,11 @@ def _step_problems(step: Step, mode: str, born: Mapping[str, list[Birth]], scan:
                                f"{label} sends {where} changed from what the model produced at call {first.step} "
                                f"(messages[{first.answer}].content[{first.block}]); {WHAT_THE_PROVIDER_DOES}"))
             continue
-        prefix_ok = [b for b in intact if _matches(scan, b, step.request, i, j, walks)]
+        prefix_ok = [b for b in intact if _matches(scan, b, step.request, i, j, walks, written)]
         if not prefix_ok:
             out.append(Problem("thinking.prefix-unchanged",
-                               _changed(label, where, intact[-1], step.request, i, j, scan.restart != (0, 0, 0), walks)))
+                               _changed(label, where, intact[-1], step.request, i, j, scan.restart != (0, 0, 0), walks,
+                                        written)))
             continue
         chain = scan.chain[scan.restart[2]:]
         if not any(_is_suffix(chain, b.chain) for b in prefix_ok):
