@@ -253,10 +253,18 @@ def audit_file(path: Path) -> list[Finding]:
     return findings
 
 
+def _event_stream(text: str) -> bool:
+    """Returns whether a file's text is a server-sent event stream: it opens on ``event:`` or
+    ``data:``, or it opens on a comment, ``id:`` or ``retry:`` line and its first data is JSON."""
+    from .recordings.dialects.sse_capture import recognises_text
+
+    return text.lstrip().startswith(("event:", "data:")) or recognises_text(text)
+
+
 def _documents(text: str) -> list[tuple[int, Any]] | None:
     """Returns the parsed document(s) of a file with their line (JSON lines: one per line), or None."""
     stripped = text.lstrip()
-    if stripped.startswith(("event:", "data:")):
+    if _event_stream(text):
         return []
     if stripped.startswith(("{", "[")):
         try:
@@ -363,7 +371,7 @@ def fix(path: Path) -> Path:
     target = path.with_name(f"{stem}.scrubbed.{suffix}" if dot else f"{name}.scrubbed")
     stripped = text.lstrip()
     documents = _documents(text)
-    if stripped.startswith(("event:", "data:")):
+    if _event_stream(text):
         out = _scrub_text(_scrub_sse(text))
     elif documents and documents[0][0]:  # JSON lines
         lines = text.splitlines()

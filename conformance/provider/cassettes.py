@@ -36,6 +36,8 @@ REQUEST_HEADERS_KEPT = frozenset({"content-type", "accept"})  # and each provide
 RESPONSE_HEADERS_KEPT = frozenset({"content-type", "x-conformance-server", "retry-after", "x-should-retry"})
 RETRYABLE = frozenset({408, 409, 429})
 MATCH_ON = ("method", "path", "body_hash")
+# A server-sent event stream: any line opening with ``data:`` (comments, ``id:`` and ``retry:`` lines may come first).
+EVENT_STREAM = re.compile(r"^data:", re.MULTILINE)
 # The SDK speaks httpx2 only; patching the other libraries costs failed imports on every cassette.
 SKIPPED_PATCHERS = tuple(name for name in vcr.patch.PATCHER_NAMES if name != "httpx2")
 
@@ -106,7 +108,7 @@ def scrub_body(body: bytes) -> bytes:
             return json.dumps(scrub_json(json.loads(text)), separators=(",", ":")).encode()
         except ValueError:
             return body
-    if stripped.startswith(("event:", "data:")):
+    if EVENT_STREAM.search(text):
         return _scrub_sse(text).encode()
     return body
 

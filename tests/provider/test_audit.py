@@ -200,3 +200,18 @@ def test_fix_never_writes_over_a_file_it_did_not_write(tmp_path: Path, capsys: p
     assert main(["audit", "--fix", str(path)]) == 1  # its own copy, written again as it was
     first = mine.read_text()
     assert main(["audit", "--fix", str(path)]) == 1 and mine.read_text() == first
+
+
+@pytest.mark.parametrize("opening", [": keep-alive\n\n", "retry: 3000\n\n", "id: 7\n"])
+def test_fix_scrubs_a_stream_opening_with_a_comment_id_or_retry_line(
+        tmp_path: Path, opening: str, capsys: pytest.CaptureFixture[str]) -> None:
+    event = {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "a private plan"}}
+    path = tmp_path / "stream.sse"
+    path.write_text(f"{opening}event: content_block_delta\ndata: {json.dumps(event)}\n\n")
+    findings, _ = audit([path])
+    assert findings and not any("cannot parse" in f.message for f in findings), [str(f) for f in findings]
+    assert main(["audit", "--fix", str(path)]) == 1
+    copy = tmp_path / "stream.scrubbed.sse"
+    assert "a private plan" not in copy.read_text() and copy.read_text().startswith(opening)
+    assert audit([copy])[0] == []
+    capsys.readouterr()

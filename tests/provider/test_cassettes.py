@@ -32,6 +32,28 @@ def test_scrub_json_and_sse_bodies() -> None:
     assert cassettes.scrub_body(b"plain text") == b"plain text"
 
 
+THINKING_EVENT = {"type": "content_block_delta", "index": 0,
+                  "delta": {"type": "thinking_delta", "thinking": "the refund needs the SSN 123-45-6789"}}
+REASONING_ITEM = {"type": "response.output_item.done", "output_index": 0,
+                  "item": {"type": "reasoning", "id": "rs_1", "summary": [],
+                           "encrypted_content": "gAAAAABo-ciphertext-of-the-reasoning"}}
+
+
+@pytest.mark.parametrize("opening", [": keep-alive\n\n", ": OPENROUTER PROCESSING\n\n", "id: 1\n", "retry: 3000\n\n"])
+@pytest.mark.parametrize(("event", "secret"), [(THINKING_EVENT, "123-45-6789"),
+                                               (REASONING_ITEM, "gAAAAABo-ciphertext")])
+def test_a_stream_opening_with_a_comment_id_or_retry_line_is_scrubbed(opening: str, event: dict, secret: str) -> None:
+    name = event["type"]
+    body = f"{opening}event: {name}\ndata: {json.dumps(event)}\n\n".encode()
+    hook = cassettes.make_response_filter("x")
+    stored = hook({"status": {"code": 200}, "headers": {"content-type": ["text/event-stream"]},
+                   "body": {"string": body}})
+    assert stored is not None
+    written = stored["body"]["string"]
+    assert secret.encode() not in written and b"[scrubbed:" in written
+    assert written.startswith(opening.encode()) and f"event: {name}".encode() in written
+
+
 def test_request_headers_are_allowlisted() -> None:
     request = Request("POST", "http://127.0.0.1:1/v1/messages", b"{}",
                       {"Authorization": "Bearer sk-ant-abc", "x-api-key": "k", "anthropic-beta": "b",

@@ -19,10 +19,11 @@ RESPONSES_TERMINAL = ("response.completed", "response.incomplete", "response.fai
 
 
 def is_event_stream(text: str) -> bool:
-    """Returns whether ``text`` reads as server-sent events (its first field line is ``event:`` or ``data:``)."""
+    """Returns whether ``text`` reads as server-sent events (its first line is a field, ``event:``,
+    ``data:``, ``id:`` or ``retry:``, or a ``:`` comment)."""
     for line in text.lstrip().splitlines():
         if line.strip():
-            return line.startswith(("event:", "data:", "id:", ":"))
+            return line.startswith(("event:", "data:", "id:", "retry:", ":"))
     return False
 
 
