@@ -25,6 +25,13 @@ _CREDENTIALS = (
     re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}"),
     re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}"),
 )
+# A URL's user name and password (``https://user:token@host``), with the ``@`` that ends them.
+URL_USERINFO = re.compile(r"(?<=://)[^/\s@'\"<>?#]+@")
+# The name of a query parameter that carries a credential: ``key``, ``api_key``, ``access_token``,
+# ``x-amz-signature``, ``sig``, ``client_secret``... (``max_tokens`` is no such name).
+CREDENTIAL_PARAMETER = r"(?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|apikey|key|token|secret|password|passwd|sig|signature|credential)"
+# A credential-named query parameter: its separator, name and ``=`` (group 1), then its value.
+CREDENTIAL_QUERY = re.compile(rf"([?&;]{CREDENTIAL_PARAMETER}=)[^&;\s'\"<>#]+", re.IGNORECASE)
 _SECRET_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+, in ')
 

@@ -91,10 +91,11 @@ def file_cassette(data: dict[str, Any], *, probe_id: str, probe_sha256: str, sdk
     ``x-conformance-server`` header, else ``default_server(base_url)``.
     """
     if stored_url:
+        recorded_base = cassettes.recorded_uri(base_url)  # as the recorder stored it
         for item in data["interactions"]:
             uri = item["request"]["uri"]
-            if uri.startswith(base_url):
-                item["request"]["uri"] = stored_url + uri[len(base_url):]
+            if uri.startswith(recorded_base):
+                item["request"]["uri"] = stored_url + uri[len(recorded_base):]
     headers = data["interactions"][-1]["response"].get("headers", {})
     server = _SAFE.sub("_", (headers.get("x-conformance-server") or [default_server(base_url)])[0])
     data["metadata"] = {"server": server, "probe": probe_id, "probe_sha256": probe_sha256, "sdk": sdk,

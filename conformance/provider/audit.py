@@ -1,8 +1,9 @@
 """``conformance audit``: fail on anything secret or any unscrubbed reasoning text in a recording.
 
 Reads every file ``analyze`` reads, in every dialect (``recordings.dialects``). Checks the raw text
-(key-shaped strings, bearer tokens, organization, project and workspace ids, thinking fields
-whose value is not a placeholder), the headers wherever a dialect keeps them (a mapping, a HAR
+(key-shaped strings, bearer tokens, organization, project and workspace ids, a user name and
+password in a URL, a credential-named query value such as ``?key=...``, thinking fields whose
+value is not a placeholder), the headers wherever a dialect keeps them (a mapping, a HAR
 list of name/value, nock's flat ``rawHeaders``): a header whose name says it carries a
 credential, a session or an account id, or whose value is id-shaped, is a finding unless its
 value is a placeholder (``<...>``, ``REDACTED``, ``scrubbed``); rate-limit headers are not. The
@@ -24,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from ..engine.tracebacks import CREDENTIAL_PARAMETER
 from ..engine.transcript import fingerprint
 from .base import all_providers
 from .cassettes import PLACEHOLDER
@@ -50,6 +52,11 @@ TEXT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("organization id", re.compile(r"org-(?<=\borg-)[A-Za-z0-9]{12,}")),
     ("project id", re.compile(r"proj_(?<=\bproj_)[A-Za-z0-9]{12,}")),
     ("workspace id", re.compile(r"wrkspc_(?<=\bwrkspc_)[A-Za-z0-9]{8,}")),
+    # a user name and password in a URL (the recorder drops them) and a credential-named query
+    # value not masked (the recorder writes REDACTED): only the ``secret`` group is replaced by ``fix``
+    ("credentials in a URL", re.compile(r"://(?P<secret>[^/\s@'\"<>?#]+)@")),
+    ("credential in a URL query", re.compile(rf"[?&;]{CREDENTIAL_PARAMETER}=(?!REDACTED\b|<|%3C)"
+                                             r"(?P<secret>[^&;\s'\"<>#]+)", re.IGNORECASE)),
     ("unscrubbed reasoning text", re.compile(r'(?:\\"|")thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?"|\\?")')),
 )
 HEADER_KEYS = frozenset({"headers", "rawheaders", "reqheaders", "request_headers", "response_headers"})
@@ -307,9 +314,18 @@ def audit(paths: Iterable[Path]) -> tuple[list[Finding], int]:
 REDACTED = "<REDACTED>"
 
 
+def _redacted(match: re.Match[str]) -> str:
+    """Returns what ``fix`` writes for one match: ``REDACTED`` in place of its ``secret`` group, or of
+    all of it when the rule has none."""
+    if "secret" not in match.re.groupindex:
+        return REDACTED
+    start, end = match.span("secret")
+    return match.group(0)[: start - match.start()] + REDACTED + match.group(0)[end - match.start():]
+
+
 def _scrub_text(text: str) -> str:
     for _, rule in TEXT_RULES[:-1]:
-        text = rule.sub(REDACTED, text)
+        text = rule.sub(_redacted, text)
     return text
 
 

@@ -4,6 +4,7 @@ Cassettes are standard vcrpy YAML (``version: 1``, ``interactions``) plus vcrpy'
 mapping, which names the ``server`` that answered and the ``probe`` id. They live at
 ``cassettes/<server>/<probe-id>.yaml``. Before anything is written, request and response headers
 are cut down to an allowlist (so keys, organization ids, request ids and cookies never land), the
+request URI loses its user name and password and its credential-named query values, the
 reasoning text every provider's JSON and SSE bodies carry becomes ``[scrubbed:<sha256[:12]>]``
 (``base.Provider.scrub``), and
 retryable answers (408, 409, 429, 5xx) are dropped.
@@ -29,12 +30,14 @@ from vcr.request import Request
 from vcr.serializers import compat
 
 from ..engine._yamlsource import load_document, read_text
+from ..engine.tracebacks import CREDENTIAL_QUERY, URL_USERINFO
 from ..errors import SpecError
 
 PLACEHOLDER = re.compile(r"^(?:\[scrubbed:[0-9a-f]{12}\])+$")  # a streamed block: its deltas' placeholders end to end
 REQUEST_HEADERS_KEPT = frozenset({"content-type", "accept"})  # and each provider's ``request_headers``
 RESPONSE_HEADERS_KEPT = frozenset({"content-type", "x-conformance-server", "retry-after", "x-should-retry"})
 RETRYABLE = frozenset({408, 409, 429})
+MASKED = "REDACTED"  # what a recorded URI holds in place of a credential-named query parameter's value
 MATCH_ON = ("method", "path", "body_hash")
 # A server-sent event stream: any line opening with ``data:`` (comments, ``id:`` and ``retry:`` lines may come first).
 EVENT_STREAM = re.compile(r"^data:", re.MULTILINE)
@@ -154,10 +157,18 @@ def request_headers_kept() -> frozenset[str]:
     return REQUEST_HEADERS_KEPT.union(*(p.request_headers for p in base.all_providers()))
 
 
+def recorded_uri(uri: str) -> str:
+    """Returns ``uri`` as a cassette stores it: without a user name and password, and with the value of
+    each credential-named query parameter (``key``, ``api_key``, ``access_token``, ``sig``...) masked,
+    its name kept. Replay matches on method, path and body, none of which this changes."""
+    return CREDENTIAL_QUERY.sub(rf"\g<1>{MASKED}", URL_USERINFO.sub("", uri))
+
+
 def before_record_request(request: Request) -> Request:
-    """Returns a copy of the request with allowlisted headers and a scrubbed body."""
+    """Returns a copy of the request with allowlisted headers, a URI without credentials
+    (``recorded_uri``) and a scrubbed body."""
     kept = {k: v for k, v in request.headers.items() if k.lower() in request_headers_kept()}
-    clean = Request(request.method, request.uri, scrub_body(_as_bytes(request.body)), kept)
+    clean = Request(request.method, recorded_uri(request.uri), scrub_body(_as_bytes(request.body)), kept)
     return clean
 
 

@@ -51,6 +51,9 @@ def test_planted_leaks_are_found(plant: str, shipped_copy: Path, capsys: pytest.
 # the rules as first written: a leading word boundary or optional backslash
 PLAIN_RULES = (r"sk-ant-[A-Za-z0-9_\-]{6,}", r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}", r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}",
                r"\borg-[A-Za-z0-9]{12,}", r"\bproj_[A-Za-z0-9]{12,}", r"\bwrkspc_[A-Za-z0-9]{8,}",
+               r"://(?P<secret>[^/\s@'\"<>?#]+)@",
+               r"(?i)[?&;](?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|apikey|key|token|secret|password|passwd|sig|signature"
+               r"|credential)=(?!REDACTED\b|<|%3C)(?P<secret>[^&;\s'\"<>#]+)",
                r'\\?"thinking\\?"\s*:\s*\\?"(?!\[scrubbed:[0-9a-f]{12}\]\\?"|\\?")')
 PIECES = st.sampled_from(["sk-", "sk-ant-", "proj-", "org-", "proj_", "wrkspc_", "Bearer ", '"thinking"', '\\"thinking\\"',
                           ": ", ":", '"', '\\"', "[scrubbed:0123456789ab]", "[scrubbed:", "a", "Z9", "_", "-", " ", "\n",
@@ -215,3 +218,38 @@ def test_fix_scrubs_a_stream_opening_with_a_comment_id_or_retry_line(
     assert "a private plan" not in copy.read_text() and copy.read_text().startswith(opening)
     assert audit([copy])[0] == []
     capsys.readouterr()
+
+
+def _cassette_at(tmp_path: Path, uri: str) -> Path:
+    path = tmp_path / "u.yaml"
+    path.write_text(dump({"version": 1, "interactions": [{
+        "request": {"method": "POST", "uri": uri, "body": "{}", "headers": {}},
+        "response": {"status": {"code": 200}, "headers": {}, "body": {"string": "{}"}}}]}))
+    return path
+
+
+@pytest.mark.parametrize(("uri", "label", "secret"), [
+    ("http://team-gw:gw_9f8e7d6c5b4a@127.0.0.1:8089/v1/messages", "credentials in a URL", "gw_9f8e7d6c5b4a"),
+    ("http://gw_live_token_77@127.0.0.1:8089/v1/messages", "credentials in a URL", "gw_live_token_77"),
+    ("https://gateway.example/v1/messages?api_key=gwk_live_4f9a8b7c", "credential in a URL query", "gwk_live_4f9a8b7c"),
+    ("https://host.example/v1beta/models/m:generateContent?alt=sse&key=AIzaSyA-0123456789abcdefghijklmnopqrstu",
+     "credential in a URL query", "AIzaSyA-0123456789abcdefghijklmnopqrstu"),
+    ("https://host.example/v1/x?X-Amz-Signature=0f1e2d3c4b5a", "credential in a URL query", "0f1e2d3c4b5a"),
+])
+def test_credentials_in_a_request_uri_are_found_and_fixed(tmp_path: Path, uri: str, label: str, secret: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = _cassette_at(tmp_path, uri)
+    findings, _ = audit([path])
+    assert any(label in f.message for f in findings), [str(f) for f in findings]
+    assert not any(secret in f.message for f in findings)
+    assert main(["audit", "--fix", str(path)]) == 1
+    copy = tmp_path / "u.scrubbed.yaml"
+    assert secret not in copy.read_text() and audit([copy])[0] == []
+    assert secret not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("uri", ["http://127.0.0.1:8089/v1/messages?beta=true&max_tokens=5",
+                                 "https://gateway.example/v1/messages?api_key=REDACTED&key=<GEMINI_KEY>",
+                                 "https://gateway.example/v1/messages"])
+def test_a_uri_without_credentials_is_no_finding(tmp_path: Path, uri: str) -> None:
+    assert audit([_cassette_at(tmp_path, uri)])[0] == []

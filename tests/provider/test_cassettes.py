@@ -127,3 +127,60 @@ def test_a_body_left_compressed_is_refused_not_stored() -> None:
         hook({"status": {"code": 200}, "headers": {"Content-Encoding": ["br"]}, "body": {"string": b"\x8b\x00"}})
     kept = hook({"status": {"code": 200}, "headers": {"content-encoding": ["identity"]}, "body": {"string": b"{}"}})
     assert kept is not None and "content-encoding" not in kept["headers"]
+
+
+@pytest.mark.parametrize(("uri", "kept", "gone"), [
+    ("https://team-gw:gw_9f8e7d6c5b4a@gateway.example/v1/messages", "https://gateway.example/v1/messages",
+     "gw_9f8e7d6c5b4a"),
+    ("https://gw_live_token_77@gateway.example/v1/messages", "https://gateway.example/v1/messages", "gw_live_token_77"),
+    ("https://gateway.example/v1/messages?beta=true&api_key=gwk_live_4f9a8b7c&max_tokens=5",
+     "https://gateway.example/v1/messages?beta=true&api_key=REDACTED&max_tokens=5", "gwk_live_4f9a8b7c"),
+    ("https://host.example/v1beta/models/m:generateContent?key=AIzaSyA-0123456789abcdefghijklmnopqrstu",
+     "https://host.example/v1beta/models/m:generateContent?key=REDACTED", "AIzaSy"),
+    ("https://host.example/v1/x?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE&X-Amz-Signature=0f1e2d;access_token=tok123",
+     "https://host.example/v1/x?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED;access_token=REDACTED",
+     "AKIAIOSFODNN7EXAMPLE"),
+])
+def test_a_recorded_uri_keeps_no_credential(uri: str, kept: str, gone: str) -> None:
+    clean = cassettes.before_record_request(Request("POST", uri, b"{}", {}))
+    assert clean.uri == kept and gone not in clean.uri
+    assert clean.path == Request("POST", uri, b"{}", {}).path  # replay matches on the path, which is unchanged
+
+
+def test_a_request_recorded_through_a_credentialed_url_is_stored_without_it_and_replays(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    import httpx2
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = b'{"answer": 42}'
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://team-gw:gw_secret_9f8e7d@127.0.0.1:{server.server_port}/v1/messages?key=gwk_live_4f9a8b7c&beta=1"
+    path = tmp_path / "cassette.yaml"
+    try:
+        with cassettes.make_vcr("all", "srv").use_cassette(str(path)), httpx2.Client() as client:
+            assert client.post(url, json={"q": 1}).json() == {"answer": 42}
+    finally:
+        server.shutdown()
+        server.server_close()
+    text = path.read_text()
+    assert "gw_secret_9f8e7d" not in text and "team-gw" not in text and "gwk_live_4f9a8b7c" not in text
+    stored = load_yaml(text)["interactions"][0]["request"]["uri"]
+    assert stored == f"http://127.0.0.1:{server.server_port}/v1/messages?key=REDACTED&beta=1"
+    with cassettes.network_blocked(), cassettes.make_vcr("none").use_cassette(str(path)) as cassette, \
+            httpx2.Client() as client:
+        assert client.post(stored, json={"q": 1}).json() == {"answer": 42}  # as replay sends it: to the stored URI
+        assert cassette.play_count == 1
