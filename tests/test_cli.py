@@ -233,6 +233,33 @@ def test_a_traceback_shows_no_reasoning_text_and_no_credential(specs: Path, tmp_
     assert "[redacted" in out
 
 
+def test_a_key_read_from_a_secrets_file_reaches_no_output(specs: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Keys of no sk-/Bearer shape, in no environment variable, in a URL's query and in request
+    headers a target prints and raises, reach neither the terminal, --json nor --report."""
+    gemini, azure, basic = "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "8f2c3b9e4d1a4f6b9c7e2d5a1b3c4d5e", "dXNlcjpodW50ZXIy"
+    (tmp_path / "secrets.json").write_text(json.dumps({"gemini": gemini, "azure": azure, "basic": basic}))
+    (tmp_path / "keyed_target.py").write_text(
+        "import json, pathlib\n"
+        "SECRETS = json.loads(pathlib.Path(__file__).with_name('secrets.json').read_text())\n"
+        "def compact(history):\n"
+        "    url = f\"https://gen.example/v1beta/models/m:generateContent?key={SECRETS['gemini']}\"\n"
+        "    headers = {'api-key': SECRETS['azure'], 'x-goog-api-key': SECRETS['gemini'],\n"
+        "               'Authorization': 'Basic ' + SECRETS['basic']}\n"
+        "    print(f'POST {url} headers={headers}')\n"
+        "    raise RuntimeError(f'400 Client Error: Bad Request for url: {url} (sent {headers})')\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out_file, report = tmp_path / "r.json", tmp_path / "report"
+    code, out, err = run(capsys, "--specs", str(specs), "--target", "keyed_target:compact", "--json", str(out_file),
+                         "--report", str(report))
+    written = [out, err, out_file.read_text(), *(p.read_text() for p in sorted(report.iterdir()))]
+    assert code == 1 and len(written) >= 5 and "[redacted credential]" in out
+    for text in written:
+        assert gemini not in text and azure not in text and basic not in text
+
+
 @pytest.mark.slow
 def test_a_gaps_file_that_excuses_every_must_gives_no_verdict(specs: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch,

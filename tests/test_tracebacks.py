@@ -79,6 +79,68 @@ def test_credentials_are_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "[redacted $MY_SERVICE_TOKEN]" in text and "plain words" in text
 
 
+GEMINI_KEY = "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+AZURE_KEY = "8f2c3b9e4d1a4f6b9c7e2d5a1b3c4d5e"
+BASIC = "dXNlcjpodW50ZXIy"  # base64 of user:hunter2
+
+
+@pytest.mark.parametrize(("text", "secret", "kept"), [
+    (f"400 Client Error: Bad Request for url: https://g.example/v1beta/m:generateContent?key={GEMINI_KEY}",
+     GEMINI_KEY, "generateContent?key="),
+    (f"headers={{'api-key': '{AZURE_KEY}', 'x-goog-api-key': '{GEMINI_KEY}', 'Authorization': 'Basic {BASIC}'}}",
+     AZURE_KEY, "'api-key': '"),
+    (f"headers={{'x-goog-api-key': 'k{AZURE_KEY}'}}", AZURE_KEY, "'x-goog-api-key': '"),
+    (f'{{"x-api-key": "{AZURE_KEY}", "accept": "application/json"}}', AZURE_KEY, '"accept": "application/json"'),
+    (f"api-key: {AZURE_KEY}\nuser-agent: x", AZURE_KEY, "user-agent: x"),
+    (f"Authorization: Basic {BASIC}", BASIC, "Authorization: "),
+    (f"sent Basic {BASIC} to the proxy", BASIC, "to the proxy"),
+    (f"Proxy-Authorization=Token {AZURE_KEY}", AZURE_KEY, "Proxy-Authorization="),
+    ("Cookie: session_id=a81f0c2e9b7d", "a81f0c2e9b7d", "Cookie: "),
+    ("x-amz-security-token: FwoGZXIvYXdzEJr1234567890", "FwoGZXIvYXdzEJr1234567890", "x-amz-security-token: "),
+    ("aws id AKIAIOSFODNN7EXAMPLE in the config", "AKIAIOSFODNN7EXAMPLE", "in the config"),
+    ("https://gw.example/v1?alt=sse&access_token=ya29.a0AfB_byC&max_tokens=5", "ya29.a0AfB_byC", "&max_tokens=5"),
+    ("https://gw.example/v1?X-Amz-Signature=0f1e2d3c4b5a69788796", "0f1e2d3c4b5a69788796", "X-Amz-Signature="),
+    ("connect to https://team-gw:gw_9f8e7d6c5b4a@gw.example/v1 failed", "gw_9f8e7d6c5b4a", "@gw.example/v1 failed"),
+    (f"OpenAI(api_key='{AZURE_KEY}')", AZURE_KEY, "OpenAI(api_key='"),
+])
+def test_credentials_of_every_shape_are_scrubbed(text: str, secret: str, kept: str) -> None:
+    """A key whose shape is not sk-/Bearer and that sits in no environment variable (read from a
+    secrets file) is scrubbed by its shape, by the header or parameter it is the value of, or as a
+    URL's user and password; the words around it stay."""
+    scrubbed = scrub_credentials(text)
+    assert secret not in scrubbed and kept in scrubbed and "[redacted credential]" in scrubbed
+    assert scrub_credentials(scrubbed) == scrubbed
+
+
+@pytest.mark.parametrize("text", [
+    "Authorization: the agent asked first. Basic settings are fine; the cookie: yes",
+    "https://example.com/search?q=compaction&max_tokens=5&sort=key",
+    "Basic dGVzdA== is not a user and password",  # base64 of 'test': no colon
+    "the api-key header is required",
+    "ssh to git.example.com:repo and keep the key: ok",
+])
+def test_prose_that_names_a_credential_is_left_as_it_is(text: str) -> None:
+    assert scrub_credentials(text) == text
+
+
+def test_no_string_of_the_shipped_scenarios_is_taken_for_a_credential() -> None:
+    """Evidence quotes the scenarios' histories: none of their strings (they hold no credential) is changed."""
+    from .conftest import shipped_specs
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for k, v in value.items() for s in (*strings(k), *strings(v))]
+        if isinstance(value, (list, tuple)):
+            return [s for v in value for s in strings(v)]
+        return []
+
+    texts = [s for scenario in shipped_specs().scenarios for s in strings(scenario.history)]
+    assert len(texts) > 1000
+    assert [t for t in texts if scrub_credentials(t) != t] == []
+
+
 def test_excerpt_trims_and_hides_reasoning() -> None:
     block = {"type": "thinking", "thinking": "a secret plan " * 40, "signature": "s"}
     text = excerpt({"role": "assistant", "content": [block, {"type": "text", "text": "x" * 500}]})

@@ -6,6 +6,7 @@ the same frames (file, line, function), whatever its message says.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import re
@@ -20,18 +21,33 @@ from . import clock
 
 MAX_FRAMES = 30
 MAX_LINE = 400
+REDACTED = "[redacted credential]"
 _CREDENTIALS = (
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{20,}"),
     re.compile(r"Bearer\s+[A-Za-z0-9._~+/\-]{8,}"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),  # a Google API key
+    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # an AWS access key id
 )
+# HTTP basic credentials: ``Basic`` and the base64 of ``user:password`` (group 1; checked by decoding).
+_BASIC = re.compile(r"\bBasic\s+([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])")
+# A header or parameter whose name says it carries a credential, and its value: ``name: value``,
+# ``name=value``, a dict's ``'name': 'value'``, JSON's ``"name": "value"``. An unquoted value is
+# one word of 8 characters or more (after an auth scheme), so prose naming a header keeps its words.
+_CREDENTIAL_FIELD = re.compile(
+    r"""(?<![\w-])(?P<q>['"]?)(?:x[-_](?:goog[-_])?)?(?:api[-_]?key|(?:proxy[-_])?authorization|cookie"""
+    r"""|x[-_]amz[-_]security[-_]token)(?P=q)\s*[:=]\s*"""
+    r"""(?:(?P<vq>['"])(?P<quoted>(?:\\.|(?!(?P=vq))[^\\\n])+)(?P=vq)"""
+    r"""|(?P<bare>(?:(?:Basic|Bearer|Digest|Token|ApiKey|Key)\s+)?[^\s,;'"(){}\[\]<>]{8,}))""",
+    re.IGNORECASE)
 # A URL's user name and password (``https://user:token@host``), with the ``@`` that ends them.
 URL_USERINFO = re.compile(r"(?<=://)[^/\s@'\"<>?#]+@")
 # The name of a query parameter that carries a credential: ``key``, ``api_key``, ``access_token``,
 # ``x-amz-signature``, ``sig``, ``client_secret``... (``max_tokens`` is no such name).
 CREDENTIAL_PARAMETER = r"(?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|apikey|key|token|secret|password|passwd|sig|signature|credential)"
-# A credential-named query parameter: its separator, name and ``=`` (group 1), then its value.
-CREDENTIAL_QUERY = re.compile(rf"([?&;]{CREDENTIAL_PARAMETER}=)[^&;\s'\"<>#]+", re.IGNORECASE)
+# A credential-named query parameter: its separator, name and ``=`` (group 1), then its value (one
+# already replaced by ``REDACTED`` is left as it is).
+CREDENTIAL_QUERY = re.compile(rf"([?&;]{CREDENTIAL_PARAMETER}=)(?!\[redacted )[^&;\s'\"<>#]+", re.IGNORECASE)
 _SECRET_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 _FRAME_LINE = re.compile(r'^\s*File "[^"]*", line \d+, in ')
 
@@ -56,16 +72,46 @@ def credential_scrubber() -> Callable[[str], str]:
         for name, value in named:
             if value in text:
                 text = text.replace(value, f"[redacted ${name}]")
-        for pattern in _CREDENTIALS:
-            text = pattern.sub("[redacted credential]", text)
-        return text
+        return _without_credentials(text)
 
     return scrub
 
 
+def _field_value_redacted(match: re.Match[str]) -> str:
+    """Returns a credential-named field of ``_CREDENTIAL_FIELD`` with its value replaced."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    start, end = match.span(group)
+    return match.group(0)[: start - match.start()] + REDACTED + match.group(0)[end - match.start():]
+
+
+def _basic_redacted(match: re.Match[str]) -> str:
+    """Returns ``Basic`` and a placeholder when the word after it is the base64 of ``user:password``,
+    else the match unchanged (``Basic settings`` is prose)."""
+    try:
+        decoded = base64.b64decode(match.group(1), validate=True)
+    except ValueError:
+        return match.group(0)
+    return f"Basic {REDACTED}" if b":" in decoded else match.group(0)
+
+
+def _without_credentials(text: str) -> str:
+    """Returns ``text`` with key- and token-shaped strings, HTTP basic credentials, the values of
+    credential-named headers and query parameters, and a URL's user name and password replaced."""
+    for pattern in _CREDENTIALS:
+        text = pattern.sub(REDACTED, text)
+    if "Basic" in text:
+        text = _BASIC.sub(_basic_redacted, text)
+    if "://" in text:
+        text = URL_USERINFO.sub(f"{REDACTED}@", text)
+    if "=" in text:
+        text = CREDENTIAL_QUERY.sub(rf"\g<1>{REDACTED}", text)
+    return _CREDENTIAL_FIELD.sub(_field_value_redacted, text)
+
+
 def scrub_credentials(text: str) -> str:
-    """Returns ``text`` with API keys, bearer tokens and the values of secret-named environment
-    variables replaced by a placeholder."""
+    """Returns ``text`` with API keys, bearer tokens and basic credentials, the values of
+    credential-named headers and URL query parameters, a URL's user name and password, and the
+    values of secret-named environment variables replaced by a placeholder."""
     return credential_scrubber()(text) if text else text
 
 
