@@ -7,7 +7,8 @@ value is not a placeholder), the headers wherever a dialect keeps them (a mappin
 list of name/value, nock's flat ``rawHeaders``): a header whose name says it carries a
 credential, a session or an account id, or whose value is id-shaped, is a finding unless its
 value is a placeholder (``<...>``, ``REDACTED``, ``scrubbed``); rate-limit headers are not. The
-decoded bodies of every interaction are scanned for thinking blocks and reasoning text, so
+decoded bodies of every interaction are scanned for thinking blocks, reasoning text and
+ciphertext (each provider's ``reasoning_leaks``), so
 bodies stored as binary, gzip, hex chunks or base64 are audited like text. A file that cannot be
 parsed is still scanned as text and reported, so nothing passes by being unreadable. ``fix``
 writes a scrubbed copy with the recorder's scrubber.

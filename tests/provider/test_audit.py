@@ -253,3 +253,14 @@ def test_credentials_in_a_request_uri_are_found_and_fixed(tmp_path: Path, uri: s
                                  "https://gateway.example/v1/messages"])
 def test_a_uri_without_credentials_is_no_finding(tmp_path: Path, uri: str) -> None:
     assert audit([_cassette_at(tmp_path, uri)])[0] == []
+
+
+def test_redacted_thinking_data_is_a_finding_until_scrubbed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
+    path = _cassette(tmp_path, json.dumps({"type": "message", "content": [{"type": "redacted_thinking", "data": data}]}))
+    findings, _ = audit([path])
+    assert any("redacted_thinking data" in f.message for f in findings), [str(f) for f in findings]
+    assert main(["audit", "--fix", str(path)]) == 1
+    copy = tmp_path / "c.scrubbed.yaml"
+    assert data not in copy.read_text() and audit([copy])[0] == []
+    capsys.readouterr()

@@ -54,6 +54,27 @@ def test_a_stream_opening_with_a_comment_id_or_retry_line_is_scrubbed(opening: s
     assert written.startswith(opening.encode()) and f"event: {name}".encode() in written
 
 
+REDACTED_DATA = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
+
+
+@pytest.mark.parametrize("body", [
+    json.dumps({"type": "message", "content": [{"type": "redacted_thinking", "data": REDACTED_DATA},
+                                               {"type": "text", "text": "Done."}]}).encode(),
+    json.dumps({"messages": [{"role": "assistant", "content": [
+        {"type": "redacted_thinking", "data": REDACTED_DATA}, {"type": "thinking", "thinking": "a", "signature": "sig1"}]
+    }]}).encode(),
+    ("event: content_block_start\ndata: " + json.dumps({"type": "content_block_start", "index": 0, "content_block": {
+        "type": "redacted_thinking", "data": REDACTED_DATA}}) + "\n\n").encode(),
+])
+def test_redacted_thinking_data_is_scrubbed(body: bytes) -> None:
+    scrubbed = cassettes.scrub_body(body)
+    assert REDACTED_DATA.encode() not in scrubbed
+    assert cassettes.placeholder(REDACTED_DATA).encode() in scrubbed
+    assert cassettes.scrub_body(scrubbed) == scrubbed
+    if b"sig1" in body:
+        assert b"sig1" in scrubbed  # signatures stay: the API checks them
+
+
 def test_request_headers_are_allowlisted() -> None:
     request = Request("POST", "http://127.0.0.1:1/v1/messages", b"{}",
                       {"Authorization": "Bearer sk-ant-abc", "x-api-key": "k", "anthropic-beta": "b",

@@ -73,3 +73,39 @@ def test_a_scrubbed_thinking_without_a_recorded_size_is_refused(probes: dict[str
     built = live.drive(probe, _server())
     with pytest.raises(live.ScriptError, match="no recorded size for thinking"):
         live.analysis_probe(probe, live.Built(_scrubbed(built.messages), built.ids), {})
+
+
+def _redacting_server() -> Any:
+    """Returns a stand-in ``create`` that answers like ``_server`` with every thinking block redacted
+    (the API's answer when its safety system encrypts the reasoning), each of its own length."""
+    thinking = _server()
+
+    def create(**kwargs: Any) -> BetaMessage:
+        reply = thinking(**kwargs)
+        content = [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3" + "Qx9" * (30 * 2 ** i)} if b.type == "thinking"
+                   else b.model_dump(mode="json", exclude_none=True) for i, b in enumerate(reply.content)]
+        return _reply(content)
+
+    return create
+
+
+def _tokens(history: list[dict[str, Any]]) -> list[int]:
+    return [sem.block_tokens(b) for m in history for b in sem.content_blocks(m)]
+
+
+def test_a_scrubbed_redacted_thinking_is_judged_at_its_recorded_size(probes: dict[str, Probe]) -> None:
+    from conformance.provider.cassettes import scrub_json
+
+    probe = probes["clear-thinking.keep-one-turn"]
+    built = live.drive(probe, _redacting_server())
+    data = [b["data"] for m in built.messages for b in sem.content_blocks(m) if b.get("type") == "redacted_thinking"]
+    assert data and all(len(d) > 80 for d in data)
+    scrubbed = scrub_json([{**m, "content": [dict(b) for b in m["content"]]} if isinstance(m["content"], list) else m
+                           for m in built.messages])
+    assert not any(d in repr(scrubbed) for d in data)  # what a cassette holds
+    as_sent = live.analysis_probe(probe, built, {})
+    replayed = live.analysis_probe(probe, live.Built(scrubbed, built.ids), built.thinking_sizes())
+    assert _tokens(replayed.history) == _tokens(as_sent.history)
+    assert replayed.documented() == as_sent.documented()
+    with pytest.raises(live.ScriptError, match="no recorded size for redacted_thinking"):
+        live.analysis_probe(probe, live.Built(scrubbed, built.ids), {})

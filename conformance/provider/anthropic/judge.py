@@ -212,7 +212,7 @@ def _without_reasoning(message: Any) -> Any:
     return {**message, "content": blocks}
 
 
-REASONING = {"thinking": "thinking", "redacted_thinking": "data"}  # block type -> the field of its text
+REASONING = sem.REASONING_TEXT  # block type -> the field of its text
 
 
 def _source(block: Mapping[str, Any], earlier: Earlier) -> tuple[int, dict[str, Any]] | None:

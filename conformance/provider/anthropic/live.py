@@ -35,14 +35,15 @@ class Built:
     ids: dict[str, str] = field(default_factory=dict)
 
     def thinking_sizes(self) -> dict[str, int]:
-        """Returns the estimated tokens of each thinking text, keyed by its scrubbed placeholder."""
+        """Returns the estimated tokens of each thinking text and redacted_thinking ``data``, keyed by
+        its scrubbed placeholder."""
         sizes = {}
         for message in self.messages:
             for block in sem.content_blocks(message):
-                if block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
-                    text = block["thinking"]
-                    if not cassettes.PLACEHOLDER.match(text):
-                        sizes[cassettes.placeholder(text)] = sem.estimate_text(text)
+                field_name = sem.REASONING_TEXT.get(str(block.get("type")))
+                text = block.get(field_name) if field_name else None
+                if isinstance(text, str) and not cassettes.PLACEHOLDER.match(text):
+                    sizes[cassettes.placeholder(text)] = sem.estimate_text(text)
         return dict(sorted(sizes.items()))
 
 
@@ -140,12 +141,12 @@ def _rename(messages: list[dict[str, Any]], ids: dict[str, str], sizes: dict[str
                 block["id"] = ids.get(block["id"], block["id"])
             elif block.get("type") == "tool_result":
                 block["tool_use_id"] = ids.get(block["tool_use_id"], block["tool_use_id"])
-            elif block.get("type") == "thinking":
-                text = block.get("thinking", "")
-                if cassettes.PLACEHOLDER.match(text):
+            elif (field_name := sem.REASONING_TEXT.get(str(block.get("type")))) is not None:
+                text = block.get(field_name, "")
+                if isinstance(text, str) and cassettes.PLACEHOLDER.match(text):
                     if text not in sizes:
-                        raise ScriptError(f"no recorded size for thinking {text}")
-                    block["thinking"] = sem.filler(sizes[text])
+                        raise ScriptError(f"no recorded size for {block['type']} {text}")
+                    block[field_name] = sem.filler(sizes[text])
     return renamed
 
 

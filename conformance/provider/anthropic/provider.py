@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .probes import Probe
 
 THINKING_TYPES = ("thinking", "thinking_delta")
+REDACTED_TYPE = "redacted_thinking"  # its ``data`` is the reasoning, encrypted
 
 
 class AnthropicProvider(OwnModules):
@@ -32,7 +33,7 @@ class AnthropicProvider(OwnModules):
     base_url_variable = "ANTHROPIC_BASE_URL"
     implicit = True  # probe files and results that name no provider are Anthropic's (the first one shipped)
     request_headers: frozenset[str] = frozenset({"anthropic-beta", "anthropic-version"})
-    scrub_markers = (b'"thinking',)
+    scrub_markers = (b'"thinking', b'"redacted_thinking"')
 
     def probe_schema(self) -> dict[str, Any]:
         """Returns the shipped probe schema (shared with the other shipped provider)."""
@@ -125,19 +126,26 @@ class AnthropicProvider(OwnModules):
         return JUDGE
 
     def scrub(self, value: dict[str, Any]) -> None:
-        """Replaces the text of a thinking block or thinking delta with its placeholder."""
-        if value.get("type") in THINKING_TYPES and isinstance(value.get("thinking"), str):
-            from ..cassettes import placeholder
+        """Replaces the text of a thinking block or thinking delta, and the encrypted ``data`` of a
+        redacted_thinking block, with its placeholder (signatures stay: the API checks them)."""
+        from ..cassettes import placeholder
 
+        if value.get("type") in THINKING_TYPES and isinstance(value.get("thinking"), str):
             value["thinking"] = placeholder(value["thinking"])
+        elif value.get("type") == REDACTED_TYPE and isinstance(value.get("data"), str):
+            value["data"] = placeholder(value["data"])
 
     def reasoning_leaks(self, value: dict[str, Any], where: str) -> list[str]:
-        """Returns a leak for a thinking block or delta whose text is not a placeholder."""
+        """Returns a leak for a thinking block or delta whose text, or a redacted_thinking block
+        whose ``data``, is not a placeholder."""
         from ..cassettes import PLACEHOLDER
 
         text = value.get("thinking")
         if value.get("type") in THINKING_TYPES and isinstance(text, str) and text and not PLACEHOLDER.match(text):
             return [f"unscrubbed reasoning text at {where}"]
+        data = value.get("data")
+        if value.get("type") == REDACTED_TYPE and isinstance(data, str) and data and not PLACEHOLDER.match(data):
+            return [f"unscrubbed redacted_thinking data at {where}"]
         return []
 
 

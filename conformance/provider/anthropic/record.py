@@ -4,7 +4,7 @@ Each probe is sent through the anthropic SDK with ``max_retries=0`` under vcrpy,
 file: a probe with ``script`` first builds its history live (``live.drive``), then ``count_tokens``
 when the probe asks for it, then ``beta.messages.create``. The finished cassette gets
 ``metadata: {server, probe, probe_sha256, sdk}`` (plus ``thinking_tokens``, the size of each
-scrubbed thinking text, for a built history) and moves to ``<out>/<server>/<probe-id>.yaml``.
+scrubbed thinking text and redacted_thinking data, for a built history) and moves to ``<out>/<server>/<probe-id>.yaml``.
 A retryable answer (429, 529, ``overloaded_error``, other 5xx) is retried a bounded number of
 times with backoff; if it persists the probe is marked ``unavailable`` and the run stops.
 """

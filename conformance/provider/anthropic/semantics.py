@@ -30,6 +30,7 @@ DEFAULT_TOOL_KEEP = 3
 DEFAULT_COMPACT_TRIGGER = 150_000
 MIN_COMPACT_TRIGGER = 50_000
 THINKING_TYPES = ("thinking", "redacted_thinking")
+REASONING_TEXT = {"thinking": "thinking", "redacted_thinking": "data"}  # block type -> the field of its reasoning
 
 VERDICTS = ("settled-only", "reached-live-task", "no-edit", "rejected", "inconsistent")
 
