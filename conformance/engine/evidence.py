@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .redaction import Redactor
 from .spec import Scenario
 from .target import Observation
 from .transcript import redact_reasoning
@@ -21,12 +22,15 @@ _REF = re.compile(r"\b(input|output)\[(\d+)\](?:\.content\[(\d+)\])?")
 _REFERENCE_DIFF = "differs from the expected reference output"
 
 
-def excerpt(value: Any, limit: int = MAX_CHARS) -> str:
-    """Returns ``value`` as one line of JSON, reasoning redacted, cut to ``limit`` characters."""
+def excerpt(value: Any, limit: int = MAX_CHARS, secrets: Sequence[str] = ()) -> str:
+    """Returns ``value`` as one line of JSON, reasoning redacted (its blocks', and ``secrets``, the
+    reasoning of a format's own items), cut to ``limit`` characters."""
     try:
         text = json.dumps(redact_reasoning(value), ensure_ascii=False, sort_keys=False, default=repr)
     except (TypeError, ValueError, RecursionError):
         text = repr(value)
+    if secrets:
+        text = Redactor(secrets).text(text)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more chars)"
 
 
@@ -89,9 +93,10 @@ def sides(scenario: Scenario, obs: Observation, first_line: str, invariant: str 
     return out
 
 
-def _items(start: int, items: Sequence[Any]) -> str:
+def _items(start: int, items: Sequence[Any], fmt: Any) -> str:
+    """Returns ``[start]: <excerpt>`` of a format's own ``items``, the reasoning they carry redacted."""
     where = f"[{start}]" if len(items) == 1 else f"[{start}:{start + len(items)}]"
-    return f"{where}: {excerpt(items[0] if len(items) == 1 else list(items))}"
+    return f"{where}: {excerpt(items[0] if len(items) == 1 else list(items), secrets=fmt.reasoning_in(items))}"
 
 
 def _in_own_format(scenario: Scenario, output: Any, i: int | None, j: int | None) -> dict[str, str]:
@@ -99,18 +104,19 @@ def _in_own_format(scenario: Scenario, output: Any, i: int | None, j: int | None
     message ``j`` as it was given and returned them, in its own items and numbering
     (``expected_native``, ``returned_native``); nothing where that would repeat the quote."""
     returned_items = getattr(output, "returned_items", None)
-    fmt = getattr(getattr(output, "fmt", None), "name", None)
-    if returned_items is None or fmt is None:
+    fmt = getattr(output, "fmt", None)
+    name = getattr(fmt, "name", None)
+    if returned_items is None or name is None:
         return {}
     out: dict[str, str] = {}
     if i is not None:
         given = output.given_items(scenario.history, i)
         if given is not None and not _same_view(given, i, scenario.history):
-            out["expected_native"] = f"as the target was given it ({fmt}): input{_items(*given)}"
+            out["expected_native"] = f"as the target was given it ({name}): input{_items(given[0], given[1], fmt)}"
     if j is not None:
         returned = returned_items(j)
         if returned is not None and not _same_view(returned, j, output):
-            out["returned_native"] = f"as the target returned it ({fmt}): output{_items(*returned)}"
+            out["returned_native"] = f"as the target returned it ({name}): output{_items(returned[0], returned[1], fmt)}"
     return out
 
 

@@ -14,7 +14,8 @@ from typing import Any
 from .results import CheckResult
 from .transcript import REASONING_FIELD, REASONING_TYPES, describe_block, fingerprint, reasoning_text
 
-__all__ = ["Redactor", "block_label", "fingerprint", "forms_of", "safe_block", "secret_of", "secrets_in"]
+__all__ = ["Redactor", "block_label", "fingerprint", "forms_of", "native_secrets", "safe_block", "secret_of",
+           "secrets_in"]
 _MIN_SECRET = 4
 # a piece of reasoning copied into other text is caught from 30 characters on: every piece that
 # long holds one of the 20-character chunks taken every 10 characters
@@ -65,6 +66,14 @@ def secrets_in(messages: Any) -> Iterable[str]:
             pending.extend(value.values())
         elif kind is list or isinstance(value, (list, tuple)):
             pending.extend(value)
+
+
+def native_secrets(output: Any) -> list[str]:
+    """Returns the reasoning text and ciphertext of the items a target returned in its own message
+    format (an output carrying its format as ``fmt`` and the items as ``native``, read by the
+    format's ``reasoning_in``): a summary the Anthropic view drops included. None for any other output."""
+    reasoning_in = getattr(getattr(output, "fmt", None), "reasoning_in", None)
+    return reasoning_in(getattr(output, "native", None)) if callable(reasoning_in) else []
 
 
 def forms_of(secret: str) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from ..errors import SpecError, UsageError
 from .evidence import sides
 from .expectations import KnownGap, apply_gaps
 from .invariants import CATALOG, CRASH_CHECK, LOOP_CHECK, OUTPUT_GUARD, Invariant, call_problem, output_unreadable
-from .redaction import Redactor, secrets_in
+from .redaction import Redactor, native_secrets, secrets_in
 from .command_report import Report
 from .results import DECLINED, CheckResult, Outcome
 from .spec import Scenario
@@ -243,8 +243,9 @@ def check_scenario(target: Target, scenario: Scenario, options: RunOptions = Run
     if not any(r.message or r.details for r in results):
         return results  # no text at all, so none to redact: skip collecting the reasoning texts
     second = obs.second
-    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output),
-                         *secrets_in(second.output if second is not None else None)])
+    second_output = second.output if second is not None else None
+    redactor = Redactor([*secrets_in(scenario.history), *secrets_in(obs.output), *secrets_in(second_output),
+                         *native_secrets(obs.output), *native_secrets(second_output)])
     scrub = credential_scrubber()
     out = []
     for r in results:

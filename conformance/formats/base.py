@@ -29,6 +29,10 @@ def _identity(value: Any) -> Any:
     return value
 
 
+def _no_reasoning(item: Any) -> list[str]:
+    return []
+
+
 @dataclass(frozen=True)
 class Seen:
     """A history as a format sees it (``Format.see``): ``why`` it cannot be expressed (None when it
@@ -52,11 +56,25 @@ class Format:
     normalise_block: Callable[[Block], Block] = _identity
     string_content_is_one_text_block: bool = False
     requires: str | None = None  # a module the format's objects come from, when it is not plain dicts
+    # the reasoning text and ciphertext one item of the format carries (its own fields, read as
+    # they are: a summary its conversion drops included); an item of another kind carries none
+    reasoning_of: Callable[[Any], list[Any]] = _no_reasoning
 
     @property
     def normalises(self) -> bool:
         """Returns whether the format collapses anything (``normalise`` is not the identity)."""
         return self.normalise_block is not _identity or self.string_content_is_one_text_block
+
+    def reasoning_in(self, items: Any) -> list[str]:
+        """Returns the reasoning text and ciphertext the format's ``items`` carry (``reasoning_of``
+        of each), in order; a malformed item carries none, and never raises."""
+        found: list[str] = []
+        for item in items if isinstance(items, (list, tuple)) else ():
+            try:
+                found += [text for text in self.reasoning_of(item) if isinstance(text, str) and text]
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue
+        return found
 
     def why_not(self, history: History) -> str | None:
         """Returns the named reason ``history`` cannot be expressed in this format, or None."""

@@ -122,5 +122,18 @@ def from_format(messages: list[Any]) -> History:
     return out
 
 
+def reasoning_of(message: Any) -> list[Any]:
+    """Returns the ``reasoningText`` text and the ``redactedContent`` of each reasoning block of a
+    Converse message (decoded when bytes)."""
+    found: list[Any] = []
+    for part in message.get("content") or [] if isinstance(message, dict) else []:
+        value = part.get("reasoningContent") if isinstance(part, dict) else None
+        if isinstance(value, dict):
+            text, data = value.get("reasoningText"), value.get("redactedContent")
+            found += [text.get("text") if isinstance(text, dict) else None,
+                      data.decode("utf-8", "replace") if isinstance(data, bytes) else data]
+    return found
+
+
 FORMAT = Format("bedrock", TITLE, "strands-agents 1.62.0", reason, to_format, from_format,
-                normalise_block=normalise_block, string_content_is_one_text_block=True)
+                normalise_block=normalise_block, string_content_is_one_text_block=True, reasoning_of=reasoning_of)

@@ -128,5 +128,13 @@ def from_format(contents: list[Any]) -> History:
     return out
 
 
+def reasoning_of(content: Any) -> list[Any]:
+    """Returns the text of each thought part of a GenAI content (a dict or the SDK's ``Content``)."""
+    if hasattr(content, "model_dump"):
+        content = content.model_dump(mode="json", by_alias=True, exclude_none=True)
+    parts = content.get("parts") or [] if isinstance(content, dict) else []
+    return [p.get("text") for p in parts if isinstance(p, dict) and p.get("thought")]
+
+
 FORMAT = Format("google-genai", TITLE, "google-genai 3.6.1", reason, to_format, from_format,
-                string_content_is_one_text_block=True)
+                string_content_is_one_text_block=True, reasoning_of=reasoning_of)

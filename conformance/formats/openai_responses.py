@@ -171,4 +171,17 @@ def from_format_indexed(items: list[Any]) -> tuple[History, list[int]]:
     return out, opened
 
 
-FORMAT = Format("openai-responses", TITLE, "openai 3.57.0", reason, to_format, from_format)
+def reasoning_of(item: Any) -> list[Any]:
+    """Returns the summary and content texts of a reasoning item, and its ``encrypted_content``
+    when it has no content (it reads as ``redacted_thinking`` data then; beside content it holds
+    the thinking block's signature); nothing for another item."""
+    if not isinstance(item, dict) or item.get("type") != "reasoning":
+        return []
+    content = item.get("content")
+    parts = [*(item.get("summary") or []), *(content or [])]
+    texts = [p.get("text") for p in parts if isinstance(p, dict)]
+    return texts if content else [*texts, item.get("encrypted_content")]
+
+
+FORMAT = Format("openai-responses", TITLE, "openai 3.57.0", reason, to_format, from_format,
+                reasoning_of=reasoning_of)

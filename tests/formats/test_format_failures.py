@@ -91,6 +91,36 @@ def test_the_own_format_quote_shows_no_reasoning_text(tmp_path: Path, capsys: py
     assert SECRET not in out and "private line" not in out
 
 
+SUMMARY = "Summary: look at replica lag against the paging threshold, then answer"
+
+
+def summarize_reasoning(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A Responses compactor that swaps each reasoning item's raw content for a summary of it (as
+    OpenAI's own reasoning items carry one), keeping its ciphertext."""
+    out = []
+    for item in items:
+        if item.get("type") == "reasoning" and item.get("content"):
+            item = {k: v for k, v in item.items() if k != "content"}
+            item["summary"] = [{"type": "summary_text", "text": SUMMARY}]
+        out.append(item)
+    return out
+
+
+def test_a_reasoning_summary_the_target_returns_is_not_quoted(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The summary is reasoning text the Anthropic view drops (the item reads as redacted_thinking):
+    its own-format quote shows it as hash and length, in the terminal and the --json records."""
+    spec = tmp_path / "thought.yaml"
+    spec.write_text(THINKING, encoding="utf-8")
+    records = tmp_path / "out.json"
+    out = _run(capsys, "--specs", str(spec), "--format", "openai-responses", "--json", str(records),
+               "--target", "tests.formats.test_format_failures:summarize_reasoning")
+    assert "as the target returned it (openai-responses): output[" in out and '"summary_text"' in out, out
+    for text in (out, records.read_text()):
+        assert SUMMARY not in text and "replica lag" not in text and "paging threshold" not in text
+        assert SECRET not in text
+
+
 def test_explain_quotes_the_target_items_too(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "parallel-tools.window-edge-inside-settled-batch", "--specs", str(PARALLEL),
                  "--format", "openai-chat", "--target", "tests.formats.test_format_failures:drop_tool_messages"]) == 1

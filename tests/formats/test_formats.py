@@ -386,3 +386,37 @@ def test_what_a_target_returns_after_changing_its_input_in_place_is_read_as_retu
     history = copy.deepcopy(scenario.history)
     output = wrap(from_callable(clear_in_place_return_before, "clear"), get("openai-chat")).func(history)
     assert output == scenario.history and history != scenario.history
+
+
+@pytest.mark.parametrize(("name", "items", "reasoning"), [
+    ("openai-responses", [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "a summary of it"}],
+         "encrypted_content": "gAAAA-ciphertext"},
+        {"type": "reasoning", "id": "rs_2", "summary": [],
+         "content": [{"type": "reasoning_text", "text": "the raw thought"}], "encrypted_content": "sig-2"},
+        {"type": "function_call", "call_id": "c", "name": "ls", "arguments": "{}"}],
+     ["a summary of it", "gAAAA-ciphertext", "the raw thought"]),
+    ("bedrock", [
+        {"role": "user", "content": [{"text": "hi"}]},
+        {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "the raw thought",
+                                                                                     "signature": "sig"}}},
+                                          {"reasoningContent": {"redactedContent": b"opaque-bytes"}},
+                                          {"text": "answer"}]}],
+     ["the raw thought", "opaque-bytes"]),
+    ("google-genai", [
+        {"role": "user", "parts": [{"text": "hi"}]},
+        {"role": "model", "parts": [{"text": "the raw thought", "thought": True}, {"text": "answer"}]}],
+     ["the raw thought"]),
+    ("openai-chat", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "answer"}], []),
+])
+def test_each_format_names_the_reasoning_its_own_items_carry(name: str, items: list[Any], reasoning: list[str]) -> None:
+    assert get(name).reasoning_in(items) == reasoning
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_reading_the_reasoning_of_malformed_items_never_raises(name: str) -> None:
+    garbage: list[Any] = [None, 3, "text", {"type": "reasoning", "summary": "not a list", "content": 5},
+                          {"role": "assistant", "content": [{"reasoningContent": 7}]}, {"parts": "x"}]
+    assert all(isinstance(text, str) for text in get(name).reasoning_in(garbage))
+    assert get(name).reasoning_in("not a list") == []
