@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .base import pieces, sse
+
 
 def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None, streamed: bool = False) -> None:
     """Calls ``messages.create`` once per assistant message of ``history`` through a client whose
@@ -70,21 +72,15 @@ def span_attributes(exporter: Any) -> list[dict[str, Any]]:
     return [dict(span.attributes or {}) for span in exporter.get_finished_spans()]
 
 
-PIECE = 13  # characters of one synthesized delta: shorter than a canary fragment
-
-
 def stream_events(message: dict[str, Any], index: int = 0) -> list[dict[str, Any]]:
     """Returns the Messages API stream events an assistant ``message`` arrives as (thinking,
-    signature, text and tool input as deltas of ``PIECE`` characters; redacted thinking whole)."""
+    signature, text and tool input as deltas of ``base.PIECE`` characters; redacted thinking whole)."""
     content = message["content"] if isinstance(message["content"], list) else [
         {"type": "text", "text": message["content"]}]
     uses_tools = any(b.get("type") == "tool_use" for b in content)
     out: list[dict[str, Any]] = [{"type": "message_start", "message": {
         "id": f"msg_{index}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "content": [],
         "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}}]
-
-    def pieces(text: str) -> list[str]:
-        return [text[i:i + PIECE] for i in range(0, len(text), PIECE)]
 
     for j, block in enumerate(content):
         kind = block.get("type")
@@ -111,13 +107,6 @@ def stream_events(message: dict[str, Any], index: int = 0) -> list[dict[str, Any
                                                  "stop_sequence": None}, "usage": {"output_tokens": 10}},
             {"type": "message_stop"}]
     return out
-
-
-def sse(events: list[dict[str, Any]]) -> bytes:
-    """Returns ``events`` as the Messages API's server-sent events."""
-    import json
-
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
 def streaming_client(replies: list[list[dict[str, Any]]]) -> Any:

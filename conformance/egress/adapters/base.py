@@ -32,3 +32,19 @@ def tool_result_text(block: Mapping[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+PIECE = 13  # characters of one synthesized stream delta: shorter than a canary fragment
+
+
+def pieces(text: str) -> list[str]:
+    """Returns ``text`` cut into the ``PIECE``-character deltas a synthesized stream sends it as."""
+    return [text[i:i + PIECE] for i in range(0, len(text), PIECE)]
+
+
+def sse(events: list[dict[str, Any]]) -> bytes:
+    """Returns ``events`` as server-sent events, each named by its ``type`` (as the Messages and
+    Responses APIs send them)."""
+    import json
+
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()

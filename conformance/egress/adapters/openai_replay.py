@@ -9,8 +9,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from .base import pieces, sse
+
 _MODEL_ITEMS = ("reasoning", "function_call")
-PIECE = 13  # characters of one synthesized delta: shorter than a canary fragment
 
 
 def from_model(item: dict[str, Any]) -> bool:
@@ -46,10 +47,6 @@ def response(n: int, output: list[dict[str, Any]], status: str = "completed") ->
                       "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 5}}}
 
 
-def _pieces(text: str) -> list[str]:
-    return [text[i:i + PIECE] for i in range(0, len(text), PIECE)]
-
-
 def turn_events(n: int, output: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Returns the Responses stream events one model turn with ``output`` items arrives as."""
     events: list[dict[str, Any]] = [{"type": "response.created", "response": response(n, [], "in_progress")}]
@@ -68,19 +65,19 @@ def turn_events(n: int, output: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 events.append({"type": "response.reasoning_summary_part.added", **where, "summary_index": s,
                                "part": {"type": "summary_text", "text": ""}})
                 events += [{"type": "response.reasoning_summary_text.delta", **where, "summary_index": s, "delta": p}
-                           for p in _pieces(part["text"])]
+                           for p in pieces(part["text"])]
             for c, part in enumerate(item.get("content") or []):
                 events += [{"type": "response.reasoning_text.delta", **where, "content_index": c, "delta": p}
-                           for p in _pieces(part["text"])]
+                           for p in pieces(part["text"])]
         elif kind == "message":
             for c, part in enumerate(item.get("content") or []):
                 events.append({"type": "response.content_part.added", **where, "content_index": c,
                                "part": {"type": "output_text", "text": "", "annotations": []}})
                 events += [{"type": "response.output_text.delta", **where, "content_index": c, "delta": p,
-                            "logprobs": []} for p in _pieces(part.get("text", ""))]
+                            "logprobs": []} for p in pieces(part.get("text", ""))]
         elif kind == "function_call":
             events += [{"type": "response.function_call_arguments.delta", **where, "delta": p}
-                       for p in _pieces(item.get("arguments", ""))]
+                       for p in pieces(item.get("arguments", ""))]
         events.append({"type": "response.output_item.done", "output_index": k, "item": item})
         full.append(item)
     events.append({"type": "response.completed", "response": response(n, full)})
@@ -108,13 +105,6 @@ def answer(reply: Any) -> Any:
     if isinstance(reply, list):
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(reply))
     return httpx2.Response(200, json=reply)
-
-
-def sse(events: list[dict[str, Any]]) -> bytes:
-    """Returns ``events`` as the Responses API's server-sent events."""
-    import json
-
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
 def replay(items: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None, make: Any = None,
