@@ -42,3 +42,16 @@ def folders(tmp: Path, probe: str = "json-probe",
         response["headers"]["content-type"] = ["application/json"]
         save(path, data)
     return BASELINE, current
+
+
+def edit_answer(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Rewrites the recording at ``path`` with its last answer gone through ``edit``."""
+    from conformance.provider import cassettes
+
+    data = load_yaml(path.read_text(encoding="utf-8"))
+    response = data["interactions"][-1]["response"]
+    body = json.loads(response["body"]["string"])
+    edit(body)
+    response["body"]["string"] = json.dumps(body, separators=(",", ":"))
+    response["headers"].pop("content-length", None)
+    path.write_text(cassettes.dump(data), encoding="utf-8")

@@ -7,7 +7,6 @@ ids stay noise.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from conformance.provider import cassettes
 from conformance.provider.anthropic import semantics as sem
 from conformance.provider.probes import load_probes
 from .._yaml import load_yaml
+from .builders import edit_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "cassettes" / "emulator"
@@ -41,19 +41,8 @@ def _edited(tmp_path: Path, probe: str, edit: Callable[[dict[str, Any]], None]) 
     """Returns a copy of the shipped recordings whose ``probe`` create answer went through ``edit``."""
     current = tmp_path / "current" / "emulator"
     shutil.copytree(SHIPPED, current)
-    _edit_answer(current / f"{probe}.yaml", edit)
+    edit_answer(current / f"{probe}.yaml", edit)
     return current
-
-
-def _edit_answer(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
-    """Rewrites the recording at ``path`` with its create answer gone through ``edit``."""
-    data = load_yaml(path.read_text(encoding="utf-8"))
-    response = data["interactions"][-1]["response"]
-    body = json.loads(response["body"]["string"])
-    edit(body)
-    response["body"]["string"] = json.dumps(body, separators=(",", ":"))
-    response["headers"].pop("content-length", None)
-    path.write_text(cassettes.dump(data), encoding="utf-8")
 
 
 def _breaking(drift: dict[str, Any]) -> dict[str, set[str]]:
@@ -241,7 +230,7 @@ def test_a_recording_changed_in_place_is_judged_again(tmp_path: Path, probes: di
         [edit] = body["context_management"]["applied_edits"]
         edit.update(cleared_tool_uses=5, cleared_input_tokens=tokens)
 
-    _edit_answer(current / f"{probe}.yaml", clear_five)
+    edit_answer(current / f"{probe}.yaml", clear_five)
     assert _breaking(compare_dirs(SHIPPED, current))["prediction_contradicted"] == {probe}
 
 
@@ -274,7 +263,7 @@ def test_drift_judges_a_users_own_probes_under_the_specs_given(tmp_path: Path, p
         [edit] = body["context_management"]["applied_edits"]
         edit.update(cleared_tool_uses=5, cleared_input_tokens=tokens)
 
-    _edit_answer(current / f"{own}.yaml", clear_five)
+    edit_answer(current / f"{own}.yaml", clear_five)
     assert main(["verify", str(current), "--specs", str(spec)]) == 1  # the recording contradicts its prediction
     capsys.readouterr()
     assert main(["drift", "--baseline", str(baseline), "--current", str(current), "--specs", str(spec)]) == 1

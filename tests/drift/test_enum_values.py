@@ -4,7 +4,6 @@ against themselves show no drift."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -13,10 +12,8 @@ from typing import Any
 import pytest
 
 from conformance.drift.compare import compare_dirs
-from conformance.provider import cassettes
 
-from .._yaml import load_yaml
-from .builders import folders
+from .builders import edit_answer, folders
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
 Edit = Callable[[dict[str, Any]], None]
@@ -26,14 +23,7 @@ def _copy_with_last_answer_edited(tmp_path: Path, server: str, probe: str, edit:
     """Returns a copy of the shipped ``server`` recordings whose ``probe`` last answer went through ``edit``."""
     current = tmp_path / "current" / server
     shutil.copytree(CASSETTES / server, current)
-    path = current / f"{probe}.yaml"
-    data = load_yaml(path.read_text(encoding="utf-8"))
-    response = data["interactions"][-1]["response"]
-    body = json.loads(response["body"]["string"])
-    edit(body)
-    response["body"]["string"] = json.dumps(body, separators=(",", ":"))
-    response["headers"].pop("content-length", None)
-    path.write_text(cassettes.dump(data), encoding="utf-8")
+    edit_answer(current / f"{probe}.yaml", edit)
     return current
 
 
