@@ -47,8 +47,9 @@ def mask(value: Any, key: str = "", in_usage: bool = False, in_reasoning: bool =
     """Returns a copy of ``value`` with volatile values replaced by stand-ins of the same type.
 
     Every string of a reasoning block, item or event (``_is_reasoning``) except its ``type`` and
-    ``signature`` (a field added later included) and every ``thinking`` string reads as the
-    reasoning stand-in.
+    ``signature`` (a field added later included), and every ``thinking`` string, reads as the
+    reasoning stand-in; a ``type`` or ``status`` inside it stays (a part's kind, the item's state
+    are no reasoning, and their change is drift).
     """
     if isinstance(value, Mapping):
         block = _is_reasoning(value)
@@ -59,7 +60,7 @@ def mask(value: Any, key: str = "", in_usage: bool = False, in_reasoning: bool =
     if isinstance(value, str):
         if SCRUBBED.match(value):
             return STAND_IN["scrubbed"]
-        if in_reasoning or key == "thinking":
+        if (in_reasoning and key not in ("type", "status")) or key == "thinking":
             return STAND_IN["reasoning"]
         if key in ID_KEYS:
             return STAND_IN["id"]

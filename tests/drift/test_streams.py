@@ -125,3 +125,13 @@ def test_no_reasoning_text_of_a_streamed_response_reaches_the_changes(tmp_path: 
                                                          "delta": "PLAN-GAMMA"})]
     kept = normalise.mask(normalise.body(_stream(events), "text/event-stream"))
     assert kept["object"] == "event-stream" and "PLAN-" not in json.dumps(kept)
+
+
+def test_a_reasoning_items_kind_and_state_stay_while_its_text_is_masked() -> None:
+    from conformance.drift.normalise import STAND_IN, mask
+
+    item = {"type": "reasoning", "id": "rs_1", "status": "incomplete", "encrypted_content": "gAAAAB-secret",
+            "summary": [{"type": "summary_text", "text": "the model's own summary of its reasoning"}]}
+    masked = mask(item)
+    assert masked["status"] == "incomplete" and masked["summary"][0]["type"] == "summary_text"
+    assert masked["summary"][0]["text"] == STAND_IN["reasoning"] and masked["encrypted_content"] == STAND_IN["reasoning"]
