@@ -315,6 +315,17 @@ def test_a_note_of_the_tool_calls_made_in_its_own_words_is_no_transcribed_reason
         assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] in (["pass"], []), scenario.id
 
 
+def test_a_summarizer_of_a_call_given_up_at_its_limit_credits_no_later_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.engine.target import RecordingSummarizer
+
+    later, kept, left_running = RecordingSummarizer(), RecordingSummarizer(), RecordingSummarizer()
+    left_running.abandoned = True  # (call_guarded marks the stand-in of a call that hung)
+    monkeypatch.setattr(RecordingSummarizer, "under_way", later)
+    left_running("the hung call's prompt")
+    kept("a prompt through a client made at an earlier call")
+    assert later.prompts == ["a prompt through a client made at an earlier call"]
+
+
 def test_a_summarizer_given_what_cannot_be_copied_does_not_break_the_call() -> None:
     import threading
 

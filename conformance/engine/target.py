@@ -194,6 +194,7 @@ class RecordingSummarizer:
 
     def __init__(self) -> None:
         self.prompts: list[Any] = []
+        self.abandoned = False  # its call was given up at its time limit: a thread of it may still run
 
     def __call__(self, prompt: Any, *args: Any, **kwargs: Any) -> str:
         """Returns a summary text naming the prompt's fingerprint; records the prompt, or, when the
@@ -202,7 +203,7 @@ class RecordingSummarizer:
         given = [_kept(value) for value in (prompt, *args, *kwargs.values())]
         self.prompts.append(given if args or kwargs else given[0])
         current = RecordingSummarizer.under_way
-        if current is not None and current is not self:
+        if current is not None and current is not self and not self.abandoned:
             current.prompts.append(self.prompts[-1])
         return f"[summary {transcript.fingerprint(transcript.canonical(prompt))}]"
 
@@ -245,6 +246,8 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
     timing, worker = call_within(run, time_limit, f"target:{target.name}")  # (in a worker, a grown limit reaches the parent: clock)
     elapsed = timing.wall
     if not timing.finished:
+        if summarizer is not None:  # (what a thread left running gives it is no later call's)
+            summarizer.abandoned = True
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s{_not_counted(timing)}",
                            error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
