@@ -309,10 +309,10 @@ def test_a_note_of_the_tool_calls_made_in_its_own_words_is_no_transcribed_reason
 
     named = [s for s in _scenarios() if any("read_file on " in b.get("thinking", "") for m in s.history
                                             if isinstance(m.get("content"), list) for b in m["content"])][:10]
-    assert named
-    for scenario in named:
-        results = check_scenario(from_callable(notes_calls, "notes_calls"), scenario, IN_PROCESS)
-        assert [r.outcome for r in results if r.invariant == "reasoning.not-transcribed"] in (["pass"], []), scenario.id
+    outcomes = [r.outcome for scenario in named
+                for r in check_scenario(from_callable(notes_calls, "notes_calls"), scenario, IN_PROCESS)
+                if r.invariant == "reasoning.not-transcribed"]
+    assert "pass" in outcomes and "fail" not in outcomes  # (judged at least once: a note was written)
 
 
 def test_a_summarizer_of_a_call_given_up_at_its_limit_credits_no_later_call(monkeypatch: pytest.MonkeyPatch) -> None:
