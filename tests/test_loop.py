@@ -304,3 +304,39 @@ def test_a_history_that_cannot_be_given_to_the_target_ends_the_loop() -> None:
     played = loop.play(SCRIPT[:4], "stateless", lambda messages: loop.Answer(None, "NotExpressible", not_given=True),
                        final=loop.Answer(list(SCRIPT[:4])))
     assert played.steps == () and played.stopped and not played.failed
+
+
+def _cuts_live_before_the_last(history: list[Message]) -> list[Message]:
+    """Keeps the whole history at the script's last call, and at every earlier one only its last
+    message: the task in flight of those calls loses its request and its first steps."""
+    return list(history) if len(history) == len(SCRIPT) else history[-1:]
+
+
+def test_earlier_calls_of_the_task_in_flight_are_judged_without_declared_tasks() -> None:
+    results = check_scenario(from_callable(_cuts_live_before_the_last), _scenario(SCRIPT, False),
+                             RunOptions(in_process=True))
+    by_id = {r.invariant: r for r in results}
+    assert by_id["live.untouched-suffix"].outcome == "pass"  # (the scenario's own call keeps everything)
+    found = by_id["loop.every-call"]
+    assert found.outcome == "fail" and "fails live.untouched-suffix" in found.message
+    # the calls of the settled tasks (answered by messages 1 and 3) have no declared truth: not judged
+    assert "messages[1]" not in found.message and "messages[3]" not in found.message
+    assert f"task in flight from input[{LIVE}]" in found.message
+
+
+def test_a_progress_note_mid_task_moves_the_next_calls_task_start_after_it() -> None:
+    # a text-only turn followed by more work is a progress note: the task goes on (the truth), yet the
+    # request of the call after it ends with it, a turn that settles; judged from there, nothing of it
+    # is in flight, and a window keeping only the note at that call cuts nothing live
+    note = {"role": "assistant", "content": [{"type": "text", "text": "Halfway there."}]}
+    history = [*SCRIPT[:LIVE + 3], note, *step("SIG_F", 4)]
+    seen: list[int] = []
+
+    def keeps_the_note_alone(given: list[Message]) -> list[Message]:
+        seen.append(len(given))
+        return given[-1:] if given[-1] == note else list(given)
+
+    scenario = Scenario("loop.note", "test", "loop", history, Truth(LIVE), expect=Expectations())
+    results = check_scenario(from_callable(keeps_the_note_alone), scenario, RunOptions(in_process=True))
+    assert {r.invariant: r.outcome for r in results}["loop.every-call"] == "pass"
+    assert history.index(note) + 1 in seen  # (the call after the note was made, and judged)

@@ -99,9 +99,12 @@ ENTRIES: tuple[Entry, ...] = (
           "middle, none put back.", needs_output=False, loop=True, prefix_check=True),
     Entry("loop.every-call", "MUST", "Every call of the agent loop, stateless and stateful, completes and "
           "returns a readable list of messages (at a deliberate refusal the agent sends its last request and the "
-          "messages since, and the loop goes on); where a scenario declares "
-          "where every task begins (truth.tasks), every one-call MUST invariant holds at every call too, each "
-          "call judged with the truth of its own task.", needs_output=False, loop=True, reports_loop=True),
+          "messages since, and the loop goes on); every one-call MUST invariant holds at every call too, each "
+          "call judged with the truth of its own task: where a scenario declares where every task begins "
+          "(truth.tasks), at every call; else at each call of the task in flight, from its declared start, or "
+          "later where the call's request ends with a turn that settles after it (a progress note). A call "
+          "that sends its request as it was given is not judged again.",
+          needs_output=False, loop=True, reports_loop=True),
     Entry("reasoning.not-transcribed", "MUST", "The output adds no text that holds the text of a thinking block "
           "or the data of a redacted_thinking block of the history (20 characters or more), whole or an excerpt "
           "of 47 characters or more, outside a reasoning block: the provider refuses reasoning sent back as prompt "

@@ -717,6 +717,19 @@ def thinking_chain_unbroken(scenario: Scenario, obs: Observation) -> list[str]:
     return _loop_failures(scenario, obs, "thinking.chain-unbroken")
 
 
+def _task_start(scenario: Scenario, answer: int) -> int | None:
+    """Returns where the task in flight begins in the request the loop sends for message ``answer``:
+    by ``truth.tasks`` where the scenario declares them. Else, for a call of the scenario's own task
+    in flight (answered after its declared ``live_start``), that start, or later where the request's
+    own messages end a turn that settles after it (``find_live_start``: a progress note, an answer a
+    late result follows; fewer messages judged live, never more); None for a call of an earlier
+    task, whose truth the scenario does not declare."""
+    if scenario.truth.tasks:
+        return scenario.truth.live_start_before(answer)
+    declared = scenario.truth.live_start
+    return max(declared, tx.find_live_start(scenario.history[:answer])) if answer > declared else None
+
+
 def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[loop.Step, list[Any], int]]:
     """Yields each call of the loop but the last (the scenario's own) with the history it was given
     and where the task in flight begins in it: by ``truth.tasks`` in the script; in what a stateful
@@ -727,8 +740,10 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
     for step in played.steps:
         if step.answer is None:
             return
-        task = scenario.truth.live_start_before(step.answer)
-        if played.mode == "stateless" or previous is None:
+        task = _task_start(scenario, step.answer)
+        if task is None:
+            given, start = [], -1
+        elif played.mode == "stateless" or previous is None:
             given, start = history[:step.answer], task
         else:
             given = [*previous.request, *history[previous.answer:step.answer]]
@@ -736,18 +751,18 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
             if start < 0 or not tx.same_json(given[start:], history[task:step.answer]):
                 start = -1
         previous = step
-        if start >= 0 and not step.declined:  # (a declined call's request is the agent's, not the target's)
+        if task is not None and start >= 0 and not step.declined:  # (a declined call's request is the agent's, not the target's)
             yield step, given, start
 
 
 @checks("loop.every-call")
 def every_call(scenario: Scenario, obs: Observation) -> list[str]:
     problems = [played.failed for played in obs.plays if played.failed]  # a call that stopped the loop failing
-    if not scenario.truth.tasks:
-        return problems
     checks = [inv for inv in CATALOG if inv.level == "MUST" and inv.needs_output and not inv.loop]
     for played in obs.plays:
         for step, given, start in _calls_with_truth(scenario, played):
+            if tx.same_json(step.request, given):
+                continue  # (what it was given, sent as it was: a failure would be the request's own)
             at = replace(scenario, history=given, truth=Truth(start, tasks=scenario.truth.tasks),
                          expect=Expectations(skip=scenario.expect.skip))
             seen = Observation(output=step.request)
@@ -839,6 +854,8 @@ def reasoning_not_transcribed(scenario: Scenario, obs: Observation) -> list[str]
     written = [message for message in _output(obs) if id(message) not in own]
     texts = of_history(_reasoning_texts, scenario.history) if written else frozenset()
     if not texts:
+        return []
+    if not _quoted(texts, _visible_strings(written), ""):  # (read first with nothing ruled out: mostly, nothing)
         return []
     keys = of_history(_input_keys, scenario.history)  # (a message written again as it was adds nothing)
     held = _quoted(texts, _visible_strings([m for m in written if tx.canonical(m) not in keys]),
