@@ -4,6 +4,7 @@ call leaves the other calls judged."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -340,3 +341,14 @@ def test_a_progress_note_mid_task_moves_the_next_calls_task_start_after_it() -> 
     results = check_scenario(from_callable(keeps_the_note_alone), scenario, RunOptions(in_process=True))
     assert {r.invariant: r.outcome for r in results}["loop.every-call"] == "pass"
     assert history.index(note) + 1 in seen  # (the call after the note was made, and judged)
+
+
+def test_the_earlier_calls_are_held_to_the_invariants_the_scenario_checks_and_no_other() -> None:
+    only = Scenario("loop.only", "test", "loop", SCRIPT, Truth(LIVE),
+                    expect=Expectations(invariants=("call.completes", "loop.every-call", "thinking.prefix-unchanged")))
+    results = check_scenario(from_callable(_cuts_live_before_the_last), only, RunOptions(in_process=True))
+    assert {r.invariant: r.outcome for r in results}["loop.every-call"] == "pass"
+    skipped = replace(only, expect=Expectations(skip={"live.untouched-suffix": "not this scenario's"}))
+    found = {r.invariant: r for r in check_scenario(from_callable(_cuts_live_before_the_last), skipped,
+                                                    RunOptions(in_process=True))}["loop.every-call"]
+    assert "live.untouched-suffix" not in found.message

@@ -101,7 +101,7 @@ ENTRIES: tuple[Entry, ...] = (
           "returns a readable list of messages (at a deliberate refusal the agent sends its last request and the "
           "messages since, and the loop goes on); every one-call MUST invariant holds at every call too, each "
           "call judged with the truth of its own task: where a scenario declares where every task begins "
-          "(truth.tasks), at every call; else at each call of the task in flight, from its declared start, or "
+          "(truth.tasks), at every call; on one that holds thinking, at each call of its task in flight, from its declared start, or "
           "later where the call's request ends with a turn that settles after it (a progress note). A call "
           "that sends its request as it was given is not judged again.",
           needs_output=False, loop=True, reports_loop=True),

@@ -768,8 +768,9 @@ def every_call(scenario: Scenario, obs: Observation) -> list[str]:
             seen = Observation(output=step.request)
             with shared_facts():  # (the facts of this call's request, for its checks alone)
                 for inv in checks:
-                    if inv.id in scenario.expect.skip:
-                        continue
+                    if inv.id in scenario.expect.skip or (scenario.expect.invariants is not None
+                                                          and inv.id not in scenario.expect.invariants):
+                        continue  # (what the scenario does not check at its own call, it does not check at these)
                     try:
                         found = inv.check(at, seen)
                     except Exception as exc:  # noqa: BLE001 - garbage output must not crash the run
