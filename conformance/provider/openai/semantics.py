@@ -30,19 +30,20 @@ NO_TOOL_OUTPUT = "No tool output found for function call"
 TRIGGER_NOT_LAST = "The 'compaction_trigger' item must be the final input item."
 CONTEXT_EXCEEDED = "context_length_exceeded"
 # Calls the server runs itself inside one response (no client output follows them); a
-# ``tool_search_call`` is one unless its ``execution`` is ``"client"``.
+# ``tool_search_call`` is one unless the client runs it (``search_runs_on_client``).
 HOSTED_CALLS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
                           "mcp_call", "tool_search_call"})
 # Calls the client runs or answers: the response ends at them and the client sends back the item
 # named here, with the call's id, in a later input (the SDK's ``*_call_output`` input items; an MCP
 # approval request waits for the client's approval response). A client-run ``tool_search_call``
-# (``execution: "client"``) is answered by a ``tool_search_output`` that says the same.
+# (``execution: "client"``) is answered by a ``tool_search_output`` with its ``call_id``.
 CLIENT_CALLS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output",
                 "computer_call": "computer_call_output", "local_shell_call": "local_shell_call_output",
                 "shell_call": "shell_call_output", "apply_patch_call": "apply_patch_call_output",
                 "mcp_approval_request": "mcp_approval_response", "tool_search_call": "tool_search_output"}
 CALL_OUTPUTS = frozenset(CLIENT_CALLS.values())
-_CLIENT_EXECUTED = frozenset({"tool_search_call", "tool_search_output"})  # client-run only with execution "client"
+_CLIENT_EXECUTED = frozenset({"tool_search_call", "tool_search_output"})  # client-run or hosted: search_runs_on_client
+_SEARCH_PARTNER = {"tool_search_call": "tool_search_output", "tool_search_output": "tool_search_call"}
 # Context windows and the largest output allowance the API subtracts from them ("auto" truncation).
 CONTEXT_WINDOWS = {"gpt-4o-mini": (128_000, 16_384), "gpt-4o": (128_000, 16_384),
                    "gpt-4.1": (1_047_576, 32_768), "gpt-4.1-mini": (1_047_576, 32_768),
@@ -68,11 +69,49 @@ def estimate_text(text: str) -> int:
     return sum(count * -(-n // 4) for n, count in lengths.items())
 
 
+def search_runs_on_client(item: Item) -> bool:
+    """Returns whether a ``tool_search_call`` or ``tool_search_output`` is the client's: its
+    ``execution`` says so; an item without one (a client or an SDK round-trip dropped it) is the
+    client's when it has a ``call_id``, for a search the server runs carries none (``call_id: null``).
+    ``with_execution`` gives such an item its partner's word first, where the partner says."""
+    said = item.get("execution")
+    if said is not None:
+        return said == "client"
+    call_id = item.get("call_id")
+    return isinstance(call_id, str) and call_id != ""
+
+
+def with_execution(items: Sequence[Any]) -> Sequence[Any]:
+    """Returns ``items`` with each tool search call or output that does not say who ran it (no
+    ``execution``) given the word of its partner, paired by ``call_id`` (the output of the call, the
+    call of the output); ``items`` itself when no such item has a partner that says."""
+    said: dict[tuple[str, str], Any] = {}
+    missing = False
+    for item in items:
+        if isinstance(item, Mapping) and item.get("type") in _SEARCH_PARTNER:
+            call_id = item.get("call_id")
+            if item.get("execution") is None:
+                missing = True
+            elif isinstance(call_id, str):
+                said.setdefault((item["type"], call_id), item["execution"])
+    if not missing or not said:
+        return items
+    paired: list[Any] = []
+    for item in items:
+        if isinstance(item, Mapping) and item.get("type") in _SEARCH_PARTNER and item.get("execution") is None \
+                and isinstance(item.get("call_id"), str):
+            word = said.get((_SEARCH_PARTNER[item["type"]], item["call_id"]))
+            if word is not None:
+                item = {**item, "execution": word}
+        paired.append(item)
+    return paired
+
+
 def client_side(item: Item) -> str | None:
     """Returns ``"call"`` for a call the client runs or answers (``CLIENT_CALLS``), ``"output"`` for
     the item that answers one, None for any other item (a hosted call included)."""
     kind = item.get("type")
-    if not isinstance(kind, str) or kind in _CLIENT_EXECUTED and item.get("execution") != "client":
+    if not isinstance(kind, str) or kind in _CLIENT_EXECUTED and not search_runs_on_client(item):
         return None
     if kind in CLIENT_CALLS:
         return "call"
@@ -210,7 +249,7 @@ def skeleton(items: Sequence[Item]) -> list[dict[str, Any]] | None:
         live_start(items)
     except FormatError:
         return None
-    return [_bare(n) for n in map(_normalised, items) if n is not None]
+    return [_bare(n) for n in map(_normalised, with_execution(items)) if n is not None]
 
 
 def _bare(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -230,7 +269,8 @@ def _bare(item: Mapping[str, Any]) -> dict[str, Any]:
 def live_start_converted(items: Sequence[Item]) -> int:
     """Returns what ``live_start`` returns, by converting every item (``_normalised``, then
     ``from_format``) and asking ``find_live_start``; raises ``FormatError`` as ``live_start`` does."""
-    kept = [(i, n) for i, n in ((i, _normalised(item)) for i, item in enumerate(items)) if n is not None]
+    kept = [(i, n) for i, n in ((i, _normalised(item)) for i, item in enumerate(with_execution(items)))
+            if n is not None]
     history, opened = from_format_indexed([n for _, n in kept])
     start = find_live_start(history)
     if start >= len(history):
@@ -292,6 +332,8 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
                     isinstance(p, dict) and "text" in p for p in output)):
                 return None
             side, block = "user", _TOOL_RESULT
+        elif kind in _SEARCH_PARTNER and item.get("execution") is None:
+            return None  # (a tool search that does not say who ran it: its partner may, ``with_execution``)
         elif (client := client_side(item)) is not None:  # another call the client runs, or its output
             side, block = ("assistant", _TOOL_USE) if client == "call" else ("user", _TOOL_RESULT)
         elif kind == "reasoning" or isinstance(kind, str) and kind in HOSTED_CALLS:
@@ -322,6 +364,7 @@ def _live_start_plain(items: Sequence[Item]) -> int | None:
 
 def open_calls(items: Sequence[Item]) -> list[str]:
     """Returns the id (``call_key``) of every call the client runs with no output among the items, in order."""
+    items = with_execution(items)
     answered = {call_key(i) for i in items if client_side(i) == "output"}
     return [str(call_key(i)) for i in items if client_side(i) == "call" and call_key(i) not in answered]
 

@@ -122,6 +122,47 @@ def test_hosted_calls_stay_assistant_work_that_settles_with_the_answer() -> None
     assert found.verdict == "settled-only", found.reasons
 
 
+# A client-run tool search as the SDK's input items carry it back: ``execution`` is optional on
+# both (clients and round-trips drop it); the output the client builds answers the call's
+# ``call_id``, and says ``execution: "client"`` where the client kept it. A search the server runs
+# carries ``call_id: null`` on both items.
+SEARCH_CALL, SEARCH_OUTPUT = (CLIENT_RUN["tool_search_call"][0], CLIENT_RUN["tool_search_call"][1])
+ECHOED = {
+    "the call without execution": ({k: v for k, v in SEARCH_CALL.items() if k != "execution"}, SEARCH_OUTPUT),
+    "neither with execution": ({k: v for k, v in SEARCH_CALL.items() if k != "execution"},
+                               {k: v for k, v in SEARCH_OUTPUT.items() if k != "execution"}),
+    "the output without execution": (SEARCH_CALL, {k: v for k, v in SEARCH_OUTPUT.items() if k != "execution"}),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ECHOED))
+def test_a_client_run_tool_search_echoed_without_execution_stays_the_clients(shape: str, tmp_path: Path) -> None:
+    call, output = ECHOED[shape]
+    in_flight = [*SETTLED_TASK, NEW_REQUEST, REASONING, PREAMBLE, call, output]
+    assert sem.live_start(in_flight) == 2 == sem.live_start_converted(in_flight)
+    assert sem.open_calls(in_flight[:-1]) == ["call_1"] and sem.open_calls(in_flight) == []
+    assert sem.live_start(in_flight[:-1]) == 2  # waiting on the search's output: still in flight
+    answered = [*in_flight, message("assistant", "Fixed.")]  # the final answer settles it
+    assert sem.live_start(answered) == len(answered) == sem.live_start_converted(answered)
+    bare = sem.skeleton(in_flight)  # what a compaction item made over it stands for
+    assert bare is not None and sem.live_start([*bare, message("assistant", "Fixed.")]) == len(bare) + 1
+    assert sem.live_start(bare) == 2
+    request = {"model": "gpt-5.4", "store": False, **THRESHOLD, "input": in_flight}
+    [found] = analyze_file(_log(tmp_path, [(request, _response([COMPACTION, message("assistant", "Fixed.")]))])
+                           ).judgements
+    assert (found.verdict, found.live_start) == ("reached-live-task", 2), found.evidence
+
+
+def test_a_tool_search_without_execution_takes_its_partners_word_and_a_hosted_one_stays_hosted() -> None:
+    said_by_output = (ECHOED["the call without execution"][0], {**SEARCH_OUTPUT, "execution": "server"})
+    anonymous = ({"type": "tool_search_call", "id": "ts_1", "call_id": None, "arguments": {}, "status": "completed"},
+                 {"type": "tool_search_output", "id": "tso_1", "call_id": None, "tools": [], "status": "completed"})
+    for call, output in (said_by_output, anonymous):  # the server ran it: the preamble is the answer
+        items = [*SETTLED_TASK, NEW_REQUEST, PREAMBLE, call, output]
+        assert sem.live_start(items) == len(items) == sem.live_start_converted(items)
+        assert sem.open_calls(items) == []
+
+
 CALL = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read_log", "arguments": "{}"}
 SEARCH = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}}
 COMMENTARY = message("assistant", "I'll read the log first.", phase="commentary")

@@ -48,7 +48,10 @@ ITEM = st.one_of(
         {"type": "local_shell_call_output", "id": "c1", "output": "ok"}, {"type": "mcp_approval_request", "id": "m"},
         {"type": "tool_search_call", "call_id": "c1", "execution": "client"},
         {"type": "tool_search_call", "execution": "server"}, {"type": "tool_search_output", "execution": "server"},
-        {"type": "tool_search_output", "call_id": "c1", "execution": "client"}]),
+        {"type": "tool_search_output", "call_id": "c1", "execution": "client"},
+        {"type": "tool_search_call", "call_id": "c1"}, {"type": "tool_search_output", "call_id": "c1"},  # (echoed)
+        {"type": "tool_search_output", "call_id": "c1", "execution": "server"},
+        {"type": "tool_search_call", "call_id": None}, {"type": "tool_search_output"}]),
 )
 
 
