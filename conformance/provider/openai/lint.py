@@ -3,8 +3,8 @@ compaction or ``truncation`` can reach into a task in flight, and from which tas
 
 The answers are the documented rules of ``semantics`` (the ones the probes are checked against):
 threshold compaction is documented to run as a response streams, so it can reach into a task in
-flight: with hosted tools between their steps, with function tools in a tool loop that crosses the
-threshold before its final answer (the recordings so far show it only after a final answer, and
+flight: with hosted tools between their steps, with function tools (or the other tools the client
+runs: ``client_runs``) in a tool loop that crosses the threshold before its final answer (the recordings so far show it only after a final answer, and
 none crosses the threshold inside a tool loop: the finding says so); ``truncation: "auto"`` drops
 items from the beginning, so it cuts into the task in flight once that task alone outgrows the
 model's window less its output allowance.
@@ -25,6 +25,11 @@ from .._lint import LintFinding
 from . import semantics as sem
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Tool types whose calls the client runs or answers (``semantics.CLIENT_CALLS``): a response ends at
+# such a call, as at a function call; a ``namespace`` groups function tools.
+CLIENT_RUN_TOOLS = frozenset({"function", "custom", "computer", "computer_use_preview", "local_shell", "shell",
+                              "apply_patch", "namespace"})
+_HOSTED_SHELL = ("container_auto", "container_reference")  # a shell tool's environments the server runs
 
 
 @dataclass(frozen=True)
@@ -67,10 +72,35 @@ def load_config(path: Path, validator: Any) -> dict[str, Any]:
     return data
 
 
+def client_runs(tool: dict[str, Any]) -> bool:
+    """Returns whether the client runs a tool's calls (``CLIENT_RUN_TOOLS``; a ``shell`` tool unless
+    its environment is a hosted container; a ``tool_search`` with ``execution: "client"``); False for
+    a tool the server runs inside one response (web or file search, code interpreter, MCP, ...)."""
+    kind = tool.get("type")
+    if kind == "tool_search":
+        return tool.get("execution") == "client"
+    environment = tool.get("environment")
+    if kind == "shell" and isinstance(environment, dict) and environment.get("type") in _HOSTED_SHELL:
+        return False
+    return kind in CLIENT_RUN_TOOLS
+
+
+def _tool_label(tool: dict[str, Any]) -> str:
+    """Returns how a finding names a tool: its type, and how a tool search or shell tool runs."""
+    kind = str(tool.get("type"))
+    if kind == "tool_search":
+        return f"tool_search (execution {tool.get('execution') or 'server'})"
+    if kind == "shell" and isinstance(tool.get("environment"), dict):
+        return f"shell ({tool['environment'].get('type')})"
+    return kind
+
+
 def lint(config: dict[str, Any]) -> list[Finding]:
     """Returns one finding per mechanism the configuration turns on (none for a configuration that turns none on)."""
     findings = []
-    hosted = sorted({str(t.get("type")) for t in config.get("tools") or [] if t.get("type") != "function"})
+    tools = config.get("tools") or []
+    hosted = sorted({_tool_label(t) for t in tools if not client_runs(t)})
+    client = sorted({_tool_label(t) for t in tools if client_runs(t) and t.get("type") != "function"})
     for entry in config.get("context_management") or []:
         threshold = entry.get("compact_threshold")
         label = f"compact_threshold {threshold if threshold is not None else '(server default)'}"
@@ -82,8 +112,9 @@ def lint(config: dict[str, Any]) -> list[Finding]:
                                     "on demand between tasks (compaction_trigger after a final answer)",
                                     threshold))
             continue
+        runs = f" (the client runs {', '.join(client)} as it runs function tools)" if client else ""
         findings.append(Finding("context_management compaction", label, True,
-                                "a tool loop that crosses the threshold before its final answer: the provider "
+                                f"a tool loop{runs} that crosses the threshold before its final answer: the provider "
                                 "documents that the server compacts \"as the response streams\" and \"prunes "
                                 "context before continuing inference\"; no recording shows it (those recorded "
                                 "compact after a response's own final answer, and none crosses the threshold "
