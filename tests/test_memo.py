@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.engine._memo import of_history, of_pair, shared_facts
+from conformance.engine._memo import of_history, of_object, of_pair, shared_facts
 
 
 def _counting() -> tuple[list[int], Any]:
@@ -54,3 +54,23 @@ def test_a_pair_fact_is_shared_for_the_very_same_pair_alone() -> None:
         assert of_pair(fact, second, first) == 3
     assert of_pair(fact, first, second) == 3
     assert len(seen) == 3
+
+
+def test_a_fact_of_one_object_is_kept_by_the_outermost_block_across_the_blocks_inside_it() -> None:
+    calls: list[int] = []
+
+    def fact(message: dict[str, Any]) -> int:
+        calls.append(1)
+        return len(message["content"])
+
+    message = {"role": "user", "content": "abc"}
+    assert of_object(fact, message) == 3 and of_object(fact, message) == 3 and len(calls) == 2  # (no block)
+    with shared_facts():
+        for _ in range(3):  # the agent loop's calls, each in a block of its own
+            with shared_facts():
+                assert of_object(fact, message) == 3
+        assert of_object(fact, {"role": "user", "content": "abcd"}) == 4  # another object: its own fact
+    assert len(calls) == 4
+    message["content"] = "abcdef"  # changed after the block: read again
+    with shared_facts():
+        assert of_object(fact, message) == 6

@@ -20,16 +20,38 @@ T = TypeVar("T")
 # The facts of the block being run: key -> (the objects the fact was computed of, kept so that
 # their ids are not reused within the block; the fact), or None outside a block
 _FACTS: ContextVar[dict[tuple[Any, ...], tuple[Any, Any]] | None] = ContextVar("conformance_facts", default=None)
+# The facts of single objects (a message), kept by the outermost block across the blocks inside it
+# (the agent loop's calls, each a block of its own, share the messages of the history)
+_OBJECTS: ContextVar[dict[tuple[Any, ...], tuple[Any, Any]] | None] = ContextVar("conformance_objects", default=None)
 
 
 @contextmanager
 def shared_facts() -> Iterator[None]:
     """Within the block, ``of_history`` and ``of_pair`` compute each fact of the same objects once."""
     token = _FACTS.set({})
+    objects = _OBJECTS.set({}) if _OBJECTS.get() is None else None
     try:
         yield
     finally:
         _FACTS.reset(token)
+        if objects is not None:
+            _OBJECTS.reset(objects)
+
+
+def of_object(fact: Callable[[Any], T], value: Any) -> T:
+    """Returns ``fact(value)``: within ``shared_facts()`` (the outermost block), computed once per
+    very same object, such as a message whatever list holds it. The checks run after the target's
+    calls, so no object changes while its fact is kept."""
+    facts = _OBJECTS.get()
+    if facts is None:
+        return fact(value)
+    key = (fact, id(value))
+    hit = facts.get(key)
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    found = fact(value)
+    facts[key] = (value, found)
+    return found
 
 
 def of_history(fact: Callable[[Any], T], history: Any) -> T:

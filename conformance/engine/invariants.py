@@ -18,7 +18,7 @@ from . import transcript as tx
 from .invariant_entries import ENTRIES, Entry, the_one
 from .spec import Expectations, Scenario, Truth
 from .target import Observation
-from ._memo import of_history, of_pair, shared_facts
+from ._memo import of_history, of_object, of_pair, shared_facts
 from .redaction import forms_of, secrets_in
 from .wellformed import new_malformations
 
@@ -372,14 +372,11 @@ def _unmatched(wanted: Iterable[tuple[int, int, Mapping[str, Any], str]],
 
 def _keys_of(messages: Sequence[Any]) -> list[list[str]]:
     """Returns the canonical JSON of each block (``tx.blocks``) of each message."""
-    per_message = [tx.blocks(message) for message in messages]
-    flat = tx.canonical_each([block for content in per_message for block in content])  # one encoder pass
-    keys, start = [], 0
-    for content in per_message:
-        end = start + len(content)
-        keys.append(flat[start:end])
-        start = end
-    return keys
+    return [of_object(_block_keys, message) for message in messages]
+
+
+def _block_keys(message: Any) -> list[str]:
+    return tx.canonical_each(tx.blocks(message))
 
 
 def _reasoning_keys(messages: Sequence[Any]) -> Counter[str]:
