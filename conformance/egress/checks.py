@@ -47,6 +47,13 @@ class Check:
     check: Callable[[Conversation, Surface, Served], list[str]]
     needs_payload: bool = True
     surfaces: str = ""  # the surfaces it applies to, in words (for the docs)
+    needs_writing: bool = False  # its pass says nothing of a call that wrote nothing (a sampler's skipped call)
+
+
+def wrote_nothing(served: Served) -> bool:
+    """Returns whether the payload holds no text but blanks and keys (``None``, ``""``, ``b""``, an
+    empty list, ``{"spans": []}``): the call wrote nothing a leak could be looked for in."""
+    return not any(text.strip() for where, text in served.found if not where.endswith(".<key>"))
 
 
 def _forbidden(conversation: Conversation, surface: Surface) -> bool:
@@ -155,11 +162,11 @@ CATALOG: tuple[Check, ...] = (
           "No reasoning text or summary reaches the payload, whole or as a fragment of "
           "20 characters, in any string however nested or encoded (JSON inside a string, base64, hex, gzip, "
           "URL or HTML escaping, JSON escapes, upper- or lower-cased), joined across stream events, under any label.",
-          _forbidden, _no_reasoning_text, surfaces="surfaces whose reasoning is forbidden"),
+          _forbidden, _no_reasoning_text, surfaces="surfaces whose reasoning is forbidden", needs_writing=True),
     Check("egress.no-reasoning-ciphertext", "MUST",
           "No reasoning ciphertext (Anthropic signatures and redacted data, OpenAI encrypted_content, "
           "Gemini thought signatures) reaches the payload, whole or as a fragment, however encoded.",
-          _forbidden, _no_ciphertext, surfaces="surfaces whose reasoning is forbidden"),
+          _forbidden, _no_ciphertext, surfaces="surfaces whose reasoning is forbidden", needs_writing=True),
     Check("egress.answer-kept", "MUST", "The answer reaches the payload whole (decoded, or joined across stream events).",
           _has_answer, _answer_kept, surfaces="every serializer surface, on a conversation with an answer"),
     Check("egress.reasoning-byte-identical", "MUST",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .canaries import CIPHERTEXT, FRAGMENT, REASONING_TEXT
 from .checks import CATALOG
 from .conversations import load
+from .run import SERVINGS
 from .store import CATALOG as STORE_CATALOG
 from .surfaces import table
 
@@ -32,6 +33,11 @@ def catalog_markdown() -> str:
               "with the conversation alone; one whose signature names a `stream` parameter also gets, for a "
               "streamed conversation, the events the reply arrived as (`stream=`), and one that only takes "
               "`**kwargs` (`json:dumps`) gets no keyword. "
+              f"Each conversation is served {SERVINGS} times in a row in one worker and every call is judged (a leak "
+              f"in one call is a leak), so a sampling logger or tracer that writes one call in {SERVINGS} or fewer "
+              "writes one of them. When every call of a conversation wrote nothing (no text at all), the checks of "
+              "what reached the payload cannot tell: they are skips saying so, never passes, and a run in which "
+              "nothing was written for any conversation exits 2, CANNOT TELL. "
               "A task-record store is a factory: `--surface task-record --target MODULE:FACTORY`.", "",
               "| id | level | applies to | what it requires |", "| --- | --- | --- | --- |"]
     for c in CATALOG:

@@ -23,7 +23,7 @@ from . import servers
 from .adapters import Component, select
 from .conversations import Conversation, load, shipped_folder
 from ..matrix.suite import Suite
-from .run import run
+from .run import run, unjudged
 from .store import run as run_store
 from .surfaces import ENCRYPTED, surface
 from ..engine.worker import preloading
@@ -50,9 +50,11 @@ def verdict(row: dict[str, Any]) -> str:
     if not row["installed"]:
         return "not installed"
     failures = row.get("failures", {})
-    if not failures:
-        return "no leak, answer kept" if row["surface"] != "task-record" else "conforms"
-    words = []
+    blind = row.get("unjudged", 0)
+    if not failures and not _blind(row):
+        return ("no leak, answer kept" if row["surface"] != "task-record" else "conforms") + (
+            f" (nothing written for {blind} of {row['conversations']} conversations: cannot tell there)" if blind else "")
+    words = ["cannot tell: nothing written for any conversation"] if _blind(row) else []
     if "egress.call-completes" in failures or "store.call-completes" in failures:
         words.append("fails to run")
     kinds = set(row.get("leaked", []))
@@ -96,6 +98,9 @@ def component_row(component: Component, conversations: Sequence[Conversation]) -
         failures={cid: len(ids) for cid, ids in sorted(failing.items())},
         smallest={cid: min(ids, key=lambda i: (len(by_id[i].messages), i)) for cid, ids in sorted(failing.items())},
         leaked=leaked_kinds(report.results))
+    blind = unjudged(report.results)
+    if blind:  # (a row that wrote something for every conversation keeps the published keys)
+        row["unjudged"] = len(blind)
     return row
 
 
@@ -134,14 +139,24 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _blind(row: dict[str, Any]) -> bool:
+    """Returns whether a row's component wrote nothing for any of its conversations (nothing judged)."""
+    return bool(row.get("conversations")) and row.get("unjudged", 0) >= row["conversations"]
+
+
 def smallest_fix(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
     """Returns the smallest fix a team can apply today for a row: nothing when it conforms; else
     the setting of a row of the same library, surface and format that conforms (run, not typed);
     else the library's own setting that stops it, or what the adapter says there is none."""
-    if not row.get("installed") or not row.get("failures"):
-        return "none needed" if row.get("installed") else "—"
+    if not row.get("installed"):
+        return "—"
+    if _blind(row):
+        return "none known: nothing was written to judge"
+    if not row.get("failures"):
+        return "none needed"
     for other in sorted(rows, key=lambda r: r.get("callable") != row.get("callable")):  # the same callable first
-        if (other is not row and other.get("installed") and not other.get("failures") and other.get("conversations")
+        if (other is not row and other.get("installed") and not other.get("failures") and not _blind(other)
+                and other.get("conversations")
                 and (other["library"], other["surface"], other["format"]) == (row["library"], row["surface"], row["format"])):
             how = other["setting"] if other["callable"] == row["callable"] else \
                 f"`{other['callable']}` ({other['setting']})"

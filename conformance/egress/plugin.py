@@ -85,7 +85,7 @@ class EgressItem(pytest.Item):
 
     def runtest(self) -> None:
         from . import store
-        from .run import check
+        from .run import UNJUDGED, check, unjudged
         from .surfaces import ENCRYPTED
 
         if self.chosen.reasoning == ENCRYPTED:
@@ -98,6 +98,9 @@ class EgressItem(pytest.Item):
         if not must_checked(results):
             raise pytest.skip.Exception("nothing checked: " + ", ".join(sorted({r.message for r in results})),
                                         _use_item_location=True)  # at the conversation's file and line
+        if unjudged(results):  # nothing written: a skipped call of a sampler is no pass
+            raise pytest.skip.Exception(next(r.message for r in results if r.outcome == "skip" and UNJUDGED in r.details),
+                                        _use_item_location=True)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):

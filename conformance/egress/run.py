@@ -25,7 +25,7 @@ from ..engine.clock import call_within
 from ..engine.worker import Event, default_jobs, output_captured
 from ..engine.worker.jobs import failure_reason, resolved, run_items, window
 from .canaries import Canary, find_in
-from .checks import CATALOG, Check, Served
+from .checks import BY_ID, CATALOG, Check, Served, wrote_nothing
 from .conversations import Conversation
 from .decode import plain, read
 from .surfaces import Surface
@@ -33,6 +33,9 @@ from .surfaces import Surface
 MAX_EVENTS = 100_000  # stream events read from an iterator payload at most
 MAX_BODY = 64_000_000  # bytes of a streaming HTTP response read at most
 NO_PAYLOAD = "no payload within"  # the error of a call its guard gave up on
+SERVINGS = 3  # calls of each conversation in a row in one worker: a sampler writing 1 in N <= 3 calls writes one
+CANNOT_TELL = "cannot tell"  # the message of a check that needs something written, when nothing was
+UNJUDGED = "unjudged"  # the detail of such a record: how many calls wrote nothing
 
 
 @dataclass
@@ -133,18 +136,50 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
 
 def check(target: Target, conversation: Conversation, surface: Surface,
           time_limit: float = DEFAULT_TIME_LIMIT) -> list[CheckResult]:
-    """Returns one record per applicable check of ``target`` on ``conversation``; never raises."""
+    """Returns one record per applicable check of ``target`` on ``conversation``, served ``SERVINGS``
+    times in a row (each call within ``time_limit``; none after a call that failed); never raises."""
+    servings: list[Served] = []
+    extra: dict[str, str | None] = {}
     with output_captured() as printed:
-        with window(time_limit):
-            served, extra = serve(target, conversation, time_limit)
+        while len(servings) < SERVINGS and (not servings or servings[-1].returned):
+            with window(time_limit):
+                served, extra = serve(target, conversation, time_limit)
+            servings.append(served)
     if printed[0]:
         extra["printed"] = printed[0]
-    return records(target.name, conversation, surface, served, extra)
+    return judged(target.name, conversation, surface, servings, extra)
+
+
+def judged(target: str, conversation: Conversation, surface: Surface, servings: Sequence[Served],
+           extra: dict[str, str | None] | None = None) -> list[CheckResult]:
+    """Returns one record per applicable check of the calls ``servings`` of one conversation: the
+    worst outcome of any call (a leak in one call is a leak). A check that needs something written
+    (``Check.needs_writing``) cannot tell when every call returned and wrote nothing: its pass
+    becomes a skip saying so (a sampler that skipped these calls), never a pass."""
+    rank = {"error": 3, "fail": 2, "skip": 1}
+    merged: dict[str, CheckResult] = {}
+    for served in servings:
+        for record in records(target, conversation, surface, served, extra):
+            kept = merged.get(record.invariant)
+            if kept is None or rank.get(record.outcome, 0) > rank.get(kept.outcome, 0):
+                merged[record.invariant] = record
+    if servings and all(s.returned and wrote_nothing(s) for s in servings):
+        for cid, record in merged.items():
+            if record.outcome == "pass" and BY_ID[cid].needs_writing:
+                merged[cid] = replace(record, outcome="skip", message=(
+                    f"{CANNOT_TELL}: nothing was written in {len(servings)} calls of this conversation "
+                    "(a sampler that skipped them?)"), details={UNJUDGED: len(servings)})
+    return list(merged.values())
+
+
+def unjudged(results: Iterable[CheckResult]) -> set[str]:
+    """Returns the conversations some check of which could not tell (nothing was written for them)."""
+    return {r.scenario for r in results if r.outcome == "skip" and UNJUDGED in r.details}
 
 
 def records(target: str, conversation: Conversation, surface: Surface, served: Served,
             extra: dict[str, str | None] | None = None) -> list[CheckResult]:
-    """Returns the records of the checks of ``served``, canary text withheld."""
+    """Returns the records of the checks of one call's ``served``, canary text withheld."""
     out = []
     for chk in applicable(conversation, surface):
         if chk.needs_payload and not served.returned:
@@ -224,8 +259,25 @@ def run(targets: Sequence[str | Target], conversations: Sequence[Conversation], 
               jobs=jobs or default_jobs(), abandoned=_abandoned)
     results = [r for i in range(len(items)) for r in done[i]]
     names = list(dict.fromkeys(t if isinstance(t, str) else t.name for t in targets))
-    return EgressReport(results=results, spec_errors=list(spec_errors), targets=names,
-                        conversations=list(conversations), surface=surface.name)
+    report = EgressReport(results=results, spec_errors=list(spec_errors), targets=names,
+                          conversations=list(conversations), surface=surface.name)
+    report.code, report.verdict = blind_verdict(report)
+    return report
+
+
+def blind_verdict(report: EgressReport) -> tuple[int | None, str | None]:
+    """Returns the exit code and verdict of a run in which some conversation's calls wrote nothing,
+    when nothing failed: 2 and CANNOT TELL when that holds for every conversation run (nothing was
+    judged: a sampler whose calls all fell between its samples), else the rule's code and CONFORMS
+    naming the conversations it holds only where something was written; ``(None, None)`` otherwise."""
+    blind = unjudged(report.results)
+    if not blind or report.failures() or report.spec_errors:
+        return None, None
+    run_ = {r.scenario for r in report.results}
+    if blind >= run_:
+        return 2, f"CANNOT TELL (nothing was written for any of the {len(run_)} conversations)"
+    return None, (f"CONFORMS where something was written (nothing was written for {len(blind)} of "
+                  f"{len(run_)} conversations: cannot tell there)")
 
 
 def _from_event(event: Event, item: tuple[Any, Conversation], surface: Surface) -> list[CheckResult]:

@@ -54,6 +54,9 @@ import json
 def leaky(messages):
     return json.dumps(messages)
 
+def never_writes(messages):  # a sampler whose calls here all fall between its samples
+    return ""
+
 def clean(messages):
     return [b.get("text") for m in messages if isinstance(m["content"], list) for b in m["content"]
             if b.get("type") == "text"] + [m["content"] for m in messages if isinstance(m["content"], str)]
@@ -68,6 +71,17 @@ def test_the_pytest_route(pytester: pytest.Pytester, name: str, outcome: str) ->
                                            "--egress-surface", "log", "-q", "-p", "no:cacheprovider")
     counts = result.parseoutcomes()
     assert counts.get(outcome, 0) >= 4, result.stdout.str()[-2000:]
+
+
+def test_the_pytest_route_passes_no_conversation_a_sampler_wrote_nothing_for(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(vendor=HELD_OUT)
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "conformance.plugin", "--egress-target", "vendor:never_writes",
+                                           "--egress-surface", "log", "-q", "-rs", "-p", "no:cacheprovider")
+    counts = result.parseoutcomes()
+    # a settled conversation loses its answer; one in flight (no answer) cannot be told: none passes
+    assert "passed" not in counts and counts.get("skipped", 0) >= 1, result.stdout.str()[-2000:]
+    assert "cannot tell: nothing was written" in result.stdout.str()
 
 
 def test_the_pytest_route_runs_its_items_alone(pytester: pytest.Pytester) -> None:

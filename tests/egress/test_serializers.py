@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.egress.canaries import CIPHERTEXT, REASONING_TEXT, FRAGMENT
-from conformance.egress.run import run
+from conformance.egress.run import SERVINGS, run
 from conformance.egress.surfaces import surface
 from conformance.engine.target import from_callable
 
@@ -171,7 +171,7 @@ def test_a_serializer_taking_only_kwargs_gets_no_stream_keyword(conversations) -
     assert streamed
     report = run([from_callable(dump)], streamed, surface("log"), jobs=1)
     assert not [r for r in report.results if r.invariant == "egress.call-completes" and r.outcome != "pass"]
-    assert seen == [{}] * len(streamed)
+    assert seen == [{}] * (SERVINGS * len(streamed))  # (each conversation is served SERVINGS times)
 
 
 def test_json_dumps_is_a_target(capsys) -> None:
@@ -190,8 +190,82 @@ def test_json_dumps_is_a_target(capsys) -> None:
 def test_a_payload_carrying_another_conversations_reasoning_is_a_leak(conversations) -> None:
     mine = [c for c in conversations if c.format == "anthropic"]
     report = run([from_callable(zoo.keeps_breadcrumbs())], mine, surface("log"), time_limit=5.0)
-    failing = {(r.scenario, r.invariant) for r in report.results if r.level == "MUST" and r.outcome == "fail"}
-    assert (mine[0].id, "egress.no-reasoning-text") not in failing  # (the first call carries nothing earlier)
-    assert (mine[1].id, "egress.no-reasoning-text") in failing
+    lines = {r.scenario: [r.message, *r.details.get("diff", [])] for r in report.results
+             if r.invariant == "egress.no-reasoning-text" and r.outcome == "fail"}
+    # (the first conversation's calls carry only its own earlier calls: no other conversation's canary)
+    assert not any(f"canary {other.id}/" in line for line in lines.get(mine[0].id, []) for other in mine)
+    assert any(f"canary {mine[0].id}/" in line for line in lines[mine[1].id])
     assert all(c.value[:20] not in json.dumps([r.message, r.details]) for r in report.results
                for m in mine for c in m.canaries if c.kind != "answer")
+
+
+def _leak_outcomes(report) -> dict[tuple[str, str], str]:
+    leak_checks = ("egress.no-reasoning-text", "egress.no-reasoning-ciphertext")
+    return {(r.scenario, r.invariant): r.outcome for r in report.results if r.invariant in leak_checks}
+
+
+def test_a_sampler_writing_one_call_in_three_leaks_on_every_conversation(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic"]
+    report = run([from_callable(zoo.sampled_log(3))], mine, surface("log"))
+    outcomes = _leak_outcomes(report)
+    # every conversation holds reasoning text and ciphertext, and a written call dumps all of it
+    assert len(outcomes) == 2 * len(mine) and set(outcomes.values()) == {"fail"}
+    assert report.exit_code == 1
+
+
+def test_a_sampler_that_never_writes_is_no_leak_nowhere(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic"]
+    report = run([from_callable(zoo.sampled_log(10_000))], mine, surface("log"))
+    outcomes = _leak_outcomes(report)
+    assert len(outcomes) == 2 * len(mine) and set(outcomes.values()) == {"skip"}
+    assert all(r.message.startswith("cannot tell: nothing was written") for r in report.results
+               if r.invariant == "egress.no-reasoning-text")
+    in_flight = [c for c in mine if c.task == "in-flight"]  # no answer: no answer-kept to fail
+    assert in_flight
+    report = run([from_callable(zoo.sampled_log(10_000))], in_flight, surface("log"))
+    assert report.exit_code == 2 and report.verdict and report.verdict.startswith("CANNOT TELL")
+
+
+def test_a_correct_logger_that_writes_every_call_still_conforms(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic"]
+    report = run([from_callable(zoo.log_line)], mine, surface("log"))
+    assert set(_leak_outcomes(report).values()) == {"pass"} and report.exit_code == 0 and report.verdict is None
+
+
+@pytest.mark.slow
+def test_a_sampler_in_worker_processes_leaks_on_every_conversation(conversations, capsys, monkeypatch) -> None:
+    from conformance.cli import main
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    code = main(["egress", "--target", "tests.egress.zoo:every_third_call", "--surface", "log", "--no-progress",
+                 "--jobs", "2", "--json", "-"])
+    records = json.loads(capsys.readouterr().out)["records"]
+    leak = [r["outcome"] for r in records if r["invariant"] == "egress.no-reasoning-text"]
+    assert code == 1 and leak and set(leak) == {"fail"}
+
+
+def test_a_matrix_row_that_wrote_nothing_is_no_leak_nowhere(conversations) -> None:
+    from conformance.egress.adapters import Component
+    from conformance.egress.matrix import component_row, smallest_fix, verdict
+
+    mine = [c for c in conversations if c.format == "anthropic" and c.task == "in-flight"]
+    never = Component("zoo.never-writes", "pytest", "a 1-in-10000 sampling logger", "defaults", "log", "anthropic",
+                      "tests.egress.zoo:never_writes", "tests.egress.zoo")
+    row = component_row(never, mine)
+    assert row["unjudged"] == len(mine) and not row["failures"]
+    assert "no leak" not in verdict(row) and "cannot tell" in verdict(row)
+    assert smallest_fix(row, [row]) != "none needed"
+
+
+def test_a_correct_serializer_that_writes_nothing_for_one_conversation_conforms_where_it_wrote(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic"]
+    silent = next(c.id for c in mine if c.task == "in-flight")  # (no answer there to lose)
+
+    def log_but_one(messages: list) -> str:  # writes nothing for one conversation, the others as log_line
+        return "" if any(c.id == silent and c.messages == messages for c in mine) else zoo.log_line(messages)
+
+    report = run([from_callable(log_but_one)], mine, surface("log"))
+    outcomes = _leak_outcomes(report)
+    assert {o for (scenario, _), o in outcomes.items() if scenario == silent} == {"skip"}
+    assert {o for (scenario, _), o in outcomes.items() if scenario != silent} == {"pass"}
+    assert report.exit_code == 0 and report.verdict and "1 of 4" in report.verdict

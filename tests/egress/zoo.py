@@ -262,6 +262,22 @@ def keeps_breadcrumbs() -> Any:
     return serialize
 
 
+def sampled_log(n: int) -> Any:
+    """Returns a sampling logger: on its n-th, 2n-th, ... call it writes the whole conversation
+    (reasoning included), on the other calls nothing (a deterministic 1-in-n sampler)."""
+    calls = [0]
+
+    def log(messages: list[dict[str, Any]]) -> str:
+        calls[0] += 1
+        return json.dumps(messages) if calls[0] % n == 0 else ""
+
+    return log
+
+
+every_third_call = sampled_log(3)  # (module attributes: a worker counts its own calls)
+never_writes = sampled_log(10_000)
+
+
 def interleaves_reasoning(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """no-reasoning-text: a UI message stream (Vercel's parts) of two reasoning parts whose deltas,
     each shorter than a fragment, alternate (two sub-agents): each is whole only joined by its id."""
