@@ -3,7 +3,7 @@
 A payload is whatever a serializer returned: text, bytes, JSON-like data, objects (read through
 ``model_dump``, ``to_dict``, dataclass fields, else ``repr``) or a list of stream events. ``texts``
 yields ``(where, text)`` for every string in it, for what each string decodes to (JSON inside a
-string, base64 and base64url, gzip, zlib, xz and bzip2, UTF-16, base32, hex (spaced or not), code points, URL and HTML escaping, JSON string escapes), and for
+string, base64 and base64url, base85 and Ascii85, gzip, zlib, xz and bzip2, UTF-16, base32, hex (spaced or not), code points, URL and HTML escaping, JSON string escapes), and for
 the strings that sit at the same place of consecutive items joined in order (a text split across
 stream events). A payload that is a stream (``streams``) is also read event by event, by its
 protocol's schema, each text named by event index, type and field. Plain data in, plain data out; nothing here knows about canaries.
@@ -20,7 +20,7 @@ import json
 import lzma
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -33,6 +33,16 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){20,}")
 _SPACED_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}[ :-]){19,}[0-9a-fA-F]{2}")  # bytes.hex(" "), a MAC-style dump
 _BASE32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
+# base85 (``base64.b85encode``) and Ascii85 (``a85encode``, ``<~...~>`` framed or not): 25 characters
+# are 20 bytes, a fragment; a run may start inside a word glued to it (``thought=``), so it is tried
+# from each of its first five characters
+_BASE85_RUN = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{25,}")
+_ASCII85_RUN = re.compile(r"[!-uz]{25,}")
+# a character of each alphabet that base64 and identifiers lack: 50 characters of either encoding
+# hold one but once in millions, and a run without one (a base64 run, a long word) is not decoded
+_BASE85_MARK = re.compile(r"[!#$%&()*;<>?@^`{|}~]")
+_ASCII85_MARK = re.compile(r"[!-*,.:;<>?@\[\\\]^`]")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")  # (tab, newline and return are text)
 _NUMBER = re.compile(r"\d+")
 _JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\[\"\\/bfnrt]")
 _ESCAPES = {'\\"': '"', "\\\\": "\\", "\\/": "/", "\\b": "\b", "\\f": "\f", "\\n": "\n", "\\r": "\r", "\\t": "\t"}
@@ -211,11 +221,45 @@ def _text(text: str, where: str, depth: int, budget: list[int]) -> Iterator[tupl
             raw32 = None
         if raw32 is not None:
             yield from _bytes(raw32, f"{where}>base32", depth + 1, budget)
+    for name, pattern, mark, decode in _BASE85:
+        for match in pattern.finditer(text):
+            raw85 = _base85(match.group(), decode) if mark.search(match.group(), 0, 55) else None
+            if raw85 is not None:
+                yield from _bytes(raw85, f"{where}>{name}", depth + 1, budget)
     for match in _BASE64_RUN.finditer(text):
         for run in _runs(match.group()):
             raw = _base64(run)
             if raw is not None:
                 yield from _bytes(raw, f"{where}>base64", depth + 1, budget)
+
+
+_BASE85: tuple[tuple[str, re.Pattern[str], re.Pattern[str], Callable[[str], bytes]], ...] = (
+    ("base85", _BASE85_RUN, _BASE85_MARK, base64.b85decode), ("ascii85", _ASCII85_RUN, _ASCII85_MARK, base64.a85decode))
+
+
+def _base85(run: str, decode: Callable[[str], bytes]) -> bytes | None:
+    """Returns what a base85 or Ascii85 run decodes to, from the first of its first five
+    characters where the bytes are text (nine in ten characters printable UTF-8) or compressed;
+    None when none is (a run of ordinary text, or of another encoding, decodes to noise). Only
+    the first 50 characters are decoded until one start looks right."""
+    for start in range(min(5, len(run) - 24)):
+        try:
+            head = decode(run[start:start + 50])
+        except ValueError:
+            continue
+        if _inflated(head) is not None or _looks_like_text(head[:len(head) - 3]):  # (the end of a cut character)
+            try:
+                return decode(run[start:])
+            except ValueError:
+                return None
+    return None
+
+
+def _looks_like_text(raw: bytes) -> bool:
+    """Returns whether ``raw`` is UTF-8 whose characters are at least nine in ten printable (no
+    control character, no byte that is not UTF-8)."""
+    text = raw.decode("utf-8", "replace")
+    return bool(text) and len(_UNPRINTABLE.findall(text)) * 10 <= len(text)
 
 
 def _runs(run: str) -> list[str]:

@@ -46,7 +46,8 @@ def catalog_markdown() -> str:
         lines.append(f"| `{cid}` | {level} | task-record | {title} |")
     lines += ["", "## How a payload is searched", "",
               "Every string of the payload is read, and what it decodes to: JSON inside a string, JSON string "
-              "escapes, base64 and base64url runs, gzip, zlib, xz and bzip2 (as far as a stream cut short decompresses), UTF-16, base32, code points, a string "
+              "escapes, base64 and base64url runs, base85 and Ascii85 runs (plain or `<~ ~>` framed, glued to a word before "
+              "them or not), gzip, zlib, xz and bzip2 (as far as a stream cut short decompresses), UTF-16, base32, code points, a string "
               "that is one JSON document or one in base64 (an event logged as a JSON line), URL (percent and plus) escaping, HTML entities, "
               "to five decodings deep; objects through `model_dump`, `to_dict`, dataclass fields, slots or `repr`; "
               "an iterator read to its end, one nested in the payload too; strings under keys that differ only "

@@ -6,12 +6,14 @@ import base64
 import gzip
 import html
 import json
+import random
 import zlib
 from urllib.parse import quote_plus
 
 import pytest
 
 from conformance.egress.canaries import FRAGMENT, Canary, find
+from conformance.egress.decode import texts
 
 THOUGHT = Canary("t", "reasoning-text", "Ada Quill at 41 Larch Row is \"probably\" lying & owes 7731 <EUR>.")
 
@@ -31,8 +33,15 @@ THOUGHT = Canary("t", "reasoning-text", "Ada Quill at 41 Larch Row is \"probably
     lambda t: iter([t]),
     lambda t: t[:40],
     lambda t: "xx" + t[17:17 + FRAGMENT] + "yy",
+    lambda t: base64.b85encode(t.encode()).decode(),
+    lambda t: "INFO thought=" + base64.b85encode(t.encode()).decode() + " done",
+    lambda t: {"blob": base64.b85encode(gzip.compress(t.encode())).decode()},
+    lambda t: base64.a85encode(t.encode()).decode(),
+    lambda t: "INFO thought=" + base64.a85encode(t.encode(), adobe=True).decode(),
+    lambda t: base64.b85encode(t[:40].encode()),
 ], ids=["plain", "nested", "json-in-json", "base64", "gzip-base64url", "zlib", "url", "html", "escaped-json",
-        "split-events", "sse-text", "iterator", "first-40", "fragment"])
+        "split-events", "sse-text", "iterator", "first-40", "fragment", "base85", "base85-glued", "gzip-base85",
+        "ascii85", "ascii85-adobe-glued", "base85-first-40-bytes"])
 def test_a_thought_is_found_however_it_is_encoded(wrap) -> None:
     payload = wrap(THOUGHT.value)
     if hasattr(payload, "__next__"):
@@ -66,3 +75,20 @@ def test_a_finding_names_the_innermost_place_not_the_string_that_holds_it() -> N
     assert find({"log": json.dumps({"x": THOUGHT.value})}, [THOUGHT])[0].where == "$.log>json.x"
     plain_text = find(THOUGHT.value, [THOUGHT])[0]
     assert plain_text.where == "$" and plain_text.describe().endswith("found whole at $ (the payload itself)")
+
+
+def test_ordinary_text_and_other_encodings_decode_to_no_base85_text() -> None:
+    """A run of words, identifiers, compact JSON, base64 or hex read as base85 or Ascii85 is noise:
+    none of it is kept as a decoded text (so it costs no further reading)."""
+    rng = random.Random(7)
+    words = ["alpha", "beta", "x=1;y=2", "id:abc123", "https://e.com/a?b=c&d=e", "(ok)", "<tag>", "a_b-c"]
+    payload = {
+        "prose": " ".join(rng.choice(words) for _ in range(2000)),
+        "glued": "".join(rng.choice(words) for _ in range(2000)),
+        "json": json.dumps([{f"k{i}": f"value-{i}!"} for i in range(500)], separators=(",", ":")),
+        "base64": [base64.b64encode(rng.randbytes(60)).decode() for _ in range(300)],
+        "hex": rng.randbytes(400).hex(),
+        "noise": "".join(rng.choice("!#$%&()*+-;<=>?@^_`{|}~ABCabc012") for _ in range(5000)),
+    }
+    assert not [where for where, _ in texts(payload) if ">base85" in where or ">ascii85" in where]
+    assert not find(payload, [THOUGHT])

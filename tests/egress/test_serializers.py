@@ -31,6 +31,8 @@ ANTHROPIC_BROKEN = [
     (zoo.numbered_attributes, "trace", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.lazy_context, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.base32_dump, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.base85_dump, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.ascii85_thought, "trace", {"egress.no-reasoning-text"}),
     (zoo.spaced_hex, "log", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
     (zoo.shouting_log, "log", {"egress.no-reasoning-text"}),
     (zoo.url_escaped, "log", {"egress.no-reasoning-text"}),

@@ -175,6 +175,16 @@ def lazy_context(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"answer": _answer(messages), "context": (m for m in messages)}
 
 
+def base85_dump(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the JSON base85-encoded (``base64.b85encode``) after a label glued to it."""
+    return {"answer": _answer(messages), "log": "conversation=" + base64.b85encode(json.dumps(messages).encode()).decode()}
+
+
+def ascii85_thought(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """no-reasoning-text: the thinking Ascii85-encoded (``base64.a85encode``) in an attribute."""
+    return {"answer": _answer(messages), "blob": base64.a85encode("|".join(_thinking(messages)).encode()).decode()}
+
+
 def base32_dump(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """no-reasoning-text: the JSON in base32."""
     return {"answer": _answer(messages), "context": base64.b32encode(json.dumps(messages).encode()).decode()}
