@@ -54,6 +54,16 @@ class Canary:
         return frozenset(pieces)
 
 
+# The credential of every request a component sees: the API key of the serializer's ``headers=``
+# and of the clients the egress matrix drives; no surface a serializer writes to may carry it.
+CREDENTIAL = Canary("api-key", "credential", "sk-egress-canary-Qv7Lm2Xw9Rt4Vb8Nc1Kd6Hf3")
+
+
+def credential_headers() -> dict[str, str]:
+    """Returns the request headers that carry ``CREDENTIAL`` (``x-api-key`` and ``authorization``)."""
+    return {"x-api-key": CREDENTIAL.value, "authorization": f"Bearer {CREDENTIAL.value}"}
+
+
 @lru_cache(maxsize=4096)
 def _forms(kind: str, value: str) -> tuple[str, ...]:
     if kind in REASONING_TEXT:

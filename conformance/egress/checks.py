@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine.results import Level
 from ..engine.transcript import canonical
-from .canaries import CIPHERTEXT, REASONING_TEXT, Canary, Finding, find_in
+from .canaries import CIPHERTEXT, CREDENTIAL, REASONING_TEXT, Canary, Finding, find_in
 from .conversations import Conversation
 from .decode import plain, texts
 from .surfaces import BYTE_IDENTICAL, FORBIDDEN, Surface
@@ -76,6 +76,11 @@ def _no_reasoning_text(conversation: Conversation, surface: Surface, served: Ser
 def _no_ciphertext(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
     found = [f.describe() for f in leaks(served, conversation.secrets(CIPHERTEXT))]
     return found or ([] if served.whole else [NOT_READ_WHOLE])
+
+
+def _no_credential(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
+    found = [f.describe() for f in leaks(served, [CREDENTIAL])]
+    return found or ([] if served.whole else [NOT_READ_WHOLE.replace("free of reasoning", "free of the credential")])
 
 
 def _answer_kept(conversation: Conversation, surface: Surface, served: Served) -> list[str]:
@@ -167,6 +172,11 @@ CATALOG: tuple[Check, ...] = (
           "No reasoning ciphertext (Anthropic signatures and redacted data, OpenAI encrypted_content, "
           "Gemini thought signatures) reaches the payload, whole or as a fragment, however encoded.",
           _forbidden, _no_ciphertext, surfaces="surfaces whose reasoning is forbidden", needs_writing=True),
+    Check("egress.no-credential", "MUST",
+          "No credential of the request (its API key, in the x-api-key and Authorization headers a serializer "
+          "gets as headers= when it names that parameter, and the matrix's SDK clients send) reaches the "
+          "payload, whole or as a fragment of 20 characters, however encoded.",
+          _forbidden, _no_credential, surfaces="surfaces whose reasoning is forbidden", needs_writing=True),
     Check("egress.answer-kept", "MUST", "The answer reaches the payload whole (decoded, or joined across stream events).",
           _has_answer, _answer_kept, surfaces="every serializer surface, on a conversation with an answer"),
     Check("egress.reasoning-byte-identical", "MUST",

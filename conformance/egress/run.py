@@ -24,7 +24,7 @@ from ..engine.transcript import canonical
 from ..engine.clock import call_within
 from ..engine.worker import Event, default_jobs, output_captured
 from ..engine.worker.jobs import failure_reason, resolved, run_items, window
-from .canaries import Canary, find_in
+from .canaries import CREDENTIAL, Canary, credential_headers, find_in
 from .checks import BY_ID, CATALOG, Check, Served, wrote_nothing
 from .conversations import Conversation
 from .decode import plain, read
@@ -65,10 +65,10 @@ def given_messages(conversation: Conversation) -> list[Any]:
     return messages
 
 
-def _accepts_stream(target: Target) -> bool:
-    """Returns whether ``target`` declares a ``stream`` parameter by name: a serializer that only
-    takes ``**kwargs`` (``json.dumps``) is not handed one it never asked for."""
-    return target.accepts is not None and "stream" in target.accepts
+def _accepts(target: Target, name: str) -> bool:
+    """Returns whether ``target`` declares the parameter ``name`` (``stream``, ``headers``) by name:
+    a serializer that only takes ``**kwargs`` (``json.dumps``) is not handed one it never asked for."""
+    return target.accepts is not None and name in target.accepts
 
 
 def consume(payload: Any) -> Any:
@@ -109,7 +109,9 @@ def serve(target: Target, conversation: Conversation, time_limit: float = DEFAUL
     """Returns what ``target`` did with ``conversation`` and, when it failed, its traceback; never raises."""
     given = given_messages(conversation)
     before = canonical(plain(given))
-    kwargs = {"stream": copy.deepcopy(conversation.stream)} if conversation.streamed and _accepts_stream(target) else {}
+    kwargs: dict[str, Any] = {"stream": copy.deepcopy(conversation.stream)} if conversation.streamed and _accepts(target, "stream") else {}
+    if _accepts(target, "headers"):
+        kwargs["headers"] = credential_headers()
     box: dict[str, Any] = {}
 
     def call() -> None:
@@ -197,7 +199,7 @@ def records(target: str, conversation: Conversation, surface: Surface, served: S
         else:
             out.append(_record(target, conversation, chk, "fail", violations[0], {"diff": violations[1:]}
                                if len(violations) > 1 else {}))
-    return withheld(out, [*conversation.canaries, *conversation.foreign])
+    return withheld(out, [*conversation.canaries, *conversation.foreign, CREDENTIAL])
 
 
 def _record(target: str, conversation: Conversation, chk: Check, outcome: Outcome, message: str,

@@ -50,6 +50,7 @@ ANTHROPIC_BROKEN = [
     (zoo.drops_answer, "conversation-store", {"egress.answer-kept"}),
     (zoo.truncates_answer, "console", {"egress.answer-kept"}),
     (zoo.keeps_thinking_without_tools, "trace", {"egress.no-reasoning-text", "egress.no-reasoning-ciphertext"}),
+    (zoo.logs_request_headers, "log", {"egress.no-credential"}),
     (zoo.raises, "log", {"egress.call-completes"}),
     (zoo.hangs, "log", {"egress.call-completes"}),
     (zoo.strips_in_place, "provider-request", {"egress.input-unmutated", "egress.reasoning-byte-identical"}),
@@ -76,7 +77,7 @@ def test_each_broken_serializer_is_caught_by_its_check(conversations, serializer
 @pytest.mark.parametrize(("serializer", "where"), [
     (zoo.log_line, "log"), (zoo.console_html, "console"), (zoo.browser_events, "browser-stream"),
     (zoo.provider_request, "provider-request"), (zoo.memory_holder, "request-memory"),
-    (zoo.log_line, "warehouse"), (zoo.console_html, "audit")], ids=lambda v: getattr(v, "__name__", v))
+    (zoo.log_line, "warehouse"), (zoo.console_html, "audit"), (zoo.logs_masked_headers, "log")], ids=lambda v: getattr(v, "__name__", v))
 def test_correct_serializers_unlike_the_examples_pass(conversations, serializer, where) -> None:
     mine = [c for c in conversations if c.format == "anthropic"]
     report = run([from_callable(serializer)], mine, surface(where))
@@ -271,3 +272,17 @@ def test_a_correct_serializer_that_writes_nothing_for_one_conversation_conforms_
     assert {o for (scenario, _), o in outcomes.items() if scenario == silent} == {"skip"}
     assert {o for (scenario, _), o in outcomes.items() if scenario != silent} == {"pass"}
     assert report.exit_code == 0 and report.verdict and "1 of 4" in report.verdict
+
+
+def test_the_credential_canary_is_never_shown_and_the_matrix_clients_send_it(conversations) -> None:
+    from conformance.egress.adapters.anthropic_replay import streaming_client
+    from conformance.egress.adapters.openai_replay import client
+    from conformance.egress.canaries import CREDENTIAL
+
+    mine = [c for c in conversations if c.format == "anthropic"]
+    report = run([from_callable(zoo.logs_request_headers)], mine, surface("log"))
+    caught = [r for r in report.results if r.invariant == "egress.no-credential"]
+    assert caught and {r.outcome for r in caught} == {"fail"}
+    shown = json.dumps([[r.message, r.details] for r in report.results])
+    assert not any(piece in shown for piece in CREDENTIAL.fragments()) and "credential canary api-key" in shown
+    assert streaming_client([]).api_key == CREDENTIAL.value and client([]).api_key == CREDENTIAL.value

@@ -272,6 +272,16 @@ def keeps_breadcrumbs() -> Any:
     return serialize
 
 
+def logs_request_headers(messages: list[dict[str, Any]], headers: dict[str, str]) -> str:
+    """no-credential: a request log line with the request's headers (the API key with them)."""
+    return "INFO request headers=" + json.dumps(headers) + " conversation=" + json.dumps(_without_reasoning(messages))
+
+
+def logs_masked_headers(messages: list[dict[str, Any]], headers: dict[str, str]) -> str:
+    """Correct: a request log line naming the headers, their values masked."""
+    return "INFO request headers=" + ",".join(sorted(headers)) + " conversation=" + json.dumps(_without_reasoning(messages))
+
+
 def sampled_log(n: int) -> Any:
     """Returns a sampling logger: on its n-th, 2n-th, ... call it writes the whole conversation
     (reasoning included), on the other calls nothing (a deterministic 1-in-n sampler)."""

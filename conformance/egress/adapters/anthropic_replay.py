@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .base import pieces, sse
+from ..canaries import CREDENTIAL
 
 
 def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = None, streamed: bool = False) -> None:
@@ -29,7 +30,7 @@ def replay(history: list[dict[str, Any]], wrap: Callable[[Any], Any] | None = No
             return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(reply))
         return httpx2.Response(200, json=reply)
 
-    client = anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
+    client = anthropic.Anthropic(api_key=CREDENTIAL.value, base_url="http://127.0.0.1:9", max_retries=0,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     if wrap is not None:
         client = wrap(client)
@@ -118,5 +119,5 @@ def streaming_client(replies: list[list[dict[str, Any]]]) -> Any:
     def handler(request: Any) -> Any:
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(replies.pop(0)))
 
-    return anthropic.Anthropic(api_key="offline", base_url="http://127.0.0.1:9", max_retries=0,
+    return anthropic.Anthropic(api_key=CREDENTIAL.value, base_url="http://127.0.0.1:9", max_retries=0,
                                http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))

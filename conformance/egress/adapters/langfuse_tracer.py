@@ -15,6 +15,7 @@ from .anthropic_replay import span_attributes
 from .base import Component
 from .openai_replay import answer
 from .openai_replay import replay as replay_openai
+from ..canaries import CREDENTIAL
 
 _CLIENTS: dict[str, tuple[Any, Any]] = {}
 _REASONING = ("reasoning", "thinking", "redacted_thinking")
@@ -62,7 +63,7 @@ def _openai(items: list[dict[str, Any]], masked: bool, stream: list[dict[str, An
         def handler(request: Any) -> Any:
             return answer(replies.pop(0))
 
-        made = dropin.OpenAI(api_key="offline", base_url="http://127.0.0.1:9/v1", max_retries=0,
+        made = dropin.OpenAI(api_key=CREDENTIAL.value, base_url="http://127.0.0.1:9/v1", max_retries=0,
                              http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
         create = made.responses.create
         made.responses = types.SimpleNamespace(create=lambda **kw: create(**kw, langfuse_public_key=key))

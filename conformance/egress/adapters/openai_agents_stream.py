@@ -14,6 +14,7 @@ from typing import Any
 
 from .base import Component
 from .openai_replay import sse, turn_events
+from ..canaries import CREDENTIAL
 
 _MODEL_ITEMS = ("reasoning", "function_call")
 
@@ -50,7 +51,7 @@ def _agent(items: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
                                                                   "id": "msg_end", "content": []}])
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(events))
 
-    client = AsyncOpenAI(api_key="offline", base_url="http://127.0.0.1:9/v1", max_retries=0,
+    client = AsyncOpenAI(api_key=CREDENTIAL.value, base_url="http://127.0.0.1:9/v1", max_retries=0,
                          http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
     calls = [i for t in turns for i in t if i.get("type") == "function_call"]
 

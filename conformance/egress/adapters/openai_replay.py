@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import pieces, sse
+from ..canaries import CREDENTIAL
 
 _MODEL_ITEMS = ("reasoning", "function_call")
 
@@ -93,7 +94,7 @@ def client(replies: list[Any]) -> Any:
     def handler(request: Any) -> Any:
         return answer(replies.pop(0))
 
-    return openai.OpenAI(api_key="offline", base_url="http://127.0.0.1:9/v1", max_retries=0,
+    return openai.OpenAI(api_key=CREDENTIAL.value, base_url="http://127.0.0.1:9/v1", max_retries=0,
                          http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
 
 
