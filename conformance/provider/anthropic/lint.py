@@ -18,7 +18,9 @@ tool use, so parallel calls count one each (as ``verify`` counts a task's size).
 A configuration given as a request fragment may also hold ``thinking`` (its ``block_binding``) and
 ``model``: ``lint_binding`` says that ``drop_block`` hides a client's edit of the history before a
 thinking block rather than fixing it, and, with a model named (``--model`` or the fragment's
-``model``), what that model does when a thinking block sent back fails its prefix check.
+``model``), what that model does when a thinking block sent back fails its prefix check. With
+thinking on and no ``clear_thinking`` edit, the named model's own clearing is linted as the edit it
+equals: older models keep only the last turn's thinking (keep 1) even with no ``context_management``.
 """
 
 from __future__ import annotations
@@ -275,6 +277,60 @@ def _finding(edit: Mapping[str, Any] | None, limit: int | None, compaction: Mapp
     return Finding(kind, _label(edit), True, _shape(edit, steps), avoid, steps, safer, ask)
 
 
+DEFAULT_THINKING = "default thinking clearing"  # the finding on a model's own clearing, with no clear_thinking edit
+KEEP_ALL_THINKING = {"type": sem.CLEAR_THINKING, "keep": {"type": "all"}}
+LAST_TURN_ONLY = {"type": sem.CLEAR_THINKING, "keep": {"type": "thinking_turns", "value": 1}}
+# The last version of each family that, with thinking on and no clear_thinking edit, keeps only the last
+# turn's thinking (as keep 1 does), and the first that keeps every turn's (context-editing page, "Default
+# behavior ... varies by model class"; the same holds with no context_management at all). Haiku: "last
+# turn only for all models through Haiku 4.5", no later one named. Fable and Mythos keep all.
+LAST_TURN_THROUGH = {"opus": (4, 1), "sonnet": (4, 5), "haiku": (4, 5)}
+KEEP_ALL_FROM = {"opus": (4, 5), "sonnet": (4, 6), "fable": (0, 0), "mythos": (0, 0)}
+BY_MODEL = ("without a clear_thinking_20251015 edit, Claude Haiku 4.5, Sonnet 4.5, Opus 4.1 and earlier keep only "
+            "the last turn's thinking (as keep 1 does), while Opus 4.5 and later, Sonnet 4.6 and later, Fable and "
+            "Mythos keep every turn's")
+
+
+def keeps_last_turn_only(model: str) -> bool | None:
+    """Returns whether ``model``, with thinking on and no clear_thinking edit, keeps only the last
+    turn's thinking (True), every turn's (False), or None for a model the documented table does not name."""
+    version = lint_binding.model_version(model)
+    if version is None:
+        return True if lint_binding.is_old_name(model) else None
+    family, major, minor = version
+    if family in LAST_TURN_THROUGH and (major, minor) <= LAST_TURN_THROUGH[family]:
+        return True
+    if family in KEEP_ALL_FROM and (major, minor) >= KEEP_ALL_FROM[family]:
+        return False
+    return None
+
+
+def default_thinking_finding(request: Mapping[str, Any], model: str | None, limit: int | None) -> Finding | None:
+    """Returns the finding on the thinking clearing ``model`` does by default (as clear_thinking keep 1
+    on older models), or None when thinking is off or a clear_thinking edit is given. With no model
+    named, or one the table does not name, it does not reach and says that the answer depends on the model."""
+    if not sem.thinking_enabled(request) or any(e.get("type") == sem.CLEAR_THINKING for e in sem.edits_of(request)):
+        return None
+    last_only = keeps_last_turn_only(model) if model else None
+    add = ("add clear_thinking_20251015 with keep {type: all}, listed first in context_management.edits "
+           f"(beta {sem.CONTEXT_BETA})")
+    if last_only is None:
+        who = f"model {model}, not one the table names" if model else "no model named"
+        return Finding(DEFAULT_THINKING, f"no clear_thinking edit, {who}", False,
+                       f"depends on the model: {BY_MODEL}; name it (--model or the configuration's model) to know",
+                       f"to be sure on every model, {add}", reading=reading_for(sem.CLEAR_THINKING))
+    if not last_only:
+        return Finding(DEFAULT_THINKING, f"no clear_thinking edit, model {model}: keeps every turn's thinking", False,
+                       f"none: {model} keeps every turn's thinking by default", "nothing to change; if the code "
+                       "runs on several models, set clear_thinking_20251015 keep explicitly")
+    same = _finding(LAST_TURN_ONLY, limit, None)
+    return dataclasses.replace(
+        same, edit=DEFAULT_THINKING, label=f"no clear_thinking edit, model {model}: its default keeps 1 thinking turn",
+        avoid=f"{add}: {model}'s default otherwise clears every turn's thinking but the last" if same.reaches
+        else "nothing to change", safer_edit=dict(KEEP_ALL_THINKING) if same.reaches else None,
+        needs_task_size=False, reading=reading_for(sem.CLEAR_THINKING))
+
+
 FRAGMENT_KEYS = ("context_management", "compaction", "thinking", "model")  # a request fragment, not a bare object
 
 
@@ -309,10 +365,11 @@ def lint(config: dict[str, Any], max_task_steps: int | None = None,
     betas = [sem.BETA_FOR_EDIT[e["type"]] for e in edits] + ([sem.ON_DEMAND_BETA] if "compaction" in request else [])
     rejected = sem.rejection({**request, "messages": [{"role": "user", "content": "x"}],
                               "thinking": {"type": "enabled"}}, betas)
-    findings = [finding(edit, max_task_steps) for edit in edits]
+    named = model or (str(request["model"]) if request.get("model") else None)
+    by_default = default_thinking_finding(request, named, max_task_steps)
+    findings = ([by_default] if by_default is not None else []) + [finding(edit, max_task_steps) for edit in edits]
     if request.get("compaction") is not None:
         findings.append(finding(None, max_task_steps, request["compaction"]))
-    named = model or (str(request["model"]) if request.get("model") else None)
     bound = binding_finding(request, named)
     if bound is not None:
         findings.append(bound)
@@ -323,10 +380,10 @@ def safer_config(config: dict[str, Any], findings: list[Finding]) -> dict[str, A
     """Returns the configuration with each reaching edit replaced by its safer form or dropped, in the
     shape it was given."""
     request = copy.deepcopy(as_request(config))
-    by_edit = [f for f in findings if f.edit not in ("compaction", lint_binding.EDIT)]
-    if "context_management" in request:
+    by_edit = [f for f in findings if f.edit not in ("compaction", lint_binding.EDIT)]  # the default first
+    if "context_management" in request or any(f.edit == DEFAULT_THINKING and f.safer_edit for f in findings):
         edits = [f.safer_edit for f in by_edit if f.safer_edit is not None]
-        request["context_management"] = {**request["context_management"], "edits": edits}
+        request["context_management"] = {**request.get("context_management", {}), "edits": edits}
     if any(f.edit == "compaction" and f.reaches for f in findings):
         request.pop("compaction", None)
     for f in findings:

@@ -73,15 +73,29 @@ NAME = re.compile(r"claude-(fable|mythos|opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2}
 OLD_NAME = re.compile(r"claude-(?:instant-)?[1-3](?:\D|$)")  # claude-3-5-sonnet, claude-2.1, ...
 
 
+def model_version(model: str) -> tuple[str, int, int] | None:
+    """Returns the family and version (major, minor) of a named model (``claude-fable-5-1``, a dated
+    or platform id such as ``anthropic.claude-opus-5-5-v1:0``; no minor version reads as 0), or None
+    when the name does not spell them in that order (a Claude 1-3 name, or not a Claude model)."""
+    match = NAME.search(model.lower())
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2)), int(match.group(3) or 0)
+
+
+def is_old_name(model: str) -> bool:
+    """Returns whether the name is a Claude 1-3 model's (``claude-3-7-sonnet-20250219``, ``claude-2.1``)."""
+    return model_version(model) is None and OLD_NAME.search(model.lower()) is not None
+
+
 def model_check(model: str) -> ModelCheck | None:
     """Returns what the named model (``claude-fable-5-1``, a dated or platform id such as
     ``anthropic.claude-opus-5-5-v1:0``) does on a failed prefix check, or None for a model this table
     does not know (a newer version than it names, or not a Claude model)."""
-    name = model.lower()
-    match = NAME.search(name)
-    if match is None:
-        return _OLDER if OLD_NAME.search(name) else None
-    family, major, minor = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+    version = model_version(model)
+    if version is None:
+        return _OLDER if is_old_name(model) else None
+    family, major, minor = version
     found = KNOWN.get((family, major, minor))
     if found is not None:
         return found
