@@ -427,3 +427,18 @@ def test_labels_say_one_turn_and_an_eight_step_task(tmp_path: Path, capsys: pyte
     assert "keep 1 thinking turn" in out and "keep 1 thinking turns" not in out
     assert "keep 1 tool use," in out and "keep 1 tool uses" not in out
     assert "covers an 8-step task" in out and "a 8-step" not in out
+
+
+@pytest.mark.parametrize(("edit", "steps"), [
+    ({"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 10.0}}, 11),
+    ({"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 6.0}}, 7),
+    ({"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 30000.0}}, 4),
+])
+def test_a_value_written_as_a_float_is_read_as_its_integer(edit: dict[str, Any], steps: int, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # JSON written from Python gives 10.0; the schema takes it as the integer 10, and so must the lint:
+    # keep N reaches a task of N + 1 steps, a token trigger the settled history crosses leaves keep 3 (4 steps)
+    path = write(tmp_path, "c.json", json.dumps({"edits": [edit]}))
+    assert main(["lint-config", path, "--json", "-"]) == 1
+    [found] = json.loads(capsys.readouterr().out)
+    assert found["reaches"] is True and found["smallest_steps"] == steps

@@ -85,11 +85,13 @@ def effective(edit: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _numbers(edit: Mapping[str, Any], kinds: tuple[str, ...]) -> list[int]:
-    """Returns the integer values of the edit's settings (defaults filled in) whose ``type`` is in ``kinds``."""
+    """Returns the values of the edit's settings (defaults filled in) whose ``type`` is in ``kinds``, read
+    as ``semantics`` reads them (``int()``: 10.0, which the schema accepts as an integer, is 10)."""
     found = []
     for value in effective(edit).values():
-        if isinstance(value, Mapping) and value.get("type") in kinds and isinstance(value.get("value"), int):
-            found.append(int(value["value"]))
+        number = value.get("value") if isinstance(value, Mapping) and value.get("type") in kinds else None
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            found.append(int(number))
     return found
 
 
