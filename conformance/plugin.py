@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,12 +125,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     state = config.stash.get(_COLLECTION, None)
     if state is None:
         return (yield)
-    spec_errors: list[pytest.Item] = []
-    for item in items:
-        if isinstance(item, SpecErrorItem):
-            spec_errors.append(item)
+    return (yield from add_sparing_spec_errors(items, _unreached_items(session, state)))
+
+
+def add_sparing_spec_errors(items: list[pytest.Item], added: Iterable[pytest.Item]) -> Generator[None, Any, Any]:
+    """Adds ``added`` to ``items`` and, as the body of a ``pytest_collection_modifyitems`` wrapper,
+    yields to pytest's own selection (``-k``, ``-m``) with every spec error item held back, then puts
+    those first again, so a broken spec always fails. Returns what the yield gave."""
+    spec_errors: list[pytest.Item] = [item for item in items if isinstance(item, SpecErrorItem)]
     items[:] = [item for item in items if not isinstance(item, SpecErrorItem)]
-    for item in _unreached_items(session, state):
+    for item in added:
         (spec_errors if isinstance(item, SpecErrorItem) else items).append(item)
     result = yield
     items[:0] = spec_errors

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ..errors import ConformanceError
-from ..plugin import ConformanceFailure, SpecErrorItem
+from ..plugin import ConformanceFailure, SpecErrorItem, add_sparing_spec_errors
 from ..engine.results import must_checked
 from ..engine.target import DEFAULT_TIME_LIMIT, resolve
 
@@ -33,7 +33,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> Iterator[None]:
-    """Adds one item per egress conversation (and one failing item per spec error)."""
+    """Adds one item per egress conversation (and one failing item per spec error, held back from
+    ``-k`` / ``-m`` deselection)."""
     name = config.getoption("egress_target")
     if not name:
         return (yield)
@@ -52,8 +53,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     run = EgressRun.from_parent(session, name="egress")
     run.setup_items(target, chosen, [c for c in loaded.conversations if c.format == fmt], loaded.errors,
               config.getoption("egress_time_limit"))
-    items.extend(session.genitems(run))
-    return (yield)
+    return (yield from add_sparing_spec_errors(items, session.genitems(run)))  # -k / -m never drop a spec error
 
 
 class EgressRun(pytest.Collector):
