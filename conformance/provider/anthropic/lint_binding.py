@@ -36,6 +36,7 @@ class ModelCheck:
     unset: str
     error: str
     drop_block: str
+    by_account: bool = False  # unset: a 400 only on accounts created from ENFORCED_FROM, else the block gets through
 
 
 _REJECTS = "a 400 (\"The block is bound to a different conversation\") that names what changed"
@@ -47,7 +48,7 @@ _ALWAYS = ModelCheck("Claude Fable 5.2 / Mythos 5.2", True, f"{_REJECTS}, on eve
 _BY_ACCOUNT = (f"{_REJECTS} on accounts created on or after {ENFORCED_FROM}; on older accounts the check runs but "
                "is not enforced: the failing block reaches the model (listed as thinking_mismatch_allowed with "
                f"the {BETA} beta header, silently without it)")
-_NEWER = ModelCheck("Claude Fable 5.1", True, _BY_ACCOUNT, _REJECTS, _DROPS)
+_NEWER = ModelCheck("Claude Fable 5.1", True, _BY_ACCOUNT, _REJECTS, _DROPS, by_account=True)
 _OLDER = ModelCheck("models before Claude Fable 5.1", False, _NOT_RUN, f"accepted, and {_NOT_RUN}",
                     f"nothing is dropped, and {_NOT_RUN}")
 _MYTHOS_51 = ModelCheck(
@@ -63,9 +64,9 @@ KNOWN: dict[tuple[str, int, int], ModelCheck] = {
     ("fable", 5, 1): _NEWER,
     ("mythos", 5, 1): _MYTHOS_51,
     ("opus", 5, 5): ModelCheck("Claude Opus 5.5, enforced as Claude Fable 5.1", True, _BY_ACCOUNT, _REJECTS,
-                               _DROPS),
-    ("sonnet", 5, 5): ModelCheck("Claude Sonnet 5.5", True, _BY_ACCOUNT, _REJECTS, _DROPS),
-    ("haiku", 5, 5): ModelCheck("Claude Haiku 5.5", True, _BY_ACCOUNT, _REJECTS, _DROPS),
+                               _DROPS, by_account=True),
+    ("sonnet", 5, 5): ModelCheck("Claude Sonnet 5.5", True, _BY_ACCOUNT, _REJECTS, _DROPS, by_account=True),
+    ("haiku", 5, 5): ModelCheck("Claude Haiku 5.5", True, _BY_ACCOUNT, _REJECTS, _DROPS, by_account=True),
 }
 # the minor version after a dash or a dot (gateway ids: ``anthropic/claude-sonnet-5.5``), one or two
 # digits (an eight-digit date is no minor version)
@@ -157,6 +158,15 @@ def advise(setting: str | None, model: str | None) -> Advice:
     if setting == ERROR:
         return Advice(False, "none: an edit before a thinking block sent back is a 400 that names what changed, "
                              "never a silent loss", "nothing to change", keep)
+    if check is not None and check.by_account:
+        return Advice(False, f"depends on the account's creation date: unset, {model} answers an edit before a "
+                             f"thinking block sent back with a 400 on accounts created on or after {ENFORCED_FROM}, "
+                             "but on older accounts lets the block reach the model, its reasoning about a history "
+                             "that is no longer there, reported only as thinking_mismatch_allowed with the "
+                             f"{BETA} beta header (silently without it)",
+                      f"on an account created before {ENFORCED_FROM}, set prefix_mismatch_behavior to error (with the "
+                      f"{BETA} beta header), so a failed check is a 400 there too; on a later account nothing "
+                      "changes", {"prefix_mismatch_behavior": ERROR})
     return Advice(False, "none from this setting: unset, the model's default applies (see the model's line)",
                   "nothing to change; to be sure of a 400 on every account, set prefix_mismatch_behavior to error",
                   keep)
