@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import threading
-import zlib
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from ..provider.analyze.model import (CANNOT_TELL, FAILING, INCONSISTENT, NO_EDI
                                       start)
 from ..provider.base import Watch
 from ..provider.recordings import BodyError, Interaction
-from ..provider.recordings.bodies import decode
+from ..provider.recordings.bodies import decode, unpacker
 from .policies import LOG, GuardAlert, Policy, resolve
 from .prefix import BUDGET, CONVERSATIONS, Conversations
 from .scanned import Scanned
@@ -72,16 +71,16 @@ UNSURE_WHEN_CUT = frozenset({NO_EDIT, SETTLED, NOT_JUDGED, INCONSISTENT})
 
 def partial_stream(raw: bytes, encoding: str) -> tuple[bytes, str]:
     """Returns what a stream left before its end holds, as an identity-encoded body: decompressed as
-    far as it came (gzip, deflate), cut after its last complete event; else ``raw`` and ``encoding``
-    as they were (the decoder then says what is wrong with them)."""
-    if encoding in ("gzip", "deflate", "x-gzip"):
-        try:
-            raw = zlib.decompressobj(47 if encoding != "deflate" else 15).decompress(raw)
-        except zlib.error:
+    far as it came (gzip, deflate, br, zstd: ``unpacker``), cut after its last complete event; else
+    ``raw`` and ``encoding`` as they were (the decoder then says what is wrong with them)."""
+    if encoding.strip().lower() not in ("", "identity"):
+        unpack = unpacker(encoding)
+        if unpack is None:
             return raw, encoding
-        encoding = ""
-    if encoding:
-        return raw, encoding
+        try:
+            raw = unpack(raw)
+        except BodyError:
+            return raw, encoding
     end = max(raw.rfind(b"\n\n"), raw.rfind(b"\r\n\r\n"))
     return (raw[:end] + b"\n\n" if end >= 0 else b""), ""
 

@@ -12,7 +12,7 @@ import binascii
 import gzip
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .model import BodyError
@@ -71,6 +71,35 @@ def inflate(data: bytes, encoding: str = "") -> bytes:
     except Exception as exc:  # noqa: BLE001 - each library raises its own error type for corrupt data
         raise BodyError(f"{encoding or 'compressed'} body does not decompress ({type(exc).__name__})") from exc
     return data
+
+
+def unpacker(encoding: str) -> Callable[[bytes], bytes] | None:
+    """Returns a function that decompresses a body in ``content-encoding`` ``encoding`` (gzip,
+    deflate, br, zstd) piece by piece, each call returning what its piece adds (a body cut short gives
+    as much as came); None for identity or an encoding it does not know. The function raises
+    ``BodyError`` on data that does not decompress."""
+    encoding = encoding.lower().strip()
+    step: Callable[[bytes], bytes]
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        step = zlib.decompressobj(47 if encoding != "deflate" else 15).decompress
+    elif encoding == "br":
+        import brotli
+
+        step = brotli.Decompressor().process
+    elif encoding == "zstd":
+        import zstandard
+
+        step = zstandard.ZstdDecompressor().decompressobj().decompress
+    else:
+        return None
+
+    def unpack(piece: bytes) -> bytes:
+        try:
+            return step(piece)
+        except Exception as exc:  # noqa: BLE001 - each library raises its own error type for corrupt data
+            raise BodyError(f"{encoding} body does not decompress ({type(exc).__name__})") from exc
+
+    return unpack
 
 
 def _from_bytes(data: bytes, encoding: str) -> Any:
