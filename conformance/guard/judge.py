@@ -136,7 +136,7 @@ class Guard:
     def judge(self, url: str, method: str, request: bytes, response: bytes, status: int | None,
               content_type: str = "", encoding: str = "", whole: bool = True) -> Judgement:
         """Returns the verdict on one exchange and runs the policies when it is an alert; raises
-        ``GuardAlert`` under the ``raise`` policy (after the response was read whole, or closed).
+        ``GuardAlert`` under the ``raise`` policy (after the response was read whole or closed, or as its end event came).
 
         A body that is not ``whole`` (a stream the caller left or that broke off) is judged on its
         complete events (``partial_stream``); a verdict that what never came could contradict

@@ -443,6 +443,87 @@ def test_a_compressed_stream_left_early_is_read_as_far_as_it_came(encoding: str)
     assert [j.verdict for j in seen] == ["live-reasoning-lost"]
 
 
+def test_a_stream_left_with_a_bare_break_at_its_last_event_raises_in_the_callers_loop() -> None:
+    seen: list[Judgement] = []
+    client = _anthropic(Served((messages_stream(REACHED), EVENTS)), policy="raise", on_judgement=seen.append)
+    reached: list[str] = []
+    with pytest.raises(GuardAlert):
+        for event in client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA], stream=True):
+            reached.append(event.type)
+            if event.type == "message_stop":
+                break  # the stream is never closed: only the collector would end it
+    assert [j.verdict for j in seen] == ["reached-live-task"]
+    assert reached[-1] == "message_delta"  # the alert came before the caller could leave at message_stop
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br"])
+def test_a_compressed_stream_left_at_its_last_event_raises_in_the_callers_loop(encoding: str) -> None:
+    import anthropic
+
+    packed = packed_events(messages_stream(REACHED), encoding)
+    transport = Transport(httpx2.MockTransport(lambda req: httpx2.Response(
+        200, stream=Chunks(packed), headers={"content-type": EVENTS, "content-encoding": encoding})), policy="raise")
+    client = anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9", http_client=httpx2.Client(transport=transport))
+    with pytest.raises(GuardAlert):
+        for event in client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA], stream=True):
+            if event.type == "message_stop":
+                break
+
+
+def test_an_end_name_that_is_no_events_type_does_not_end_the_stream() -> None:
+    seen: list[Judgement] = []
+    said = {**REACHED, "content": [{"type": "text", "text": "message_stop"}]}  # the model writes the name
+    client = _anthropic(Served((messages_stream(said), EVENTS)), on_judgement=seen.append)
+    list(client.beta.messages.create(**request(HISTORY, tool_edit(keep=1)), betas=[BETA], stream=True))
+    assert [j.verdict for j in seen] == ["reached-live-task"]  # judged with the clearing report that came after it
+
+
+def _chained_pair() -> tuple[list[dict[str, Any]], list[bytes]]:
+    """Returns the requests and response bodies of a streamed Responses call and the compaction chained to it."""
+    pairs = load_yaml((OPENAI / "openai-compact.chained-after-results.yaml").read_text())["interactions"]
+    bodies = [p["response"]["body"] for p in pairs]
+    return [json.loads(p["request"]["body"]) for p in pairs], \
+        [(b["string"] if isinstance(b, dict) else b).encode() for b in bodies]
+
+
+def test_a_stream_left_at_its_last_event_is_judged_before_the_next_call() -> None:
+    (first, chained), (streamed, compacted) = _chained_pair()
+    seen: list[Judgement] = []
+    client = _openai(Served((responses_stream(json.loads(streamed)), EVENTS), (compacted, JSON)),
+                     on_judgement=seen.append)
+    events = client.responses.create(**first, stream=True)
+    for event in events:
+        if event.type == "response.completed":
+            break  # kept, never closed: the next call goes out while it is open
+    client.responses.compact(**chained)
+    assert [(j.endpoint, j.verdict) for j in seen] == [("/v1/responses", "not-judged"),
+                                                       ("/v1/responses/compact", "reached-live-task")]
+    events.close()
+
+
+def test_an_async_stream_left_at_its_last_event_raises_in_the_callers_loop() -> None:
+    import openai
+
+    (first, chained), (streamed, compacted) = _chained_pair()
+    seen: list[Judgement] = []
+
+    async def run() -> None:
+        transport = AsyncTransport(httpx2.MockTransport(Served((responses_stream(json.loads(streamed)), EVENTS),
+                                                               (compacted, JSON))),
+                                   policy="raise", on_judgement=seen.append)
+        client = openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1",
+                                    http_client=httpx2.AsyncClient(transport=transport))
+        async for event in await client.responses.create(**first, stream=True):
+            if event.type == "response.completed":
+                break
+        with pytest.raises(GuardAlert):
+            await client.responses.compact(**chained)
+
+    asyncio.run(run())
+    assert [(j.endpoint, j.verdict) for j in seen] == [("/v1/responses", "not-judged"),
+                                                       ("/v1/responses/compact", "reached-live-task")]
+
+
 def test_an_async_stream_left_early_is_judged() -> None:
     import anthropic
 
