@@ -109,6 +109,7 @@ class Guard:
         self.paths = tuple(path for _, watch in watches for path in watch.paths)
         self.unread = tuple(path for _, watch in watches for path in watch.unread)
         self.ends = tuple(end for _, watch in watches for end in watch.ends)
+        self.items = tuple(path for _, watch in watches for path in watch.items)
         self._plain = [_Plain(provider, watch, conversations, prefix_bytes) for provider, watch in watches
                        if watch.plain and watch.words]
         self.count = 0
@@ -116,14 +117,15 @@ class Guard:
         self._told_unread = False
 
     def watches(self, path: str) -> bool:
-        """Returns whether a request path is one the judges read (their ``Watch.paths``); a call
-        to a path a judge names and cannot read (``Watch.unread``) is logged once, as not judged."""
+        """Returns whether a request path is one the judges read (their ``Watch.paths``, or one
+        segment past their ``Watch.items``); a call to a path a judge names and cannot read
+        (``Watch.unread``) is logged once, as not judged."""
         path = path.rstrip("/")
         if self.unread and path.endswith(self.unread) and not self._told_unread:
             self._told_unread = True
             LOG.warning("the guard cannot read calls to %s: they are not judged",
                         next(end for end in self.unread if path.endswith(end)))
-        return path.endswith(self.paths)
+        return path.endswith(self.paths) or bool(self.items) and path.rpartition("/")[0].endswith(self.items)
 
     def passes_unparsed(self, path: str, request: bytes, response: bytes, status: int | None) -> str | None:
         """Returns the provider of a call that plainly has nothing to judge (``Watch``: it passes

@@ -76,7 +76,8 @@ class Watch:
     ``reported``. ``tail_word``, found in a request's last bytes (where the SDKs write it), makes the
     request worth parsing with no scan. ``unread``: paths of the API the guard cannot read (it
     says so once). ``ends``: the events that end a response stream, as its bytes name them (a
-    caller that stops reading after one has read it all)."""
+    caller that stops reading after one has read it all). ``items``: paths whose items the judge
+    reads too, one segment further (``/responses`` for ``GET /responses/{id}``)."""
 
     paths: tuple[str, ...]
     plain: tuple[str, ...] = ()
@@ -85,6 +86,7 @@ class Watch:
     tail_word: bytes = b""
     unread: tuple[str, ...] = ()
     ends: tuple[bytes, ...] = ()
+    items: tuple[str, ...] = ()
 
 
 class Judge(Protocol):

@@ -588,6 +588,22 @@ def test_a_queued_background_response_cannot_tell() -> None:
     assert [j.verdict for j in seen] == ["cannot-tell"] and "background mode" in seen[0].evidence[-1]
 
 
+def test_a_background_response_retrieved_complete_raises_as_in_the_foreground() -> None:
+    reached_request, reached_body, _ = recorded("openai-trigger.mid-task")
+    done = json.loads(reached_body)
+    polls = [{**done, "status": status, "background": True, "output": [] if status != "completed" else done["output"]}
+             for status in ("queued", "in_progress", "completed")]
+    seen: list[Judgement] = []
+    served = Served(*((json.dumps(poll).encode(), JSON) for poll in polls))
+    client = _openai(served, policy="raise", on_judgement=seen.append)
+    answer = client.responses.create(**reached_request, background=True)
+    with pytest.raises(GuardAlert):
+        while answer.status in ("queued", "in_progress"):
+            answer = client.responses.retrieve(answer.id)
+    assert served.seen[1:] == [f"/v1/responses/{done['id']}"] * 2
+    assert [j.verdict for j in seen] == ["cannot-tell", "not-judged", "reached-live-task"]
+
+
 def test_a_stream_left_after_its_last_event_is_whole_and_a_cut_report_cannot_tell() -> None:
     from conformance.guard import Guard
 

@@ -10,6 +10,10 @@ mechanism (threshold compaction, ``/responses/compact``, a ``compaction_trigger`
 "auto"`` with the ``input_tokens`` counts of its suffixes found earlier in the recording) is judged
 by ``rules``. The worst finding is the verdict. Evidence names indices, item types and counts, never
 message text or ciphertext.
+
+A request sent in background mode is answered ``queued`` (cannot-tell: the output comes later);
+its request is kept by its response id, and the response retrieved complete by ``GET
+/responses/{id}`` is judged against it (a poll still queued or in progress is not judged).
 """
 
 from __future__ import annotations
@@ -178,6 +182,20 @@ RESPONSES = "openai.response"  # the Earlier spaces: a response id -> its own in
 COUNTS = "openai.count"  # the key of the input an input_tokens call counted -> its count
 ORIGINS = "openai.compaction"  # a returned compaction item's id -> what it stands for (_stands_for)
 CIPHERTEXTS = "openai.compaction.ciphertext"  # a returned compaction item's ciphertext -> the same
+BACKGROUND = "openai.background"  # a queued background response's id -> its request (input noted)
+RUNNING = ("queued", "in_progress")  # a background response's statuses before its output is in
+
+
+@functools.lru_cache(maxsize=1024)
+def _retrieved_of(url: str) -> str:
+    """Returns the response id a ``GET`` of ``url`` retrieves (``.../responses/{id}``), else ""."""
+    parent, _, last = (urlsplit(url).path if url else "").rstrip("/").rpartition("/")
+    return last if parent.endswith("/responses") and last not in ("compact", "input_tokens") else ""
+
+
+def _retrieved(item: Interaction) -> str:
+    """Returns the id of the response ``item`` retrieves (``GET /responses/{id}``), else ""."""
+    return _retrieved_of(item.url) if item.method.upper() == "GET" else ""
 
 
 def suffix_keys(items: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -198,6 +216,13 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     if not _is_mapping(response):
         return  # (no answer: nothing a later call may follow back to)
     output = response.get("output")
+    retrieved = _retrieved(item)
+    if retrieved:  # (a later call chains to the answer as retrieved complete, through its request)
+        asked = earlier.get(BACKGROUND, retrieved) if response.get("status") not in RUNNING else None
+        if _is_mapping(asked) and isinstance(output, list):
+            earlier.put(RESPONSES, retrieved, {"input": asked.get("input") or [], "previous": asked.get("previous_response_id"),
+                                               "output": _noted_items(output)})
+        return
     endpoint = _endpoint(item)
     if isinstance(output, list):
         for pos, o in enumerate(output):
@@ -208,12 +233,15 @@ def remember(item: Interaction, earlier: Earlier) -> None:
     # (a recorder that redacts the URI leaves no endpoint: a Responses object answered it)
     if endpoint == "/responses" or not endpoint and response.get("object") == "response":
         request = item.request if _is_mapping(item.request) else {}
+        own = request.get("input")
         if response.get("id") and request.get("store") is not False:
-            own = request.get("input")
             earlier.put(RESPONSES, str(response["id"]), {
                 "input": own if isinstance(own, str) else _noted_items(own or []),
                 "previous": request.get("previous_response_id"),
                 "output": _noted_items(output or []) if isinstance(output, list) else []})
+        if response.get("id") and response.get("status") in RUNNING and (item.status or 200) < 400:
+            earlier.put(BACKGROUND, str(response["id"]),
+                        {**request, "input": own if isinstance(own, str) else _noted_items(own or [])})
         return
     if endpoint == "/responses/input_tokens" and isinstance(response.get("input_tokens"), int) \
             and _is_mapping(item.request) and item.request:
@@ -435,7 +463,8 @@ class OpenAIJudge(RequestJudge):
     provider = PROVIDER
     api = "Responses"
     watch = Watch(paths=("/responses", "/responses/compact", "/responses/input_tokens"),  # every call parsed
-                  ends=(b'"response.completed"', b'"response.failed"', b'"response.incomplete"'))
+                  ends=(b'"response.completed"', b'"response.failed"', b'"response.incomplete"'),
+                  items=("/responses",))  # (a background response retrieved: GET /responses/{id})
     response_only = staticmethod(response_only)
 
     def claims(self, item: Interaction) -> bool:
@@ -446,6 +475,21 @@ class OpenAIJudge(RequestJudge):
         return str(response.get("object", "")).startswith("response")
 
     remember = staticmethod(remember)
+
+    def judge(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> Judgement:
+        """Returns the verdict on one interaction (``RequestJudge.judge``); a background response
+        retrieved complete is judged against the request that queued it, when that is known."""
+        retrieved = _retrieved(item)
+        response = item.response if _is_mapping(item.response) else None
+        if not retrieved or response is None or response.get("status") in RUNNING:
+            return super().judge(item, earlier)
+        index = indexed(earlier, self.remember)
+        hit = index.lookup(BACKGROUND, retrieved)
+        if hit is None or not _is_mapping(hit[1]):
+            return super().judge(item, index)
+        found = self.judge_request(item, hit[1], index)
+        found.evidence.insert(0, f"the background response requested at interaction {hit[0]}, retrieved complete")
+        return found
 
     def history(self, item: Interaction, earlier: Earlier | Sequence[Interaction]) -> list[dict[str, Any]]:
         """Returns the input items the judge reads for ``item`` (what its ``live_start`` indexes): the

@@ -6,6 +6,7 @@ gives them, and the real recordings other projects made get their README's verdi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,45 @@ def test_explain_shows_an_openai_probe_and_its_recording(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     assert "2 live message user" in out and "from item 2" in out
     assert "verdict reached-live-task, as predicted" in out and "LIVE: items 3-4" in out
+
+
+def _in_background(path: Path, tmp_path: Path) -> Path:
+    """Returns a copy of a recording whose first call is sent in background mode: answered queued,
+    polled once in progress by ``GET /responses/{id}``, then retrieved complete with the recorded answer."""
+    import copy
+    import json
+
+    import yaml
+
+    from ..._yaml import load_yaml
+
+    recording = load_yaml(path.read_text())
+    first, *rest = recording["interactions"]
+    body = first["response"]["body"]
+    answer = json.loads(body["string"] if isinstance(body, dict) else body)
+    sent = copy.deepcopy(first)
+    sent["request"]["body"] = json.dumps({**json.loads(first["request"]["body"]), "background": True})
+
+    def answered(status: str, output: list[Any]) -> dict[str, Any]:
+        return {**first["response"], "body": {"string": json.dumps({**answer, "status": status, "background": True,
+                                                                      "output": output})}}
+
+    def poll(status: str, output: list[Any]) -> dict[str, Any]:
+        return {"request": {"method": "GET", "uri": f"{first['request']['uri']}/{answer['id']}", "body": "",
+                            "headers": {}}, "response": answered(status, output)}
+
+    sent["response"] = answered("queued", [])
+    recording["interactions"] = [sent, poll("in_progress", []), poll(answer["status"], answer["output"]), *rest]
+    out = tmp_path / path.name
+    out.write_text(yaml.safe_dump(recording))
+    return out
+
+
+@pytest.mark.parametrize("name", ["openai-trigger.mid-task", "openai-compact.chained-after-results"])
+def test_a_background_response_retrieved_complete_is_judged_as_in_the_foreground(name: str, tmp_path: Path) -> None:
+    foreground = [j.verdict for j in analyze_file(SHIPPED / f"{name}.yaml").judgements]
+    background = analyze_file(_in_background(SHIPPED / f"{name}.yaml", tmp_path))
+    assert background.error is None
+    queued = "not-judged" if foreground[0] == "not-judged" else "cannot-tell"  # (its output is not in yet)
+    assert [j.verdict for j in background.judgements] == [queued, "not-judged", *foreground]
+    assert "requested at interaction 0, retrieved complete" in background.judgements[2].evidence[0]
