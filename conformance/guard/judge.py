@@ -24,7 +24,7 @@ from ..provider.recordings import BodyError, Interaction
 from ..provider.recordings.bodies import decode, unpacker
 from .policies import LOG, GuardAlert, Policy, resolve
 from .prefix import BUDGET, CONVERSATIONS, Conversations
-from .scanned import Scanned
+from .scanned import Scanned, clean_of
 
 TAIL = 4096  # the bytes at a request's end where the SDKs write what comes after the history
 
@@ -40,15 +40,15 @@ class _Plain:
 
     def passes(self, path: str, request: bytes, response: bytes, status: int | None) -> bool:
         """Returns whether a call plainly has nothing to judge: to a ``plain`` path, its request names
-        none of the words (a conversation's resent bytes are not scanned again), and its answer is no
+        none of the words nor writes a letter as an escape (``clean_of``; a conversation's resent
+        bytes are not scanned again), and its answer is no
         rejection and names none of the reported words (one scan of the answer's bytes)."""
         watch = self.watch
         if not path.rstrip("/").endswith(watch.plain):
             return False
         if watch.tail_word and request.find(watch.tail_word, len(request) - TAIL) >= 0:
             return False
-        clean = self.scanned.clean(request) if self.scanned is not None else not any(
-            request.find(word) >= 0 for word in watch.words)
+        clean = self.scanned.clean(request) if self.scanned is not None else clean_of(request, watch.words)
         if not clean or (status is not None and status >= 400):
             return False
         return self.reported is None or self.reported.search(response) is None

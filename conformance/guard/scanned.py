@@ -7,14 +7,31 @@ write ``messages`` first or second); what a request shares with the kept one is 
 end (the few bytes after the history differ, the history does not), checked byte for byte, so two
 conversations that share their first bytes cost a whole scan and never a wrong answer. The least
 recently used conversation is dropped past ``conversations`` of them or ``budget`` bytes kept.
+
+JSON may write any character of a key as a ``\\u`` escape (``"\\u0063ontext_management"`` is
+``"context_management"``), which no scan of the words finds: a request that writes a letter that
+way (``ESCAPED``; the SDKs never do) is never clean.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 
 KEY = 512  # the bytes that tell one conversation from another
 STEPS = (0, 64, 512, 4096, 32768)  # how far from the kept request's end a shared prefix is looked for
+# An escape of a character from "@" to DEL (the letters and "_" of every word): not of "<", ">" or
+# "&", which some encoders escape in any text, nor of a non-ASCII character (``ensure_ascii``).
+ESCAPED = re.compile(rb"\\u00[4-7]")
+
+
+def clean_of(raw: bytes, words: tuple[bytes, ...], start: int = 0) -> bool:
+    """Returns whether ``raw`` from ``start`` names none of ``words`` and writes no letter as an
+    escape (``ESCAPED``)."""
+    for word in words:
+        if raw.find(word, start) >= 0:
+            return False
+    return ESCAPED.search(raw, start) is None
 
 
 def shared(raw: bytes, kept: bytes) -> int:
@@ -45,16 +62,16 @@ class Scanned:
         return self._bytes
 
     def clean(self, raw: bytes) -> bool:
-        """Returns whether ``raw`` names none of the words, scanning only what follows the bytes it
-        resends of its conversation's last clean request; a clean request is kept for the next."""
+        """Returns whether ``raw`` names none of the words, nor writes a letter as an escape
+        (``clean_of``), scanning only what follows the bytes it resends of its conversation's last
+        clean request; a clean request is kept for the next."""
         key = raw[:KEY]
         kept = self._kept.pop(key, None)
         if kept is not None:
             self._bytes -= len(kept)
         start = max(shared(raw, kept) - self.overlap, 0) if kept is not None else 0
-        for word in self.words:
-            if raw.find(word, start) >= 0:
-                return False
+        if not clean_of(raw, self.words, start):
+            return False
         if len(raw) > KEY:  # (a short request costs its scan alone)
             self._kept[key] = raw
             self._bytes += len(raw)

@@ -85,3 +85,19 @@ def test_a_guard_keeping_nothing_gives_the_same_verdicts() -> None:
         assert (first.verdict, first.evidence) == (second.verdict, second.evidence)
         scanned = keeping._plain[0].scanned  # the Messages judge's: the one that declares words
         assert scanned is not None and (scanned.kept_bytes > 0) is (n < 5)  # (kept while clean)
+
+
+@pytest.mark.parametrize("conversations", [4, 0])
+def test_a_word_written_with_an_escaped_letter_is_never_passed_unparsed(conversations: int) -> None:
+    guard = Guard(policy=[], conversations=conversations)
+    history: list[dict[str, Any]] = [{"role": "user", "content": "start " + "x" * KEY}]
+    first = sent(history)
+    assert guard.passes_unparsed("/v1/messages", first, b"{}", 200) == "anthropic"  # (kept as clean)
+    history.append({"role": "assistant", "content": "ok"})
+    managed = sent(history)[:-1] + b',"\\u0063ontext_management":{"edits":[]}}'  # the same key, one letter escaped
+    assert json.loads(managed)["context_management"] == {"edits": []}
+    assert guard.passes_unparsed("/v1/messages", managed, b"{}", 200) is None
+    # an escape of a non-ASCII letter, or of "<", is no letter of a word: it passes
+    texts = json.dumps({"max_tokens": 1, "messages": [{"role": "user", "content": "caf\u00e9 <b>"}]}).replace(
+        "<", "\\u003c").encode()
+    assert guard.passes_unparsed("/v1/messages", texts, b"{}", 200) == "anthropic"
