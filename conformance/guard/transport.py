@@ -14,6 +14,7 @@ verdict when the response ends; callbacks and the other policies then run on tha
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -28,45 +29,60 @@ from .policies import LOG, GuardAlert, in_caller
 from .worker import Worker
 
 
-_TYPED = re.compile(rb'"type"\s*:\s*$')  # what comes before an end's name where it is an event's type
+HEAD = 128  # the first bytes of an event where its type is read (an ``event:`` line, then ``data: {"type":``)
+
+
+@functools.lru_cache(maxsize=8)
+def _typed(ends: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """Returns the pattern of an event's ``type`` that is one of ``ends`` (as its bytes name it, quoted)."""
+    return re.compile(rb'"type"\s*:\s*(?:' + b"|".join(re.escape(end) for end in ends) + rb")")
 
 
 class _Ends:
     """Tells, from an event stream's chunks as they pass (decompressed by ``unpack``, when given), when
-    the event that ends it is complete: an event whose ``type`` is one of ``ends`` (as its bytes name
-    it, quoted: ``Watch.ends``) and the blank line after it. Each chunk is searched once, with the few
-    bytes before it that a name or a blank line may start in."""
+    the event that ends it is complete: an event whose ``type`` is one of ``ends`` (``Watch.ends``),
+    with its blank line. The end event is the last one, so only the last event a chunk completes is
+    read, by its first ``HEAD`` bytes: each chunk costs two searches back from its end over its last
+    event and one over that event's head, none over its other bytes. The blank line is the one the
+    stream's first bytes use (``\\r\\n\\r\\n`` or ``\\n\\n``)."""
 
     def __init__(self, ends: tuple[bytes, ...], unpack: Callable[[bytes], bytes] | None) -> None:
-        self.ends, self.unpack = ends, unpack
-        self.keep = max(len(end) for end in ends) + 16  # (an end's name, and its "type": key)
-        self.tail = b""
-        self.named = False  # an end event's type has passed; its blank line has not yet
+        self.typed, self.unpack = _typed(ends), unpack
+        self.blank = b""  # the stream's blank line, once its first bytes came
+        self.head = b""  # the first bytes of the event in progress
+        self.tail = b""  # the last bytes of the stream so far (a blank line may start there)
 
     def complete(self, chunk: bytes) -> bool:
         """Returns whether ``chunk`` completes the stream's end event; raises ``BodyError`` when a
         compressed chunk does not decompress."""
-        text = self.tail + (self.unpack(chunk) if self.unpack is not None else chunk)
-        if not self.named:
-            after = self._named(text)
-            if after < 0:
-                self.tail = text[-self.keep:]
-                return False
-            self.named, text = True, text[after:]
-        if text.find(b"\n\n") >= 0 or text.find(b"\r\n\r\n") >= 0:
-            return True
-        self.tail = text[-3:]
-        return False
+        if self.unpack is not None:
+            chunk = self.unpack(chunk)
+        if not chunk:
+            return False
+        blank = self.blank or self._blank(chunk)
+        cut = chunk.rfind(blank) if blank else -1
+        if cut >= 0:
+            cut += len(blank)
+        elif blank:  # (a blank line split by the chunks' edge)
+            edge = self.tail + chunk[:len(blank) - 1]
+            cut = max(edge.rfind(blank) + len(blank) - len(self.tail), -1) if blank in edge else -1
+        self.tail = chunk[-3:] if len(chunk) >= 3 else (self.tail + chunk)[-3:]
+        if cut <= 0:  # the event in progress goes on (or no line has ended yet)
+            if len(self.head) < HEAD:
+                self.head += chunk[:HEAD - len(self.head)]
+            return False
+        start = chunk.rfind(blank, 0, max(cut - 1, 0))  # (where the last event completed here starts)
+        event = chunk[start + len(blank):min(start + len(blank) + HEAD, cut)] if start >= 0 \
+            else self.head + chunk[:min(HEAD, cut)]
+        self.head = chunk[cut:cut + HEAD]
+        return self.typed.search(event) is not None
 
-    def _named(self, text: bytes) -> int:
-        """Returns where an end's name as an event's ``type`` ends in ``text``, or -1."""
-        for end in self.ends:
-            at = text.find(end)
-            while at >= 0:
-                if _TYPED.search(text, max(at - 16, 0), at):
-                    return at + len(end)
-                at = text.find(end, at + 1)
-        return -1
+    def _blank(self, chunk: bytes) -> bytes:
+        """Returns (and keeps) the blank line of a stream whose first line ends in ``chunk`` (or in
+        the bytes before it), or b"" while no line has ended."""
+        if chunk.find(b"\n") >= 0:
+            self.blank = b"\r\n\r\n" if (self.tail[-1:] + chunk).find(b"\r\n") >= 0 else b"\n\n"
+        return self.blank
 
 
 def _ends(ends: tuple[bytes, ...], response: httpx2.Response) -> _Ends | None:

@@ -478,6 +478,26 @@ def test_an_end_name_that_is_no_events_type_does_not_end_the_stream() -> None:
     assert [j.verdict for j in seen] == ["reached-live-task"]  # judged with the clearing report that came after it
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_stream_is_judged_as_the_chunk_that_completes_its_end_event_comes_however_it_is_cut(seed: int) -> None:
+    import random
+
+    shuffle = random.Random(seed)
+    stream = messages_stream({**REACHED, "content": [{"type": "text", "text": "message_stop"}]})  # (a name in a text)
+    if seed % 2:
+        stream = stream.replace(b"\n", b"\r\n")
+    cuts = sorted(shuffle.sample(range(1, len(stream)), [len(stream) - 1, 3, 40][seed % 3]))
+    served = Chunks([stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)])])
+    handed: list[int] = []  # how many chunks were handed on when the call was judged
+    transport = Transport(httpx2.MockTransport(lambda req: httpx2.Response(200, stream=served,
+                                                                           headers={"content-type": EVENTS})),
+                          on_judgement=lambda found: handed.append(len(served.handed)))
+    with httpx2.Client(transport=transport) as client, \
+            client.stream("POST", "http://127.0.0.1:9/v1/messages", json=request(HISTORY, tool_edit(keep=1))) as response:
+        for n, _ in enumerate(response.iter_raw(), 1):
+            assert handed == ([n] if n == len(served.parts) else [])  # judged before the last chunk, not earlier
+
+
 def _chained_pair() -> tuple[list[dict[str, Any]], list[bytes]]:
     """Returns the requests and response bodies of a streamed Responses call and the compaction chained to it."""
     pairs = load_yaml((OPENAI / "openai-compact.chained-after-results.yaml").read_text())["interactions"]
