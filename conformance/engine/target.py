@@ -251,7 +251,7 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
         return Observation(timed_out=True, elapsed=elapsed, error=f"no answer within {time_limit:g} s{_not_counted(timing)}",
                            error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
-    mutation = describe_mutation(history, given) if mutated else ()
+    mutation = describe_mutation(snapshot.taken(), given) if mutated else ()
     if kept is not None and snapshot.exact and "output" in box and not _too_long(box["output"], history):
         output = originals(box["output"], given, history)
         if output is not box["output"]:
@@ -323,7 +323,8 @@ def _redacted(message: Any) -> Any:
 
 def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
     """Returns lines that say what a target changed in the history it was given: the message
-    index, the path in it and both values as canonical JSON (types kept), reasoning redacted."""
+    index, the path in it and both values as canonical JSON (types kept; the Python type too when
+    only it changed), reasoning redacted."""
     from deepdiff import DeepDiff
 
     if not (isinstance(before, list) and isinstance(after, list)):
@@ -338,7 +339,7 @@ def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
         if index >= len(before):
             lines.append(f"input[{index}] was added: {_short(_redacted(after[index]))}")
             continue
-        if transcript.same_json(before[index], after[index]):
+        if transcript.same_data(before[index], after[index]):
             continue
         try:
             tree = DeepDiff(_redacted(before[index]), _redacted(after[index]), view="tree")
@@ -350,6 +351,8 @@ def describe_mutation(before: Any, after: Any) -> tuple[str, ...]:
                 where = f"input[{index}]{level.path()[4:]}"
                 old = "(absent)" if "added" in kind else _short(level.t1)
                 new = "(absent)" if "removed" in kind else _short(level.t2)
+                if old == new:  # the same JSON of another type: a list became a tuple
+                    old, new = f"{old} ({a_type(level.t1)})", f"{new} ({a_type(level.t2)})"
                 lines.append(f"{where}: {old} -> {new}")
     if len(lines) > MUTATION_LINES:
         keep = MUTATION_LINES - 1  # so that the count below is 2 or more

@@ -63,6 +63,30 @@ def same_json(a: Any, b: Any) -> bool:
     return _same_json_kinds(a, b)
 
 
+def same_data(a: Any, b: Any) -> bool:
+    """Returns whether ``a`` and ``b`` are the same data, key order aside: ``same_json``, except that
+    a list and a tuple differ wherever they are (one that became the other holding the same items
+    writes the same JSON, but a list its owner appends to is no longer one)."""
+    kind = type(a)
+    if kind is not type(b):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and isinstance(a, tuple) != isinstance(b, tuple):
+            return False
+        return _same_json_kinds(a, b)
+    if a is b:
+        return True
+    if kind is dict:
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            other = b.get(key, _MISSING)
+            if other is _MISSING or not same_data(value, other):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b))
+    return same_json(a, b)
+
+
 def deep_copy(value: Any) -> Any:
     """Returns a deep copy of ``value``: plain built-in data is copied in C (by ``marshal``), anything
     else by ``copy.deepcopy``. Unlike ``deepcopy``, an object shared within plain data is copied apart."""
@@ -73,21 +97,29 @@ def deep_copy(value: Any) -> Any:
 class Snapshot:
     """A private deep copy of a value and what tells, afterwards, whether the copy was changed."""
 
-    __slots__ = ("copy", "_original", "_packed", "exact")
+    __slots__ = ("copy", "_original", "_packed", "_handed", "exact")
 
     def __init__(self, value: Any) -> None:
         self._original = value
         self._packed = _packed(value)  # plain data (the usual case) is copied in C, not by ``deepcopy``
         self.copy: Any = marshal.loads(self._packed) if self._packed is not None else copy.deepcopy(value)
+        # the copy as it was made, when it is plain data (a list class whose deep copy is a plain list)
+        self._handed = self._packed if self._packed is not None else _packed(self.copy)
         self.exact = False  # set by ``changed``: the copy is still the very same bytes
 
     def changed(self) -> bool:
-        """Returns whether ``copy`` is no longer the same JSON as the value it was taken from (and
-        sets ``exact`` when it is still the very same data: types, values and key order)."""
-        if self._packed is not None and _packed(self.copy) == self._packed:
-            self.exact = True
+        """Returns whether ``copy`` is no longer the same data as it was made (``same_data``: the
+        same JSON, types kept, a list still a list, key order aside); sets ``exact`` to whether it is
+        still the very same data as the value it was taken from (types, values and key order)."""
+        self.exact = self.still_exact()
+        if self.exact or (self._handed is not None and _packed(self.copy) == self._handed):
             return False
-        return not same_json(self.copy, self._original)
+        return not same_data(self.copy, self.taken())
+
+    def taken(self) -> Any:
+        """Returns the copy as it was made: a fresh copy of it when it is plain data, else the value
+        it was taken from (as that value is now)."""
+        return marshal.loads(self._handed) if self._handed is not None else self._original
 
     def still_exact(self) -> bool:
         """Returns whether ``copy`` is still the very same data as the value it was taken from."""
