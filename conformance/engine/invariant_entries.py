@@ -52,7 +52,8 @@ ENTRIES: tuple[Entry, ...] = (
           "unless the scenario allows a refusal; a programming error (IndexError, KeyError, TypeError...) "
           "is a crash, never a refusal.", needs_output=False, reports_crash=True),
     Entry("input.unmutated", "MUST", "The history passed in is left exactly as it was, as JSON: types kept "
-          "(0, 0.0 and false differ), a list still a list.", needs_output=False, lists_mutation=True),
+          "(0, 0.0 and false differ), a list still a list; by every call, and after it returned.",
+          needs_output=False, lists_mutation=True),
     Entry("output.well-formed", "MUST", "The output is a list of messages with a role and non-empty "
           "content of typed blocks: no blank text, every tool use with an id, a name and an object input, "
           "every tool result with a tool_use_id, no block of a type the Messages API does not take unless the "

@@ -26,8 +26,8 @@ from .command_report import Report
 from .results import DECLINED, CheckResult, Outcome
 from .spec import Scenario
 from .stop_rules import ItemSummary, walk
-from .target import (DEFAULT_TARGET, DEFAULT_TIME_LIMIT, NotGiven, Observation, Target, call_guarded, is_crash,
-                     resolve)
+from .target import (DEFAULT_TARGET, DEFAULT_TIME_LIMIT, Handed, NotGiven, Observation, Target, await_timers,
+                     call_guarded, is_crash, mutated_since, resolve, running_timers)
 from .tracebacks import credential_scrubber, scrub_data, traceback_key
 from .transcript import Snapshot
 from .wellformed import longest_output, new_malformations
@@ -162,29 +162,43 @@ def observe(target: Target, scenario: Scenario, options: RunOptions) -> Observat
     and the agent loop. The messages a target hands back unchanged are the scenario's own objects
     (``call_guarded``'s ``kept``), so the checks read each once; should the target change any of
     them after it returned them (a thread it left running, a later call), the scenario is observed
-    again with each output as the target returned it."""
+    again with each output as the target returned it.
+
+    Once every call is over (and the timers the target started meanwhile have run: ``await_timers``),
+    the copy each call was handed is compared again with the history it was taken from: a change the
+    target made on a thread it left running, or in a later call, or one that a call other than the
+    first made, marks the observation ``mutated`` (``mutated_since``)."""
     kept: list[Snapshot] = []
-    obs = _observe(target, scenario, options, kept)
+    handed: list[Handed] = []
+    timers = running_timers()
+    obs = _observe(target, scenario, options, kept, handed)
     if any(not snapshot.still_exact() for snapshot in kept):
-        obs = _observe(target, scenario, options, None)
+        obs = _observe(target, scenario, options, None, handed)
+    await_timers(timers, options.time_limit)
+    if not obs.mutated:
+        mutation = mutated_since(handed)
+        if mutation:
+            obs = replace(obs, mutated=True, mutation=mutation)
     return obs
 
 
-def _observe(target: Target, scenario: Scenario, options: RunOptions, kept: list[Snapshot] | None) -> Observation:
+def _observe(target: Target, scenario: Scenario, options: RunOptions, kept: list[Snapshot] | None,
+             handed: list[Handed] | None = None) -> Observation:
     # The guard answers at the limit (with where the target was stuck); in a worker, the parent
     # kills the worker a little later should the guard itself be stuck (a target holding the GIL).
     limit = options.time_limit
     with window(limit, messages=len(scenario.history)):
-        obs = call_guarded(target, scenario.history, scenario.params, limit, kept)
+        obs = call_guarded(target, scenario.history, scenario.params, limit, kept, handed)
     if (options.idempotence and obs.returned and isinstance(obs.output, list)
             and len(obs.output) <= longest_output(len(scenario.history))):  # else not read at all
         with window(limit, obs, messages=len(obs.output)):
-            second = call_guarded(target, obs.output, scenario.params, limit, kept)
+            second = call_guarded(target, obs.output, scenario.params, limit, kept, handed,
+                                  "the second call (on its own output)")
         obs = replace(obs, second=second)
     looped = [inv for inv in applicable(scenario, target, options) if inv.loop]  # (prefix checks need thinking)
     if not obs.timed_out and any(loop.has_thinking(scenario.history) if inv.prefix_check else scenario.truth.tasks
                                  for inv in looped):
-        obs = replace(obs, plays=play_loop(target, scenario, options, obs, kept))
+        obs = replace(obs, plays=play_loop(target, scenario, options, obs, kept, handed))
     return obs
 
 
@@ -205,16 +219,17 @@ def _answer(obs: Observation, given: list[Any]) -> loop.Answer:
 
 
 def play_loop(target: Target, scenario: Scenario, options: RunOptions, obs: Observation,
-              kept: list[Snapshot] | None = None) -> tuple[loop.Play, ...]:
+              kept: list[Snapshot] | None = None, handed: list[Handed] | None = None) -> tuple[loop.Play, ...]:
     """Returns the agent loop over the scenario's history in each mode (``loop.MODES``), the target
     called under guard before every assistant turn; ``obs`` is the stateless loop's last call;
-    ``kept`` is ``call_guarded``'s."""
+    ``kept`` and ``handed`` are ``call_guarded``'s."""
     limit = options.time_limit
     kwargs = target.params_for(scenario.params)
 
     def call(messages: list[dict[str, Any]]) -> loop.Answer:
         with window(limit, messages=len(messages)):
-            return _answer(call_guarded(target, messages, scenario.params, limit, kept), messages)
+            return _answer(call_guarded(target, messages, scenario.params, limit, kept, handed,
+                                        f"a call of the agent loop (on {plural(len(messages), 'message')})"), messages)
 
     def call_reference(messages: list[dict[str, Any]]) -> loop.Answer:
         try:  # this project's own compactor: it neither hangs nor mutates, so it needs no guard nor copy

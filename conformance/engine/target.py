@@ -11,7 +11,9 @@ import inspect
 import copy
 import os
 import sys
-from collections.abc import Callable, Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,15 +221,28 @@ def _kept(value: Any) -> Any:
         return value
 
 
+@dataclass(frozen=True)
+class Handed:
+    """The private copy one guarded call handed its target, kept to be compared again once the
+    calls of a scenario are over (``mutated_since``): a thread the target left running, or a later
+    call, may change it after the call returned."""
+
+    call: str  # which call it was, as a failure names it ("the call", "the second call"...)
+    snapshot: transcript.Snapshot
+    mutated: bool  # it was already changed when the call returned
+
+
 def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[str, Any],
-                 time_limit: float = DEFAULT_TIME_LIMIT, kept: list[transcript.Snapshot] | None = None) -> Observation:
+                 time_limit: float = DEFAULT_TIME_LIMIT, kept: list[transcript.Snapshot] | None = None,
+                 handed: list[Handed] | None = None, call: str = "the call") -> Observation:
     """Returns the ``Observation`` of one call of ``target`` on a private copy of ``history``; a
     target whose signature names ``summarize`` is given a ``RecordingSummarizer`` there, and what
     it was asked is in ``summarized``. With ``kept``, a message of the output that is one of the
     copy's is the message of ``history`` it copies when the copy is still the very same data after
     the call (``originals``), and the copy's ``Snapshot`` is appended to ``kept``: the caller checks,
     once it has read the output, that the target did not change those messages after it returned
-    them (``Snapshot.still_exact``)."""
+    them (``Snapshot.still_exact``). With ``handed``, a call that ended in time appends its copy
+    there as a ``Handed`` named ``call``."""
     snapshot = transcript.Snapshot(history)  # ``history`` itself stays untouched
     given = snapshot.copy
     kwargs = target.params_for(params)
@@ -252,6 +267,8 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
                            error_traceback=stack_of(worker, __file__), timing=timing)  # where it was stuck
     mutated = snapshot.changed()
     mutation = describe_mutation(snapshot.taken(), given) if mutated else ()
+    if handed is not None:
+        handed.append(Handed(call, snapshot, mutated))
     if kept is not None and snapshot.exact and "output" in box and not _too_long(box["output"], history):
         output = originals(box["output"], given, history)
         if output is not box["output"]:
@@ -265,6 +282,33 @@ def call_guarded(target: Target, history: list[dict[str, Any]], params: Mapping[
                            elapsed=elapsed, mutation=mutation, timing=timing, summarized=summarized)
     return Observation(output=box.get("output"), mutated=mutated, elapsed=elapsed, mutation=mutation, timing=timing,
                        summarized=summarized)
+
+
+def mutated_since(handed: Sequence[Handed]) -> tuple[str, ...]:
+    """Returns the lines that describe the first copy of ``handed`` that is no longer as it was made
+    (``Snapshot.changed``): which call was handed it and whether it changed while the call ran or
+    after it returned, then what changed (``describe_mutation``); empty when every copy is unchanged."""
+    for given in handed:
+        if given.snapshot.changed():
+            when = "while it ran" if given.mutated else "after it returned"
+            head = f"{given.call} changed the history it was given ({when}):"
+            return (head, *describe_mutation(given.snapshot.taken(), given.snapshot.copy))
+    return ()
+
+
+def running_timers() -> set[threading.Thread]:
+    """Returns the ``threading.Timer`` threads of this process that are still alive."""
+    return {thread for thread in threading.enumerate() if isinstance(thread, threading.Timer) and thread.is_alive()}
+
+
+def await_timers(before: set[threading.Thread], limit: float) -> None:
+    """Waits, ``limit`` seconds at most in all, for the ``threading.Timer`` threads started since
+    ``before`` (``running_timers``) whose interval is within ``limit``: what a target set to run
+    shortly after its call returned has run before its copies are compared again."""
+    deadline = time.monotonic() + limit
+    for timer in running_timers() - before:
+        if getattr(timer, "interval", limit + 1) <= limit:
+            timer.join(max(0.0, deadline - time.monotonic()))
 
 
 def _too_long(output: Any, history: list[Any]) -> bool:
