@@ -48,6 +48,7 @@ class Check:
     needs_payload: bool = True
     surfaces: str = ""  # the surfaces it applies to, in words (for the docs)
     needs_writing: bool = False  # its pass says nothing of a call that wrote nothing (a sampler's skipped call)
+    reads_written: bool = False  # judged on the calls that wrote something: one that wrote nothing says nothing of it
 
 
 def wrote_nothing(served: Served) -> bool:
@@ -178,7 +179,8 @@ CATALOG: tuple[Check, ...] = (
           "payload, whole or as a fragment of 20 characters, however encoded.",
           _forbidden, _no_credential, surfaces="surfaces whose reasoning is forbidden", needs_writing=True),
     Check("egress.answer-kept", "MUST", "The answer reaches the payload whole (decoded, or joined across stream events).",
-          _has_answer, _answer_kept, surfaces="every serializer surface, on a conversation with an answer"),
+          _has_answer, _answer_kept, surfaces="every serializer surface, on a conversation with an answer",
+          reads_written=True),
     Check("egress.reasoning-byte-identical", "MUST",
           "Every block, part or item that holds reasoning reaches the provider request as the same JSON "
           "(canonical, types kept): none dropped, reordered inside or re-encoded.",

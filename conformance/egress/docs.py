@@ -37,7 +37,7 @@ def catalog_markdown() -> str:
               "clients the egress matrix drives send the same key). "
               f"Each conversation is served {SERVINGS} times in a row in one worker and every call is judged (a leak "
               f"in one call is a leak), so a sampling logger or tracer that writes one call in {SERVINGS} or fewer "
-              "writes one of them. When every call of a conversation wrote nothing (no text at all), the checks of "
+              "writes one of them; whether the answer was kept is read on the calls that wrote something. When every call of a conversation wrote nothing (no text at all), the checks of "
               "what reached the payload cannot tell: they are skips saying so, never passes, and a run in which "
               "nothing was written for any conversation exits 2, CANNOT TELL. "
               "A task-record store is a factory: `--surface task-record --target MODULE:FACTORY`.", "",

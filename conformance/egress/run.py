@@ -155,19 +155,27 @@ def check(target: Target, conversation: Conversation, surface: Surface,
 def judged(target: str, conversation: Conversation, surface: Surface, servings: Sequence[Served],
            extra: dict[str, str | None] | None = None) -> list[CheckResult]:
     """Returns one record per applicable check of the calls ``servings`` of one conversation: the
-    worst outcome of any call (a leak in one call is a leak). A check that needs something written
-    (``Check.needs_writing``) cannot tell when every call returned and wrote nothing: its pass
-    becomes a skip saying so (a sampler that skipped these calls), never a pass."""
+    worst outcome of any call (a leak in one call is a leak); a check of what was written
+    (``Check.reads_written``: the answer kept) reads only the calls that wrote something. When every
+    call returned and wrote nothing, such a check and one that needs something written
+    (``Check.needs_writing``) cannot tell: a skip saying so (a sampler that skipped these calls),
+    never a pass, nor a failure of what a skipped call never wrote."""
     rank = {"error": 3, "fail": 2, "skip": 1}
+    silent = [s.returned and wrote_nothing(s) for s in servings]
+    none_wrote = bool(servings) and all(silent)
     merged: dict[str, CheckResult] = {}
-    for served in servings:
+    for served, quiet in zip(servings, silent):
         for record in records(target, conversation, surface, served, extra):
+            if quiet and not none_wrote and BY_ID[record.invariant].reads_written:
+                continue  # (a call a sampler skipped says nothing of what the others wrote)
             kept = merged.get(record.invariant)
             if kept is None or rank.get(record.outcome, 0) > rank.get(kept.outcome, 0):
                 merged[record.invariant] = record
-    if servings and all(s.returned and wrote_nothing(s) for s in servings):
+    if none_wrote:
         for cid, record in merged.items():
-            if record.outcome == "pass" and BY_ID[cid].needs_writing:
+            check = BY_ID[cid]
+            if record.outcome == "pass" and check.needs_writing or record.outcome in ("pass", "fail") \
+                    and check.reads_written:
                 merged[cid] = replace(record, outcome="skip", message=(
                     f"{CANNOT_TELL}: nothing was written in {len(servings)} calls of this conversation "
                     "(a sampler that skipped them?)"), details={UNJUDGED: len(servings)})

@@ -223,10 +223,17 @@ def test_a_sampler_that_never_writes_is_no_leak_nowhere(conversations) -> None:
     assert len(outcomes) == 2 * len(mine) and set(outcomes.values()) == {"skip"}
     assert all(r.message.startswith("cannot tell: nothing was written") for r in report.results
                if r.invariant == "egress.no-reasoning-text")
-    in_flight = [c for c in mine if c.task == "in-flight"]  # no answer: no answer-kept to fail
-    assert in_flight
-    report = run([from_callable(zoo.sampled_log(10_000))], in_flight, surface("log"))
     assert report.exit_code == 2 and report.verdict and report.verdict.startswith("CANNOT TELL")
+    answered = [r for r in report.results if r.invariant == "egress.answer-kept"]
+    assert answered and {r.outcome for r in answered} == {"skip"}  # (no answer lost by calls never written)
+
+
+def test_a_correct_sampler_keeps_the_answer_on_the_calls_it_writes(conversations) -> None:
+    mine = [c for c in conversations if c.format == "anthropic"]
+    report = run([from_callable(zoo.sampled_answer_log(3))], mine, surface("log"))
+    answered = [r for r in report.results if r.invariant == "egress.answer-kept"]
+    assert answered and {r.outcome for r in answered} == {"pass"}  # (the calls it skipped say nothing of it)
+    assert set(_leak_outcomes(report).values()) == {"pass"} and report.exit_code == 0
 
 
 def test_a_correct_logger_that_writes_every_call_still_conforms(conversations) -> None:

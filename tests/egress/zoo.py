@@ -294,6 +294,18 @@ def sampled_log(n: int) -> Any:
     return log
 
 
+def sampled_answer_log(n: int) -> Any:
+    """Returns a correct sampling logger: on its n-th, 2n-th, ... call it writes what ``log_line``
+    writes (the answer, no reasoning), on the other calls nothing."""
+    calls = [0]
+
+    def log(messages: Any) -> str:
+        calls[0] += 1
+        return log_line(messages) if calls[0] % n == 0 else ""
+
+    return log
+
+
 every_third_call = sampled_log(3)  # (module attributes: a worker counts its own calls)
 never_writes = sampled_log(10_000)
 
