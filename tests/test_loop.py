@@ -352,3 +352,13 @@ def test_the_earlier_calls_are_held_to_the_invariants_the_scenario_checks_and_no
     found = {r.invariant: r for r in check_scenario(from_callable(_cuts_live_before_the_last), skipped,
                                                     RunOptions(in_process=True))}["loop.every-call"]
     assert "live.untouched-suffix" not in found.message
+
+
+def test_the_earlier_calls_of_a_scenario_that_allows_a_refusal_are_not_judged_without_declared_tasks() -> None:
+    # (its order hides where its tasks begin: the loop replays requests no provider saw)
+    results = check_scenario(from_callable(_cuts_live_before_the_last), _scenario(SCRIPT, True),
+                             RunOptions(in_process=True))
+    assert {r.invariant: r.outcome for r in results}["loop.every-call"] == "pass"
+    declared = replace(_scenario(SCRIPT, True), truth=Truth(LIVE, tasks=(0, 2, LIVE)))
+    results = check_scenario(from_callable(_cuts_live_before_the_last), declared, RunOptions(in_process=True))
+    assert {r.invariant: r.outcome for r in results}["loop.every-call"] == "fail"  # (declared: judged)

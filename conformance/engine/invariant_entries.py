@@ -103,7 +103,8 @@ ENTRIES: tuple[Entry, ...] = (
           "messages since, and the loop goes on); every one-call MUST invariant holds at every call too, each "
           "call judged with the truth of its own task: where a scenario declares where every task begins "
           "(truth.tasks), at every call; on one that holds thinking, at each call of its task in flight, from its declared start, or "
-          "later where the call's request ends with a turn that settles after it (a progress note). A call "
+          "later where the call's request ends with a turn that settles after it (a progress note), unless it allows "
+          "a refusal (its order hides where its tasks begin). A call "
           "that sends its request as it was given is not judged again.",
           needs_output=False, loop=True, reports_loop=True),
     Entry("reasoning.not-transcribed", "MUST", "The output adds no text that holds the text of a thinking block "

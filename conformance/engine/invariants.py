@@ -720,11 +720,15 @@ def _task_start(scenario: Scenario, answer: int) -> int | None:
     in flight (answered after its declared ``live_start``), that start, or later where the request's
     own messages end a turn that settles after it (``find_live_start``: a progress note, an answer a
     late result follows; fewer messages judged live, never more); None for a call of an earlier
-    task, whose truth the scenario does not declare."""
+    task, whose truth the scenario does not declare, and for every call of a scenario that allows a
+    refusal (its order hides where its tasks begin: a reordered store, interleaved tasks, whose
+    earlier requests no provider saw as the loop replays them)."""
     if scenario.truth.tasks:
         return scenario.truth.live_start_before(answer)
     declared = scenario.truth.live_start
-    return max(declared, tx.find_live_start(scenario.history[:answer])) if answer > declared else None
+    if scenario.expect.refusal_allowed or answer <= declared:
+        return None
+    return max(declared, tx.find_live_start(scenario.history[:answer]))
 
 
 def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[loop.Step, list[Any], int]]:
