@@ -239,20 +239,37 @@ _BASE85: tuple[tuple[str, re.Pattern[str], re.Pattern[str], Callable[[str], byte
 
 def _base85(run: str, decode: Callable[[str], bytes]) -> bytes | None:
     """Returns what a base85 or Ascii85 run decodes to, from the first of its first five
-    characters where the bytes are text (nine in ten characters printable UTF-8) or compressed;
-    None when none is (a run of ordinary text, or of another encoding, decodes to noise). Only
-    the first 50 characters are decoded until one start looks right."""
+    characters (one per alignment of its groups of five) where the bytes are text (nine in ten
+    characters printable UTF-8) or compressed; None when none is (a run of ordinary text, or of
+    another encoding, decodes to noise). Only 50 characters are decoded until one start looks
+    right: the run's first ones, and its last ones of the same alignment (a word glued before the
+    encoded bytes, ``reasoning_blob=``, is of the alphabet too and decodes to noise at the head)."""
     for start in range(min(5, len(run) - 24)):
-        try:
-            head = decode(run[start:start + 50])
-        except ValueError:
-            continue
-        if _inflated(head) is not None or _looks_like_text(head[:len(head) - 3]):  # (the end of a cut character)
+        tail = start + (len(run) - start - 50) // 5 * 5
+        for at in dict.fromkeys((start, max(tail, start))):
             try:
-                return decode(run[start:])
+                window = decode(run[at:at + 50])
             except ValueError:
-                return None
+                continue
+            if _inflated(window) is not None and at == start or _looks_like_text(window[:len(window) - 3]):
+                return _decoded_from(run, start, at, decode)  # (the end of a cut character above)
     return None
+
+
+def _decoded_from(run: str, start: int, at: int, decode: Callable[[str], bytes]) -> bytes | None:
+    """Returns ``run`` decoded from the earliest of ``start``, ``start + 5``, ... ``at`` from which
+    it decodes (a word glued before the encoded bytes may not: an Ascii85 group past 2**32), found
+    by halving (what decodes from one start decodes from every later one); None when none does."""
+    low, high, found = 0, (at - start) // 5, None
+    while low <= high:
+        middle = (low + high) // 2
+        try:
+            decoded = decode(run[start + middle * 5:])
+        except ValueError:
+            low = middle + 1
+        else:
+            found, high = decoded, middle - 1  # (the last found is from the earliest start that decodes)
+    return found
 
 
 def _looks_like_text(raw: bytes) -> bool:

@@ -39,9 +39,13 @@ THOUGHT = Canary("t", "reasoning-text", "Ada Quill at 41 Larch Row is \"probably
     lambda t: base64.a85encode(t.encode()).decode(),
     lambda t: "INFO thought=" + base64.a85encode(t.encode(), adobe=True).decode(),
     lambda t: base64.b85encode(t[:40].encode()),
+    lambda t: {"log": "reasoning_blob=" + base64.b85encode(t.encode()).decode()},
+    lambda t: {"log": "conversation=" + base64.a85encode(t.encode()).decode()},
+    lambda t: {"log": "reasoning_payload_base85=" + base64.a85encode(t.encode()).decode()},
 ], ids=["plain", "nested", "json-in-json", "base64", "gzip-base64url", "zlib", "url", "html", "escaped-json",
         "split-events", "sse-text", "iterator", "first-40", "fragment", "base85", "base85-glued", "gzip-base85",
-        "ascii85", "ascii85-adobe-glued", "base85-first-40-bytes"])
+        "ascii85", "ascii85-adobe-glued", "base85-first-40-bytes", "base85-after-a-long-word",
+        "ascii85-after-a-word", "ascii85-after-a-long-word"])
 def test_a_thought_is_found_however_it_is_encoded(wrap) -> None:
     payload = wrap(THOUGHT.value)
     if hasattr(payload, "__next__"):
