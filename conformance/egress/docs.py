@@ -39,7 +39,8 @@ def catalog_markdown() -> str:
               f"in one call is a leak), so a sampling logger or tracer that writes one call in {SERVINGS} or fewer "
               "writes one of them; whether the answer was kept is read on the calls that wrote something. When every call of a conversation wrote nothing (no text at all), the checks of "
               "what reached the payload cannot tell: they are skips saying so, never passes, and a run in which "
-              "nothing was written for any conversation exits 2, CANNOT TELL. "
+              "nothing was written for any conversation exits 2, CANNOT TELL (unless an answer was lost: an answer no call "
+              "wrote fails `egress.answer-kept`). "
               "A task-record store is a factory: `--surface task-record --target MODULE:FACTORY`.", "",
               "| id | level | applies to | what it requires |", "| --- | --- | --- | --- |"]
     for c in CATALOG:

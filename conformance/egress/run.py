@@ -156,10 +156,10 @@ def judged(target: str, conversation: Conversation, surface: Surface, servings: 
            extra: dict[str, str | None] | None = None) -> list[CheckResult]:
     """Returns one record per applicable check of the calls ``servings`` of one conversation: the
     worst outcome of any call (a leak in one call is a leak); a check of what was written
-    (``Check.reads_written``: the answer kept) reads only the calls that wrote something. When every
-    call returned and wrote nothing, such a check and one that needs something written
-    (``Check.needs_writing``) cannot tell: a skip saying so (a sampler that skipped these calls),
-    never a pass, nor a failure of what a skipped call never wrote."""
+    (``Check.reads_written``: the answer kept) reads only the calls that wrote something, when one
+    did (a call a sampler skipped loses no answer). When every call returned and wrote nothing, a
+    check that needs something written (``Check.needs_writing``) cannot tell: its pass becomes a
+    skip saying so, never a pass; an answer no call wrote is still lost."""
     rank = {"error": 3, "fail": 2, "skip": 1}
     silent = [s.returned and wrote_nothing(s) for s in servings]
     none_wrote = bool(servings) and all(silent)
@@ -173,9 +173,7 @@ def judged(target: str, conversation: Conversation, surface: Surface, servings: 
                 merged[record.invariant] = record
     if none_wrote:
         for cid, record in merged.items():
-            check = BY_ID[cid]
-            if record.outcome == "pass" and check.needs_writing or record.outcome in ("pass", "fail") \
-                    and check.reads_written:
+            if record.outcome == "pass" and BY_ID[cid].needs_writing:
                 merged[cid] = replace(record, outcome="skip", message=(
                     f"{CANNOT_TELL}: nothing was written in {len(servings)} calls of this conversation "
                     "(a sampler that skipped them?)"), details={UNJUDGED: len(servings)})

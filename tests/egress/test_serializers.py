@@ -223,9 +223,12 @@ def test_a_sampler_that_never_writes_is_no_leak_nowhere(conversations) -> None:
     assert len(outcomes) == 2 * len(mine) and set(outcomes.values()) == {"skip"}
     assert all(r.message.startswith("cannot tell: nothing was written") for r in report.results
                if r.invariant == "egress.no-reasoning-text")
-    assert report.exit_code == 2 and report.verdict and report.verdict.startswith("CANNOT TELL")
     answered = [r for r in report.results if r.invariant == "egress.answer-kept"]
-    assert answered and {r.outcome for r in answered} == {"skip"}  # (no answer lost by calls never written)
+    assert answered and {r.outcome for r in answered} == {"fail"}  # (an answer no call wrote is lost)
+    in_flight = [c for c in mine if c.task == "in-flight"]  # no answer: no answer-kept to fail
+    assert in_flight
+    report = run([from_callable(zoo.sampled_log(10_000))], in_flight, surface("log"))
+    assert report.exit_code == 2 and report.verdict and report.verdict.startswith("CANNOT TELL")
 
 
 def test_a_correct_sampler_keeps_the_answer_on_the_calls_it_writes(conversations) -> None:
