@@ -27,7 +27,8 @@ _OBJECTS: ContextVar[dict[tuple[Any, ...], tuple[Any, Any]] | None] = ContextVar
 
 @contextmanager
 def shared_facts() -> Iterator[None]:
-    """Within the block, ``of_history`` and ``of_pair`` compute each fact of the same objects once."""
+    """Within the block, ``of_history`` and ``of_pair`` compute each fact of the same objects once;
+    ``of_object`` too, within the outermost block, across the blocks inside it."""
     token = _FACTS.set({})
     objects = _OBJECTS.set({}) if _OBJECTS.get() is None else None
     try:

@@ -742,7 +742,7 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
         if step.answer is None:
             return
         task = _task_start(scenario, step.answer)
-        if task is None:
+        if task is None:  # (no truth for this call: not judged)
             given, start = [], -1
         elif played.mode == "stateless" or previous is None:
             given, start = history[:step.answer], task
@@ -752,7 +752,7 @@ def _calls_with_truth(scenario: Scenario, played: loop.Play) -> Iterator[tuple[l
             if start < 0 or not tx.same_json(given[start:], history[task:step.answer]):
                 start = -1
         previous = step
-        if task is not None and start >= 0 and not step.declined:  # (a declined call's request is the agent's, not the target's)
+        if start >= 0 and not step.declined:  # (a declined call's request is the agent's, not the target's)
             yield step, given, start
 
 
